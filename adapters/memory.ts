@@ -1,0 +1,57 @@
+import { VfsError } from '../src/vfs/errors.js'
+import type { ScopeSnapshot, StoredEntry, StoreOp, VfsStore } from '../src/vfs/store.js'
+
+interface MemoryScope {
+  version: number
+  entries: Map<string, StoredEntry>
+}
+
+/**
+ * A store that keeps scopes in this process's memory. Data lives as long as the store object:
+ * share one store between `openVfs` calls to simulate reopening. Useful for tests, demos and as
+ * the baseline every other adapter is compared with.
+ */
+export function memoryStore(): VfsStore {
+  const scopes = new Map<string, MemoryScope>()
+  const keyOf = (namespace: string, scope: string) => JSON.stringify([namespace, scope])
+
+  return {
+    kind: 'memory',
+    async load(namespace, scope): Promise<ScopeSnapshot> {
+      const s = scopes.get(keyOf(namespace, scope))
+      if (!s) return { version: 0, entries: [] }
+      return { version: s.version, entries: [...s.entries.values()].map((e) => ({ ...e, data: e.data.slice() })) }
+    },
+    async commit(namespace, scope, ops: StoreOp[]) {
+      const key = keyOf(namespace, scope)
+      const s = scopes.get(key) ?? { version: 0, entries: new Map() }
+      for (const op of ops) {
+        if (op.expectedVersion === null) continue
+        const current = s.entries.get(op.path)?.version ?? 0
+        if (current !== op.expectedVersion) {
+          throw new VfsError('ECONFLICT', op.path, `expected version ${op.expectedVersion}, the store has ${current}`)
+        }
+      }
+      // Apply to a copy so an exception half-way (a bad op) leaves the scope untouched.
+      const entries = new Map(s.entries)
+      const version = s.version + 1
+      for (const op of ops) {
+        if (op.op === 'delete') entries.delete(op.path)
+        else entries.set(op.path, { path: op.path, kind: op.kind, data: op.data.slice(), version, mtime: op.mtime, ctime: op.ctime })
+      }
+      scopes.set(key, { version, entries })
+      return version
+    },
+    async deleteScope(namespace, scope) {
+      scopes.delete(keyOf(namespace, scope))
+    },
+    async listScopes(namespace) {
+      const out: string[] = []
+      for (const key of scopes.keys()) {
+        const [ns, scope] = JSON.parse(key) as [string, string]
+        if (ns === namespace) out.push(scope)
+      }
+      return out.sort()
+    },
+  }
+}

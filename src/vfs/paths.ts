@@ -1,0 +1,61 @@
+import { VfsError } from './errors.js'
+
+/** Longest accepted path, in UTF-16 code units, and longest single name. Linux uses 4096 / 255 bytes. */
+export const MAX_PATH_LENGTH = 4096
+export const MAX_NAME_LENGTH = 255
+
+// A path that is already normal: absolute, no empty, '.' or '..' segments, no trailing slash, no
+// backslash or control characters. Most calls hit this and skip the slow path.
+const NORMAL = /^(?:\/(?!\.\.?(?:\/|$))[^/\\\u0000-\u001f\u007f]+)+$/
+
+/**
+ * Normalises a caller's path to the one form the workspace stores: absolute, POSIX, no trailing
+ * slash (`/` for the root). Relative paths resolve against `/`. `.` segments and repeated slashes
+ * collapse, as in POSIX. `..`, backslashes, control characters (NUL included), empty paths and
+ * over-long names are refused with EINVAL before anything happens.
+ */
+export function normalizePath(input: unknown): string {
+  if (typeof input !== 'string') throw new VfsError('EINVAL', String(input), 'a path must be a string')
+  if (input.length <= MAX_NAME_LENGTH && NORMAL.test(input)) return input
+  if (input === '') throw new VfsError('EINVAL', input, 'the path is empty')
+  if (input.length > MAX_PATH_LENGTH) throw new VfsError('EINVAL', input.slice(0, 64) + '…', `the path is longer than ${MAX_PATH_LENGTH} characters`)
+  if (input.includes('\\')) throw new VfsError('EINVAL', input, 'backslashes are not path separators here')
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(input)) throw new VfsError('EINVAL', input, 'the path contains a control character (NUL or similar)')
+  const names: string[] = []
+  for (const name of input.split('/')) {
+    if (name === '' || name === '.') continue
+    if (name === '..') throw new VfsError('EINVAL', input, "'..' is not allowed in workspace paths")
+    if (name.length > MAX_NAME_LENGTH) throw new VfsError('EINVAL', input, `a name is longer than ${MAX_NAME_LENGTH} characters`)
+    names.push(name)
+  }
+  return '/' + names.join('/')
+}
+
+/** Parent directory of a normal path; the root is its own parent. */
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf('/')
+  return i <= 0 ? '/' : path.slice(0, i)
+}
+
+/** Last name of a normal path (`''` for the root). */
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1)
+}
+
+/** Joins a normal directory path and a name. */
+export function joinPath(dir: string, name: string): string {
+  return dir === '/' ? '/' + name : dir + '/' + name
+}
+
+/** True when `path` is `dir` itself or lies below it (both normal). */
+export function isWithin(path: string, dir: string): boolean {
+  return dir === '/' || path === dir || path.startsWith(dir + '/')
+}
+
+/** Every ancestor of a normal path, nearest last, excluding the root and the path itself. */
+export function ancestorsOf(path: string): string[] {
+  const out: string[] = []
+  for (let i = path.indexOf('/', 1); i > 0; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i))
+  return out
+}

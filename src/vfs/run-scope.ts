@@ -1,0 +1,271 @@
+import { VfsError } from './errors.js'
+import { compileGlob } from './glob.js'
+import { isWithin, normalizePath } from './paths.js'
+import type {
+  FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange, VfsStat, VfsUsage, WriteOptions,
+} from './types.js'
+
+/** How one logical root of a run maps onto the workspace. */
+export interface RunRoot {
+  /** Whether the agent may change files under this root. Read-only roots are filled with `seed()`. */
+  writable: boolean
+  /** Absolute workspace directory the root maps to. Default: `/runs/<runId>/<root name>`. */
+  target?: string
+}
+
+export interface ScopeRunOptions {
+  /** Names the run; letters, digits, `.`, `_` and `-`. */
+  runId: string
+  /**
+   * The run's roots. Default: `context` and `skills` read-only, `work`, `outputs` and `state`
+   * writable, all under `/runs/<runId>/`.
+   */
+  roots?: Record<string, RunRoot>
+}
+
+/** A run's view of a workspace: only its roots exist, and only writable roots can change. */
+export interface RunVfs extends Vfs {
+  readonly runId: string
+  /** Root name → resolved mapping. */
+  readonly roots: Readonly<Record<string, Required<RunRoot>>>
+  /** Writes a file into any root, read-only ones included: how a runner provides `/context` and `/skills`. */
+  seed(path: string, data: FileData): Promise<void>
+  /** The workspace path a logical path maps to (EACCES outside the roots). */
+  resolve(path: string): string
+}
+
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+const GLOB_CHARS = /[*?[\]{}()!+@]/
+
+/** Roots a run gets when `roots` is not given. */
+export function defaultRunRoots(runId: string): Record<string, Required<RunRoot>> {
+  const base = `/runs/${runId}`
+  return {
+    context: { writable: false, target: `${base}/context` },
+    skills: { writable: false, target: `${base}/skills` },
+    work: { writable: true, target: `${base}/work` },
+    outputs: { writable: true, target: `${base}/outputs` },
+    state: { writable: true, target: `${base}/state` },
+  }
+}
+
+/**
+ * Restricts a workspace to one run's roots. Permissions are enforced here, in the file layer, so
+ * file tools and run_js cannot differ: unknown roots and writes to read-only roots fail with EACCES,
+ * and no path, however written, reaches anything outside the roots' targets.
+ */
+export function scopeRun(vfs: Vfs, options: ScopeRunOptions): RunVfs {
+  const runId = options?.runId
+  if (typeof runId !== 'string' || !RUN_ID.test(runId) || runId.includes('..')) {
+    throw new VfsError('EINVAL', undefined, `runId must be 1-128 letters, digits, '.', '_' or '-', got ${JSON.stringify(runId)}`)
+  }
+  const roots: Record<string, Required<RunRoot>> = {}
+  for (const [name, root] of Object.entries(options.roots ?? defaultRunRoots(runId))) {
+    if (!/^[A-Za-z0-9._-]+$/.test(name) || name === '.' || name === '..') throw new VfsError('EINVAL', name, 'a root name must be one plain name')
+    const target = normalizePath(root.target ?? `/runs/${runId}/${name}`)
+    if (target === '/' || GLOB_CHARS.test(target)) throw new VfsError('EINVAL', target, 'a root target must be a directory below / without glob characters')
+    roots[name] = { writable: root.writable === true, target }
+  }
+  return new RunScope(vfs, runId, Object.freeze(roots))
+}
+
+class RunScope implements RunVfs {
+  readonly namespace: string
+  readonly scope: string
+
+  constructor(
+    private readonly base: Vfs,
+    readonly runId: string,
+    readonly roots: Readonly<Record<string, Required<RunRoot>>>,
+  ) {
+    this.namespace = base.namespace
+    this.scope = base.scope
+  }
+
+  resolve(path: string): string {
+    return this.map(path).inner
+  }
+
+  readFile(path: string): Promise<Uint8Array>
+  readFile(path: string, encoding: 'utf8' | 'utf-8'): Promise<string>
+  readFile(path: string, encoding?: 'utf8' | 'utf-8'): Promise<Uint8Array | string> {
+    return this.call<Uint8Array | string>(path, (p) => (encoding === undefined ? this.base.readFile(p) : this.base.readFile(p, encoding)))
+  }
+
+  async readdir(path: string, options?: ReaddirOptions): Promise<string[]> {
+    const p = normalizePath(path)
+    if (p === '/') {
+      const names = Object.keys(this.roots).sort()
+      if (!options?.recursive) return names
+      const out = [...names]
+      for (const name of names) for (const sub of await this.readdir('/' + name, options)) out.push(`${name}/${sub}`)
+      return out.sort()
+    }
+    const { inner, isRoot } = this.map(p)
+    if (isRoot && !(await this.base.exists(inner))) return []
+    return this.call(p, () => this.base.readdir(inner, options))
+  }
+
+  async stat(path: string): Promise<VfsStat> {
+    const p = normalizePath(path)
+    const { inner, isRoot } = p === '/' ? { inner: '', isRoot: true } : this.map(p)
+    if (isRoot && (inner === '' || !(await this.base.exists(inner)))) {
+      return { type: 'directory', size: 0, mtime: 0, ctime: 0, version: 0, mimeType: 'inode/directory' }
+    }
+    return this.call(p, () => this.base.stat(inner))
+  }
+
+  async exists(path: string): Promise<boolean> {
+    const p = normalizePath(path)
+    if (p === '/') return true
+    const { inner, isRoot } = this.map(p)
+    return isRoot || this.base.exists(inner)
+  }
+
+  writeFile(path: string, data: FileData, options?: WriteOptions): Promise<void> {
+    return this.call(path, (p) => this.base.writeFile(p, data, options), 'write')
+  }
+
+  appendFile(path: string, data: FileData): Promise<void> {
+    return this.call(path, (p) => this.base.appendFile(p, data), 'write')
+  }
+
+  deleteFile(path: string): Promise<void> {
+    return this.call(path, (p) => this.base.deleteFile(p), 'remove')
+  }
+
+  mkdir(path: string): Promise<void> {
+    return this.call(path, (p) => this.base.mkdir(p), 'write')
+  }
+
+  rmdir(path: string, options?: RmdirOptions): Promise<void> {
+    return this.call(path, (p) => this.base.rmdir(p, options), 'remove')
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const source = this.map(from, 'remove').inner
+    return this.call(to, (target) => this.base.rename(source, target), 'remove')
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    const source = this.map(from).inner
+    return this.call(to, (target) => this.base.copy(source, target), 'write')
+  }
+
+  async glob(pattern: string, options?: GlobOptions): Promise<string[]> {
+    const glob = compileGlob(pattern)
+    const out: string[] = []
+    for (const [name, root] of this.rootsUnder(glob.base)) {
+      if (!(await this.base.exists(root.target))) continue
+      const inner = await this.base.glob(`${root.target}/**`, options)
+      if (options?.includeDirs) inner.unshift(root.target)
+      for (const p of inner) {
+        const logical = '/' + name + p.slice(root.target.length)
+        if (glob.test(logical)) out.push(logical)
+      }
+    }
+    return out.sort()
+  }
+
+  async grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
+    let paths: string[] = []
+    if (options.paths && options.paths.length > 0) {
+      for (const s of options.paths) {
+        if (GLOB_CHARS.test(s)) paths.push(...(await this.glob(s)).map((p) => this.map(p).inner))
+        else paths.push(this.map(s).inner)
+      }
+      if (paths.length === 0) return { matches: [], truncated: false, filesSearched: 0 }
+    } else {
+      for (const root of Object.values(this.roots)) if (await this.base.exists(root.target)) paths.push(root.target)
+      if (paths.length === 0) return { matches: [], truncated: false, filesSearched: 0 }
+    }
+    const result = await this.base.grep(pattern, { ...options, paths })
+    for (const m of result.matches) m.path = this.toLogical(m.path)
+    return result
+  }
+
+  flush(): Promise<void> {
+    return this.base.flush()
+  }
+
+  refresh(): Promise<void> {
+    return this.base.refresh()
+  }
+
+  /** The run does not own the workspace: closing the view only flushes. */
+  close(): Promise<void> {
+    return this.base.flush()
+  }
+
+  usage(): VfsUsage {
+    return this.base.usage()
+  }
+
+  onChange(listener: (change: VfsChange) => void): () => void {
+    return this.base.onChange((change) => {
+      if (change.type !== 'commit') return listener(change)
+      const paths = change.paths.filter((p) => this.ownsInner(p)).map((p) => this.toLogical(p))
+      if (paths.length > 0) listener({ ...change, paths })
+    })
+  }
+
+  seed(path: string, data: FileData): Promise<void> {
+    const { inner, isRoot } = this.map(path)
+    if (isRoot) throw new VfsError('EISDIR', path, 'seed a file below the root, not the root itself')
+    return this.rethrowAs(path, () => this.base.writeFile(inner, data))
+  }
+
+  // ---- mapping -------------------------------------------------------------------------------
+
+  /** Maps a logical path; refuses unknown roots, and changes (`access`) to read-only roots or to a root itself. */
+  private map(path: string, access?: 'write' | 'remove'): { inner: string; isRoot: boolean } {
+    const p = normalizePath(path)
+    const slash = p.indexOf('/', 1)
+    const name = slash < 0 ? p.slice(1) : p.slice(1, slash)
+    const root = Object.prototype.hasOwnProperty.call(this.roots, name) ? this.roots[name] : undefined
+    if (!root) throw new VfsError('EACCES', path, `${p === '/' ? 'the run root' : `/${name}`} is not a root of this run (roots: ${Object.keys(this.roots).map((r) => '/' + r).join(', ')})`)
+    const isRoot = slash < 0
+    if (access && !root.writable) throw new VfsError('EACCES', path, `/${name} is read-only in this run`)
+    if (access === 'remove' && isRoot) throw new VfsError('EACCES', path, `the root /${name} itself cannot be removed or moved`)
+    return { inner: isRoot ? root.target : root.target + p.slice(slash), isRoot }
+  }
+
+  private call<T>(path: string, fn: (inner: string) => Promise<T>, access?: 'write' | 'remove'): Promise<T> {
+    let inner: string
+    try {
+      inner = this.map(path, access).inner
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return this.rethrowAs(path, () => fn(inner))
+  }
+
+  /** Re-raises base errors with the caller's logical path, so inner paths never leak to the agent. */
+  private async rethrowAs<T>(path: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn()
+    } catch (error) {
+      if (error instanceof VfsError && error.path !== undefined && error.path !== path) {
+        let detail = error.detail.replaceAll(error.path, path)
+        for (const [name, root] of Object.entries(this.roots)) detail = detail.replaceAll(root.target, '/' + name)
+        throw new VfsError(error.code, path, detail, { cause: error })
+      }
+      throw error
+    }
+  }
+
+  private rootsUnder(base: string): Array<[string, Required<RunRoot>]> {
+    return Object.entries(this.roots).filter(([name]) => isWithin('/' + name, base) || isWithin(base, '/' + name))
+  }
+
+  private ownsInner(inner: string): boolean {
+    return Object.values(this.roots).some((r) => isWithin(inner, r.target))
+  }
+
+  private toLogical(inner: string): string {
+    for (const [name, root] of Object.entries(this.roots)) {
+      if (isWithin(inner, root.target)) return '/' + name + inner.slice(root.target.length)
+    }
+    return inner
+  }
+}

@@ -1,0 +1,105 @@
+import { decodeUtf8 } from './bytes.js'
+import { ancestorsOf, baseName, joinPath, parentOf } from './paths.js'
+import type { EntryKind } from './store.js'
+
+/**
+ * One entry in memory. Nodes are never mutated after they are placed in the tree, except to stamp
+ * the version once their commit is durable; a write replaces the node. That makes snapshots (for
+ * rollback) and in-flight batches cheap: they hold references.
+ */
+export interface Node {
+  kind: EntryKind
+  data: Uint8Array
+  /** Version of the last durable write of this node's content; see VfsStat.version. */
+  version: number
+  /** True until the commit holding this node is durable. */
+  pending: boolean
+  mtime: number
+  ctime: number
+  /** Decoded text, filled on first text read and reused (nodes are immutable). */
+  text?: string
+}
+
+const EMPTY = new Uint8Array(0)
+
+export function dirNode(now: number, version = 0, pending = false): Node {
+  return { kind: 'dir', data: EMPTY, version, pending, mtime: now, ctime: now }
+}
+
+/** Text of a file node, decoded once. */
+export function nodeText(node: Node): string {
+  if (node.text === undefined) node.text = decodeUtf8(node.data)
+  return node.text
+}
+
+/** The in-memory tree: path → node, a child index for directory listings, and usage counters. */
+export class Tree {
+  private readonly nodes = new Map<string, Node>()
+  private readonly children = new Map<string, Set<string>>()
+  bytes = 0
+  files = 0
+
+  constructor() {
+    this.nodes.set('/', dirNode(0))
+  }
+
+  get(path: string): Node | undefined {
+    return this.nodes.get(path)
+  }
+
+  /** Places `node` at `path`, or removes the path when `node` is null. Keeps index and counters. */
+  set(path: string, node: Node | null): void {
+    const old = this.nodes.get(path)
+    if (old?.kind === 'file') {
+      this.bytes -= old.data.length
+      this.files--
+    }
+    if (node === null) {
+      if (!old) return
+      this.nodes.delete(path)
+      const siblings = this.children.get(parentOf(path))
+      siblings?.delete(baseName(path))
+      if (siblings?.size === 0) this.children.delete(parentOf(path))
+      return
+    }
+    if (node.kind === 'file') {
+      this.bytes += node.data.length
+      this.files++
+    }
+    this.nodes.set(path, node)
+    if (!old) {
+      const parent = parentOf(path)
+      let siblings = this.children.get(parent)
+      if (!siblings) this.children.set(parent, (siblings = new Set()))
+      siblings.add(baseName(path))
+    }
+  }
+
+  /** Names directly below a directory path, unsorted. */
+  childNames(dir: string): Iterable<string> {
+    return this.children.get(dir) ?? []
+  }
+
+  hasChildren(dir: string): boolean {
+    return (this.children.get(dir)?.size ?? 0) > 0
+  }
+
+  /** Every path strictly below `dir`, parents before children. */
+  descendants(dir: string): string[] {
+    const out: string[] = []
+    const walk = (d: string) => {
+      for (const name of this.childNames(d)) {
+        const p = joinPath(d, name)
+        out.push(p)
+        if (this.nodes.get(p)?.kind === 'dir') walk(p)
+      }
+    }
+    walk(dir)
+    return out
+  }
+
+  /** Adds directory nodes for ancestors that have no entry of their own (stores need not keep them). */
+  addMissingAncestors(path: string): void {
+    for (const a of ancestorsOf(path)) if (!this.nodes.has(a)) this.set(a, dirNode(0))
+  }
+}

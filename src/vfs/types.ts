@@ -1,0 +1,140 @@
+import type { VfsStore } from './store.js'
+
+/** What `stat()` returns. Times are milliseconds since the epoch, so they cross JSON unchanged. */
+export interface VfsStat {
+  type: 'file' | 'directory'
+  /** Bytes of content; 0 for directories. */
+  size: number
+  mtime: number
+  ctime: number
+  /**
+   * The scope version of the commit that last wrote this entry; 0 for an entry not yet durable or
+   * a directory that exists only as a parent of files. Pass it as `expectedVersion` to make a
+   * write conditional on nobody having changed the file since.
+   */
+  version: number
+  /** Guessed from the file name; `inode/directory` for directories. */
+  mimeType: string
+}
+
+/** Bytes or text. Strings are stored as UTF-8. */
+export type FileData = string | Uint8Array | ArrayBuffer | ArrayBufferView
+
+export interface WriteOptions {
+  /** Fail with ECONFLICT unless the file's current version is this one (0: the file must not exist). */
+  expectedVersion?: number
+}
+
+export interface ReaddirOptions {
+  /** List the whole subtree; names are then relative paths such as `sub/x.txt`. */
+  recursive?: boolean
+}
+
+export interface RmdirOptions {
+  /** Remove the directory with everything below it. Without it a non-empty directory is ENOTEMPTY. */
+  recursive?: boolean
+}
+
+export interface GlobOptions {
+  /** Also return directories that match. Default: files only. */
+  includeDirs?: boolean
+}
+
+export interface GrepOptions {
+  /** Treat the pattern as a regular expression (JavaScript syntax). Default: literal text. */
+  regex?: boolean
+  ignoreCase?: boolean
+  /** Limit the search to these directories, files or glob patterns. Default: the whole workspace. */
+  paths?: string[]
+  /** Stop after this many matches (default 1000); `truncated` then says so. */
+  maxMatches?: number
+  /** Lines of context to return before and after each match (default 0). */
+  context?: number
+}
+
+export interface GrepMatch {
+  path: string
+  /** 1-based line number. */
+  line: number
+  /** 1-based column (UTF-16 code units) of the first match on the line. */
+  column: number
+  /** The whole matching line, without its line break. */
+  text: string
+  before?: string[]
+  after?: string[]
+}
+
+export interface GrepResult {
+  matches: GrepMatch[]
+  /** True when `maxMatches` cut the search short. */
+  truncated: boolean
+  filesSearched: number
+}
+
+/** Limits on one scope. Exceeding one fails the write with EQUOTA and writes nothing. */
+export interface VfsQuota {
+  maxBytes?: number
+  maxFiles?: number
+}
+
+/** Bytes and files a scope holds now, pending writes included. */
+export interface VfsUsage {
+  bytes: number
+  files: number
+}
+
+/** Something that happened to a workspace; see {@link Vfs.onChange}. */
+export type VfsChange =
+  | { type: 'commit'; version: number; paths: string[] }
+  | { type: 'external'; version: number }
+  | { type: 'refreshed'; version: number }
+
+/**
+ * A persistent workspace. Reads are served from memory; every write's promise settles once the
+ * write is durable in the store. Paths are POSIX; relative ones resolve against `/`.
+ */
+export interface Vfs {
+  readonly namespace: string
+  readonly scope: string
+  readFile(path: string): Promise<Uint8Array>
+  readFile(path: string, encoding: 'utf8' | 'utf-8'): Promise<string>
+  writeFile(path: string, data: FileData, options?: WriteOptions): Promise<void>
+  appendFile(path: string, data: FileData): Promise<void>
+  deleteFile(path: string): Promise<void>
+  mkdir(path: string): Promise<void>
+  rmdir(path: string, options?: RmdirOptions): Promise<void>
+  readdir(path: string, options?: ReaddirOptions): Promise<string[]>
+  stat(path: string): Promise<VfsStat>
+  exists(path: string): Promise<boolean>
+  /** Moves a file or a whole directory, atomically. Missing parents of `to` are created. */
+  rename(from: string, to: string): Promise<void>
+  /** Copies a file or a whole directory. A directory target must not exist yet. */
+  copy(from: string, to: string): Promise<void>
+  /** Absolute paths matching a glob pattern (`**`, `*`, `?`, `{a,b}`, `[ab]`), sorted. */
+  glob(pattern: string, options?: GlobOptions): Promise<string[]>
+  grep(pattern: string, options?: GrepOptions): Promise<GrepResult>
+  /** Resolves once every write issued before it is durable; rejects if one of them failed. */
+  flush(): Promise<void>
+  /** Loads what other writers committed to this scope; pending local writes stay on top. */
+  refresh(): Promise<void>
+  /** Flushes and releases the workspace; later calls fail with ECLOSED. */
+  close(): Promise<void>
+  /** Bytes and files in the scope. */
+  usage(): VfsUsage
+  /** Subscribes to commits and external changes. Returns an unsubscribe function. */
+  onChange(listener: (change: VfsChange) => void): () => void
+}
+
+export interface OpenVfsOptions {
+  store: VfsStore
+  /** Groups scopes, e.g. an app or a tenant. */
+  namespace: string
+  /** One workspace, e.g. a session id. */
+  scope: string
+  quota?: VfsQuota
+  /**
+   * When the store can tell (IndexedDB across tabs), load other writers' commits as they happen.
+   * Default true.
+   */
+  autoRefresh?: boolean
+}

@@ -1,0 +1,377 @@
+import { concatBytes, toBytes } from './bytes.js'
+import { VfsError } from './errors.js'
+import { compileGlob } from './glob.js'
+import { compileGrep } from './grep.js'
+import { Journal } from './journal.js'
+import { mimeTypeOf } from './mime.js'
+import { ancestorsOf, isWithin, joinPath, normalizePath } from './paths.js'
+import type { ScopeSnapshot, VfsStore } from './store.js'
+import { dirNode, nodeText, Tree, type Node } from './tree.js'
+import type {
+  FileData, GlobOptions, GrepMatch, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange,
+  VfsQuota, VfsStat, VfsUsage, WriteOptions,
+} from './types.js'
+
+/** The workspace over one store scope. Create it with `openVfs()`. */
+export class StoreVfs implements Vfs {
+  private tree = new Tree()
+  private readonly journal: Journal
+  private readonly listeners = new Set<(change: VfsChange) => void>()
+  private version = 0
+  private closed = false
+  private unwatch: (() => void) | undefined
+
+  constructor(
+    private readonly store: VfsStore,
+    readonly namespace: string,
+    readonly scope: string,
+    private readonly quota: VfsQuota = {},
+  ) {
+    this.journal = new Journal(() => this.tree, store, namespace, scope, (version, paths) => {
+      this.version = Math.max(this.version, version)
+      this.emit({ type: 'commit', version, paths })
+    })
+  }
+
+  /** Loads the scope from the store. Called once by openVfs(). */
+  async hydrate(autoRefresh: boolean): Promise<void> {
+    this.replaceTree(await this.store.load(this.namespace, this.scope))
+    if (autoRefresh && this.store.watch) {
+      this.unwatch = this.store.watch(this.namespace, this.scope, (version) => {
+        if (version <= this.version || this.closed) return
+        this.emit({ type: 'external', version })
+        this.refresh().catch(() => {
+          // A failed background refresh leaves the old state; the next explicit refresh() reports it.
+        })
+      })
+    }
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  readFile(path: string): Promise<Uint8Array>
+  readFile(path: string, encoding: 'utf8' | 'utf-8'): Promise<string>
+  async readFile(path: string, encoding?: 'utf8' | 'utf-8'): Promise<Uint8Array | string> {
+    const node = this.fileAt(path)
+    if (encoding === undefined) return node.data.slice()
+    if (encoding !== 'utf8' && encoding !== 'utf-8') throw new VfsError('EINVAL', path, `unknown encoding ${JSON.stringify(encoding)}; use 'utf8' or none for bytes`)
+    return nodeText(node)
+  }
+
+  async readdir(path: string, options: ReaddirOptions = {}): Promise<string[]> {
+    const dir = this.dirAt(path)
+    if (!options.recursive) return [...this.tree.childNames(dir)].sort()
+    const prefix = dir === '/' ? 1 : dir.length + 1
+    return this.tree.descendants(dir).map((p) => p.slice(prefix)).sort()
+  }
+
+  async stat(path: string): Promise<VfsStat> {
+    const p = this.check(path)
+    const node = this.tree.get(p)
+    if (!node) throw new VfsError('ENOENT', path, 'no such file or directory')
+    return {
+      type: node.kind === 'dir' ? 'directory' : 'file',
+      size: node.data.length,
+      mtime: node.mtime,
+      ctime: node.ctime,
+      version: node.version,
+      mimeType: node.kind === 'dir' ? 'inode/directory' : mimeTypeOf(p),
+    }
+  }
+
+  async exists(path: string): Promise<boolean> {
+    return this.tree.get(this.check(path)) !== undefined
+  }
+
+  async glob(pattern: string, options: GlobOptions = {}): Promise<string[]> {
+    this.check('/')
+    const glob = compileGlob(pattern)
+    const base = this.tree.get(glob.base)
+    if (!base) return []
+    const candidates = base.kind === 'dir' ? [glob.base, ...this.tree.descendants(glob.base)] : [glob.base]
+    return candidates
+      .filter((p) => glob.test(p) && (options.includeDirs || this.tree.get(p)!.kind === 'file'))
+      .sort()
+  }
+
+  async grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
+    this.check('/')
+    const match = compileGrep(pattern, options.regex === true, options.ignoreCase === true)
+    const maxMatches = options.maxMatches ?? 1000
+    const context = Math.max(0, Math.floor(options.context ?? 0))
+    const matches: GrepMatch[] = []
+    let filesSearched = 0
+    let truncated = false
+    for (const path of await this.grepFiles(options.paths)) {
+      const node = this.tree.get(path)!
+      if (looksBinary(node.data)) continue
+      filesSearched++
+      const room = maxMatches - matches.length
+      // Ask for one more than fits, to know whether the cap cut anything off.
+      const added = match(nodeText(node), path, matches, room + 1, context)
+      if (added > room) {
+        matches.pop()
+        truncated = true
+        break
+      }
+    }
+    return { matches, truncated, filesSearched }
+  }
+
+  private async grepFiles(scopes: string[] | undefined): Promise<string[]> {
+    if (!scopes || scopes.length === 0) return this.tree.descendants('/').filter((p) => this.tree.get(p)!.kind === 'file').sort()
+    const out = new Set<string>()
+    for (const s of scopes) {
+      if (/[*?[\]{}]/.test(s)) {
+        for (const p of await this.glob(s)) out.add(p)
+        continue
+      }
+      const p = normalizePath(s)
+      const node = this.tree.get(p)
+      if (!node) throw new VfsError('ENOENT', s, 'grep path does not exist')
+      if (node.kind === 'file') out.add(p)
+      else for (const d of this.tree.descendants(p)) if (this.tree.get(d)!.kind === 'file') out.add(d)
+    }
+    return [...out].sort()
+  }
+
+  usage(): VfsUsage {
+    return { bytes: this.tree.bytes, files: this.tree.files }
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  async writeFile(path: string, data: FileData, options: WriteOptions = {}): Promise<void> {
+    const p = this.check(path)
+    const bytes = toBytes(data, path)
+    const existing = this.tree.get(p)
+    if (p === '/' || existing?.kind === 'dir') throw new VfsError('EISDIR', path, 'cannot write file content to a directory')
+    if (options.expectedVersion !== undefined) this.checkVersion(path, existing, options.expectedVersion)
+    return this.putFile(p, path, bytes, existing)
+  }
+
+  async appendFile(path: string, data: FileData): Promise<void> {
+    const p = this.check(path)
+    const bytes = toBytes(data, path)
+    const existing = this.tree.get(p)
+    if (p === '/' || existing?.kind === 'dir') throw new VfsError('EISDIR', path, 'cannot append to a directory')
+    return this.putFile(p, path, existing ? concatBytes(existing.data, bytes) : bytes, existing)
+  }
+
+  async deleteFile(path: string): Promise<void> {
+    const p = this.check(path)
+    this.fileAt(path)
+    return this.commit([[p, null]])
+  }
+
+  async mkdir(path: string): Promise<void> {
+    const p = this.check(path)
+    const existing = this.tree.get(p)
+    if (existing?.kind === 'file') throw new VfsError('EEXIST', path, 'a file with this name exists')
+    const changes = this.missingParents(p, path)
+    if (!existing) changes.push([p, dirNode(Date.now(), 0, true)])
+    if (changes.length === 0) return this.settled([p, ...ancestorsOf(p)])
+    return this.commit(changes)
+  }
+
+  async rmdir(path: string, options: RmdirOptions = {}): Promise<void> {
+    const p = this.dirAt(path)
+    if (p === '/') throw new VfsError('EINVAL', path, 'the root directory cannot be removed')
+    if (this.tree.hasChildren(p) && !options.recursive) throw new VfsError('ENOTEMPTY', path, 'the directory is not empty')
+    const victims = this.tree.descendants(p).reverse()
+    return this.commit([...victims.map((v): [string, null] => [v, null]), [p, null]])
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const { source, target, entries } = this.planTransfer(from, to, 'move')
+    if (source === target) return this.settled([source])
+    const changes: Array<[string, Node | null]> = this.missingParents(target, to)
+    const now = Date.now()
+    for (const [oldPath, node] of entries) {
+      changes.push([oldPath, null])
+      const newPath = target + oldPath.slice(source.length)
+      changes.push([newPath, this.moved(node, newPath, now)])
+    }
+    // Deletions of old paths come first in `changes`; a moved entry reusing a path wins.
+    return this.commit(dedupeLast(changes))
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    const { source, target, entries } = this.planTransfer(from, to, 'copy')
+    const changes: Array<[string, Node | null]> = this.missingParents(target, to)
+    const now = Date.now()
+    for (const [oldPath, node] of entries) {
+      const newPath = target + oldPath.slice(source.length)
+      changes.push([newPath, { ...this.moved(node, newPath, now), ctime: now }])
+    }
+    return this.commit(changes)
+  }
+
+  // ---- lifecycle -----------------------------------------------------------------------------
+
+  flush(): Promise<void> {
+    return this.journal.flush()
+  }
+
+  async refresh(): Promise<void> {
+    this.check('/')
+    await this.journal.flush().catch(() => undefined)
+    const snapshot = await this.store.load(this.namespace, this.scope)
+    const old = this.tree
+    this.replaceTree(snapshot)
+    // Writes issued while the snapshot loaded stay on top of it.
+    for (const p of [...this.journal.pendingPaths()].sort()) this.tree.set(p, old.get(p) ?? null)
+    this.emit({ type: 'refreshed', version: snapshot.version })
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    try {
+      await this.journal.flush()
+    } finally {
+      this.closed = true
+      this.unwatch?.()
+      this.listeners.clear()
+    }
+  }
+
+  onChange(listener: (change: VfsChange) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  // ---- internals -----------------------------------------------------------------------------
+
+  private check(path: string): string {
+    if (this.closed) throw new VfsError('ECLOSED', path, 'the workspace is closed')
+    return normalizePath(path)
+  }
+
+  private fileAt(path: string): Node {
+    const node = this.tree.get(this.check(path))
+    if (!node) throw new VfsError('ENOENT', path, 'no such file')
+    if (node.kind === 'dir') throw new VfsError('EISDIR', path, 'this is a directory, not a file')
+    return node
+  }
+
+  private dirAt(path: string): string {
+    const p = this.check(path)
+    const node = this.tree.get(p)
+    if (!node) throw new VfsError('ENOENT', path, 'no such directory')
+    if (node.kind !== 'dir') throw new VfsError('ENOTDIR', path, 'this is a file, not a directory')
+    return p
+  }
+
+  private checkVersion(path: string, node: Node | undefined, expected: number): void {
+    if (!Number.isInteger(expected) || expected < 0) throw new VfsError('EINVAL', path, 'expectedVersion must be a non-negative integer')
+    const current = node?.kind === 'file' ? node.version : 0
+    if (node?.pending) throw new VfsError('ECONFLICT', path, 'another write to this file is still in flight; await it, then stat() and retry')
+    if (current !== expected) throw new VfsError('ECONFLICT', path, `expected version ${expected}, the file is at version ${current}`)
+  }
+
+  private putFile(p: string, path: string, bytes: Uint8Array, existing: Node | undefined): Promise<void> {
+    const changes = this.missingParents(p, path)
+    this.checkQuota(path, bytes.length - (existing?.data.length ?? 0), existing ? 0 : 1)
+    const now = Date.now()
+    changes.push([p, { kind: 'file', data: bytes, version: existing?.version ?? 0, pending: true, mtime: now, ctime: existing?.ctime ?? now }])
+    return this.commit(changes)
+  }
+
+  /** Directory nodes to create for the missing ancestors of `p`; ENOTDIR if one is a file. */
+  private missingParents(p: string, path: string): Array<[string, Node]> {
+    const out: Array<[string, Node]> = []
+    const now = Date.now()
+    for (const a of ancestorsOf(p)) {
+      const node = this.tree.get(a)
+      if (node?.kind === 'file') throw new VfsError('ENOTDIR', path, `${a} is a file, not a directory`)
+      if (!node) out.push([a, dirNode(now, 0, true)])
+    }
+    return out
+  }
+
+  private checkQuota(path: string, addBytes: number, addFiles: number): void {
+    const { maxBytes, maxFiles } = this.quota
+    if (maxBytes !== undefined && addBytes > 0 && this.tree.bytes + addBytes > maxBytes) {
+      throw new VfsError('EQUOTA', path, `the write needs ${this.tree.bytes + addBytes} bytes, the scope allows ${maxBytes}`)
+    }
+    if (maxFiles !== undefined && addFiles > 0 && this.tree.files + addFiles > maxFiles) {
+      throw new VfsError('EQUOTA', path, `the write needs ${this.tree.files + addFiles} files, the scope allows ${maxFiles}`)
+    }
+  }
+
+  private planTransfer(from: string, to: string, verb: 'move' | 'copy') {
+    const source = this.check(from)
+    const target = this.check(to)
+    const node = this.tree.get(source)
+    if (!node) throw new VfsError('ENOENT', from, `nothing to ${verb}`)
+    if (source === '/') throw new VfsError('EINVAL', from, `the root directory cannot be the source of a ${verb}`)
+    if (isWithin(target, source) && target !== source) throw new VfsError('EINVAL', to, `cannot ${verb} a directory into itself`)
+    const existing = this.tree.get(target)
+    if (existing) {
+      if (node.kind === 'file' && existing.kind === 'dir') throw new VfsError('EISDIR', to, 'the target is a directory')
+      if (node.kind === 'dir' && existing.kind === 'file') throw new VfsError('ENOTDIR', to, 'the target is a file')
+      if (node.kind === 'dir' && (verb === 'copy' || this.tree.hasChildren(target))) {
+        throw new VfsError(verb === 'copy' ? 'EEXIST' : 'ENOTEMPTY', to, 'the target directory already exists')
+      }
+    }
+    const entries: Array<[string, Node]> = [[source, node]]
+    if (node.kind === 'dir') for (const d of this.tree.descendants(source)) entries.push([d, this.tree.get(d)!])
+    if (verb === 'copy') {
+      let bytes = 0
+      let files = 0
+      for (const [, n] of entries) if (n.kind === 'file') (bytes += n.data.length), files++
+      const replaced = existing?.kind === 'file' ? existing.data.length : 0
+      this.checkQuota(to, bytes - replaced, files - (existing?.kind === 'file' ? 1 : 0))
+    }
+    return { source, target, entries }
+  }
+
+  private moved(node: Node, newPath: string, now: number): Node {
+    const existing = this.tree.get(newPath)
+    return { kind: node.kind, data: node.data, version: existing?.version ?? 0, pending: true, mtime: node.kind === 'dir' ? now : node.mtime, ctime: node.ctime, text: node.text }
+  }
+
+  /** Applies changes to the tree and queues them; the promise settles when they are durable. */
+  private commit(changes: Array<[string, Node | null]>): Promise<void> {
+    for (const [p] of changes) this.journal.touch(p)
+    for (const [p, node] of changes) this.tree.set(p, node)
+    return this.journal.enqueue(changes.map(([p]) => p))
+  }
+
+  /** For a write that changed nothing: settles once the paths it relies on are durable. */
+  private settled(paths: string[]): Promise<void> {
+    return paths.some((p) => this.journal.isPending(p)) ? this.journal.flush() : Promise.resolve()
+  }
+
+  private replaceTree(snapshot: ScopeSnapshot): void {
+    const tree = new Tree()
+    for (const e of snapshot.entries) {
+      tree.set(e.path, { kind: e.kind, data: e.data, version: e.version, pending: false, mtime: e.mtime, ctime: e.ctime })
+    }
+    for (const e of snapshot.entries) tree.addMissingAncestors(e.path)
+    this.tree = tree
+    this.version = snapshot.version
+  }
+
+  private emit(change: VfsChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change)
+      } catch {
+        // A listener's failure must not break the write path.
+      }
+    }
+  }
+}
+
+function looksBinary(data: Uint8Array): boolean {
+  const n = Math.min(data.length, 1024)
+  for (let i = 0; i < n; i++) if (data[i] === 0) return true
+  return false
+}
+
+function dedupeLast(changes: Array<[string, Node | null]>): Array<[string, Node | null]> {
+  const last = new Map<string, Node | null>()
+  for (const [p, n] of changes) last.set(p, n)
+  return [...last]
+}

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isVfsError, type StoreOp, type VfsStore } from '../../src/index.js'
+import { poisoned } from './failing-store.js'
+import { binarySamples, bytesOf, bigFile } from './samples.js'
+
+export interface StoreHarness {
+  store: VfsStore
+  /** Called once after the suite. */
+  cleanup?: () => Promise<void>
+}
+
+const put = (path: string, data: Uint8Array | string, expectedVersion: number | null = null): StoreOp => ({
+  op: 'put', path, kind: 'file', data: typeof data === 'string' ? bytesOf(data) : data, mtime: 1000, ctime: 500, expectedVersion,
+})
+
+/**
+ * The contract every adapter must meet, run in the runtime the adapter is for. Each test uses its
+ * own scope, so one store instance serves the whole suite.
+ */
+export function describeStoreConformance(name: string, setup: () => Promise<StoreHarness>): void {
+  describe(`store conformance: ${name}`, () => {
+    let h: StoreHarness
+    let n = 0
+    const ns = 'conformance'
+    const fresh = () => `scope-${Date.now().toString(36)}-${++n}`
+
+    beforeAll(async () => {
+      h = await setup()
+    })
+    afterAll(async () => {
+      await h?.cleanup?.()
+    })
+
+    it('loads an unknown scope as empty, version 0', async () => {
+      expect(await h.store.load(ns, fresh())).toEqual({ version: 0, entries: [] })
+    })
+
+    it('commits a batch atomically and stamps the new scope version', async () => {
+      const s = fresh()
+      expect(await h.store.commit(ns, s, [put('/a.txt', 'one'), { op: 'put', path: '/d', kind: 'dir', data: new Uint8Array(), mtime: 1, ctime: 1, expectedVersion: null }])).toBe(1)
+      expect(await h.store.commit(ns, s, [put('/b.txt', 'two', 0)])).toBe(2)
+      const snap = await h.store.load(ns, s)
+      expect(snap.version).toBe(2)
+      const byPath = Object.fromEntries(snap.entries.map((e) => [e.path, e]))
+      expect(Object.keys(byPath).sort()).toEqual(['/a.txt', '/b.txt', '/d'])
+      expect(byPath['/a.txt']).toMatchObject({ kind: 'file', version: 1, mtime: 1000, ctime: 500 })
+      expect(new TextDecoder().decode(byPath['/a.txt'].data)).toBe('one')
+      expect(byPath['/b.txt'].version).toBe(2)
+      expect(byPath['/d']).toMatchObject({ kind: 'dir', version: 1 })
+      expect(byPath['/d'].data.length).toBe(0)
+    })
+
+    it('round-trips bytes exactly: binary, NUL, empty, multi-byte and invalid UTF-8', async () => {
+      const s = fresh()
+      const samples = binarySamples()
+      await h.store.commit(ns, s, Object.entries(samples).map(([p, d]) => put(p, d)))
+      const snap = await h.store.load(ns, s)
+      for (const [p, d] of Object.entries(samples)) {
+        const e = snap.entries.find((x) => x.path === p)
+        expect(e, p).toBeDefined()
+        expect(e!.data).toBeInstanceOf(Uint8Array)
+        expect(Array.from(e!.data), p).toEqual(Array.from(d))
+      }
+    })
+
+    it('keeps awkward but valid path names intact', async () => {
+      const s = fresh()
+      const paths = ["/with space/it's \"quoted\".md", '/ünïcødé/日本語.txt', '/emoji/🙂.md', '/pct/%2e%2e/x', "/sql/'; drop table x; --", '/a'.repeat(100)]
+      await h.store.commit(ns, s, paths.map((p) => put(p, p)))
+      const snap = await h.store.load(ns, s)
+      expect(snap.entries.map((e) => e.path).sort()).toEqual([...paths].sort())
+    })
+
+    it('refuses a batch whose expected version does not match, and writes none of it', async () => {
+      const s = fresh()
+      await h.store.commit(ns, s, [put('/a', 'v1')])
+      const attempts: StoreOp[][] = [
+        [put('/b', 'new'), put('/a', 'stale', 7)],
+        [put('/a', 'exists', 0)],
+        [put('/b', 'new'), { op: 'delete', path: '/a', expectedVersion: 3 }],
+        [{ op: 'delete', path: '/missing', expectedVersion: 1 }],
+      ]
+      for (const ops of attempts) {
+        const error = await h.store.commit(ns, s, ops).catch((e) => e)
+        expect(isVfsError(error, 'ECONFLICT'), String(error)).toBe(true)
+      }
+      const snap = await h.store.load(ns, s)
+      expect(snap.version).toBe(1)
+      expect(snap.entries.map((e) => e.path)).toEqual(['/a'])
+      expect(await h.store.commit(ns, s, [put('/a', 'v2', 1), put('/b', 'b', 0)])).toBe(2)
+      expect(await h.store.commit(ns, s, [{ op: 'delete', path: '/a', expectedVersion: 2 }, { op: 'delete', path: '/gone', expectedVersion: null }])).toBe(3)
+      expect((await h.store.load(ns, s)).entries.map((e) => e.path)).toEqual(['/b'])
+    })
+
+    it('lets exactly one of two concurrent commits with the same expectation win', async () => {
+      const s = fresh()
+      await h.store.commit(ns, s, [put('/x', 'base')])
+      const results = await Promise.allSettled([h.store.commit(ns, s, [put('/x', 'left', 1)]), h.store.commit(ns, s, [put('/x', 'right', 1)])])
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+      const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult
+      expect(isVfsError(rejected.reason, 'ECONFLICT'), String(rejected.reason)).toBe(true)
+    })
+
+    it('rolls back a batch that fails part-way', async () => {
+      const s = fresh()
+      await h.store.commit(ns, s, [put('/keep', 'v1'), put('/gone', 'v1')])
+      const ops: StoreOp[] = [
+        { op: 'delete', path: '/gone', expectedVersion: 1 },
+        put('/keep', 'v2', 1),
+        ...Array.from({ length: 20 }, (_, i) => put(`/new/${i}`, `n${i}`, 0)),
+      ]
+      ops[15] = poisoned(ops[15], 99)
+      await expect(h.store.commit(ns, s, ops)).rejects.toThrow(/injected/)
+      const snap = await h.store.load(ns, s)
+      expect(snap.version).toBe(1)
+      expect(snap.entries.map((e) => [e.path, new TextDecoder().decode(e.data)]).sort()).toEqual([['/gone', 'v1'], ['/keep', 'v1']])
+      expect(await h.store.commit(ns, s, [put('/keep', 'v2', 1)])).toBe(2)
+    })
+
+    it('keeps namespaces and scopes apart, lists and deletes scopes', async () => {
+      const s = fresh()
+      await h.store.commit(ns, s, [put('/f', 'mine')])
+      await h.store.commit('other-ns', s, [put('/f', 'theirs')])
+      await h.store.commit(ns, s + '-b', [put('/g', 'b')])
+      expect(await h.store.listScopes(ns)).toEqual(expect.arrayContaining([s, s + '-b']))
+      expect(await h.store.listScopes('other-ns')).toContain(s)
+      await h.store.deleteScope(ns, s)
+      expect(await h.store.load(ns, s)).toEqual({ version: 0, entries: [] })
+      expect(await h.store.listScopes(ns)).not.toContain(s)
+      expect(new TextDecoder().decode((await h.store.load('other-ns', s)).entries[0].data)).toBe('theirs')
+      expect((await h.store.load(ns, s + '-b')).entries).toHaveLength(1)
+    })
+
+    it('commits a batch of 1,000 operations', async () => {
+      const s = fresh()
+      const ops = Array.from({ length: 1000 }, (_, i) => put(`/many/${String(i).padStart(4, '0')}.txt`, `file ${i}`, 0))
+      expect(await h.store.commit(ns, s, ops)).toBe(1)
+      const snap = await h.store.load(ns, s)
+      expect(snap.entries).toHaveLength(1000)
+      expect(new TextDecoder().decode(snap.entries.find((e) => e.path === '/many/0999.txt')!.data)).toBe('file 999')
+    })
+
+    it('round-trips a 10 MB file, and replaces it with a small one', async () => {
+      const s = fresh()
+      const big = bigFile(10 * 1024 * 1024)
+      await h.store.commit(ns, s, [put('/big.bin', big)])
+      const e = (await h.store.load(ns, s)).entries.find((x) => x.path === '/big.bin')!
+      expect(e.data.length).toBe(big.length)
+      expect(sameBytes(e.data, big)).toBe(true)
+      await h.store.commit(ns, s, [put('/big.bin', 'small', 1)])
+      const after = await h.store.load(ns, s)
+      expect(after.entries).toHaveLength(1)
+      expect(new TextDecoder().decode(after.entries[0].data)).toBe('small')
+    }, 120_000)
+  })
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
