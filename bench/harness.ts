@@ -1,0 +1,110 @@
+/**
+ * Shared benchmark plumbing. Every measurement compares our code with a baseline measured in the
+ * same run (these machines are shared and noisy), and is stored as
+ * `{ name, unit, better, ours, baseline, ratio }` with `ratio = ours / baseline`.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export interface Measurement {
+  name: string
+  unit: string
+  better: 'lower' | 'higher'
+  ours: number
+  baseline: number
+  ratio: number
+  /** What the issue asks for, in words (e.g. `ratio <= 1.5`). */
+  target?: string
+  /** What the baseline is. */
+  baselineLabel?: string
+}
+
+const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results')
+
+/** The filter given on the command line (`npm run bench -- vfs.grep`); empty matches everything. */
+export const filter = process.argv.slice(2).find((a) => !a.startsWith('-')) ?? ''
+
+export function wanted(name: string): boolean {
+  return filter === '' || name.includes(filter)
+}
+
+/** Median wall time in ms of `fn` over `rounds` runs after `warmup` runs. `setup` runs untimed before each. */
+export async function timeMedian(
+  fn: () => unknown | Promise<unknown>,
+  { rounds = 5, warmup = 1, setup }: { rounds?: number; warmup?: number; setup?: () => unknown | Promise<unknown> } = {},
+): Promise<number> {
+  const times: number[] = []
+  for (let i = 0; i < warmup + rounds; i++) {
+    if (setup) await setup()
+    const t0 = performance.now()
+    await fn()
+    const t = performance.now() - t0
+    if (i >= warmup) times.push(t)
+  }
+  times.sort((a, b) => a - b)
+  return times[Math.floor(times.length / 2)]
+}
+
+/** Interleaves ours and baseline round by round, so that load changes hit both alike. */
+export async function compareMedian(
+  ours: () => unknown | Promise<unknown>,
+  baseline: () => unknown | Promise<unknown>,
+  options: { rounds?: number; warmup?: number; setup?: () => unknown | Promise<unknown> } = {},
+): Promise<{ ours: number; baseline: number }> {
+  const o: number[] = []
+  const b: number[] = []
+  const { rounds = 5, warmup = 1, setup } = options
+  for (let i = 0; i < warmup + rounds; i++) {
+    for (const [fn, out] of [[ours, o], [baseline, b]] as const) {
+      if (setup) await setup()
+      const t0 = performance.now()
+      await fn()
+      const t = performance.now() - t0
+      if (i >= warmup) out.push(t)
+    }
+  }
+  const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]
+  return { ours: median(o), baseline: median(b) }
+}
+
+/** A results file (`bench/results/<file>`), merged by measurement name so filtered runs keep the rest. */
+export class Results {
+  private readonly byName = new Map<string, Measurement>()
+  constructor(private readonly file: string) {
+    try {
+      for (const m of JSON.parse(readFileSync(join(resultsDir, file), 'utf8')) as Measurement[]) this.byName.set(m.name, m)
+    } catch {
+      // First run: no file yet.
+    }
+  }
+
+  add(m: Omit<Measurement, 'ratio'>): Measurement {
+    const full: Measurement = { ...m, ours: round(m.ours), baseline: round(m.baseline), ratio: round(m.ours / m.baseline) }
+    this.byName.set(full.name, full)
+    printRow(full)
+    this.save()
+    return full
+  }
+
+  save(): void {
+    mkdirSync(resultsDir, { recursive: true })
+    const all = [...this.byName.values()].sort((a, b) => a.name.localeCompare(b.name))
+    writeFileSync(join(resultsDir, this.file), JSON.stringify(all, null, 2) + '\n')
+  }
+}
+
+let headerPrinted = false
+function printRow(m: Measurement): void {
+  if (!headerPrinted) {
+    console.log(`${'name'.padEnd(34)} ${'ours'.padStart(12)} ${'baseline'.padStart(12)} ${'ratio'.padStart(8)}  unit (better)  target`)
+    headerPrinted = true
+  }
+  console.log(
+    `${m.name.padEnd(34)} ${String(m.ours).padStart(12)} ${String(m.baseline).padStart(12)} ${m.ratio.toFixed(3).padStart(8)}  ${m.unit} (${m.better})  ${m.target ?? ''}`,
+  )
+}
+
+function round(x: number): number {
+  return Math.abs(x) >= 100 ? Math.round(x * 10) / 10 : Math.round(x * 1000) / 1000
+}

@@ -1,0 +1,6 @@
+import { memoryStore } from '../../src/index.js'
+import { describeStoreConformance } from '../conformance/store-suite.js'
+import { describeVfsDurability } from '../conformance/vfs-suite.js'
+
+describeStoreConformance('memory (browser)', async () => ({ store: memoryStore() }))
+describeVfsDurability('memory (browser)', async () => ({ store: memoryStore() }))
