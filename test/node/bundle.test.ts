@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { bundleImports, forbiddenUses } from '../shared/bundle-checks.js'
+
+// `npm test` builds first (scripts/test.sh); this checks the artefact users install.
+const source = readFileSync(new URL('../../dist/index.js', import.meta.url), 'utf8')
+const allowed = new Set(Object.keys(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).dependencies))
+
+describe('dist/index.js in Node', () => {
+  it('is one ESM file that imports only our declared runtime dependencies', () => {
+    for (const spec of bundleImports(source)) expect(allowed.has(spec.replace(/^(@[^/]+\/[^/]+|[^/]+).*$/, '$1')), spec).toBe(true)
+    expect(forbiddenUses(source)).toEqual([])
+  })
+
+  it('works: open a workspace on the memory store, write, reopen, grep', async () => {
+    const lib = await import('../../dist/index.js' as string)
+    const store = lib.memoryStore()
+    const a = await lib.openVfs({ store, namespace: 'bundle', scope: 's' })
+    await a.writeFile('/notes/a.md', 'hello from the bundle')
+    const b = await lib.openVfs({ store, namespace: 'bundle', scope: 's' })
+    expect((await b.grep('bundle')).matches[0]).toMatchObject({ path: '/notes/a.md', line: 1 })
+    for (const name of ['openVfs', 'memoryStore', 'scopeRun', 'vfsRegistry', 'VfsError']) expect(typeof lib[name], name).toBe('function')
+  })
+})

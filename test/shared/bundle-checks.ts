@@ -1,0 +1,18 @@
+/** Checks on the built dist/index.js that hold in every runtime: what it imports, what it must not touch. */
+export function bundleImports(source: string): string[] {
+  const out = new Set<string>()
+  for (const m of source.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']/gm)) out.add(m[1])
+  for (const m of source.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) out.add(m[1])
+  return [...out].sort()
+}
+
+/** Forbidden runtime dependencies: Node built-ins, Buffer, process access, CommonJS require. */
+export function forbiddenUses(source: string): string[] {
+  const problems: string[] = []
+  if (/["']node:/.test(source)) problems.push('imports a node: module')
+  if (/\bBuffer\./.test(source) || /\bnew Buffer\(/.test(source)) problems.push('uses Buffer')
+  if (/\bprocess\.\w/.test(source)) problems.push('reads process.*')
+  if (/\brequire\(\s*["']/.test(source)) problems.push('calls require()')
+  if (/["'](pg|@electric-sql\/pglite|@mastra\/core)["']/.test(source)) problems.push('imports pg, PGlite or @mastra/core')
+  return problems
+}
