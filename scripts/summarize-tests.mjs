@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// Reads vitest JSON reports and prints the one closing line CI reads: "N passed, N failed".
+// A report that is missing or unreadable counts as one failure: a crashed runner must not pass.
+import { readFileSync } from 'node:fs'
+
+let passed = 0
+let failed = 0
+let skipped = 0
+for (const file of process.argv.slice(2)) {
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8'))
+    passed += report.numPassedTests
+    failed += report.numFailedTests
+    skipped += report.numPendingTests + (report.numTodoTests ?? 0)
+    // Files that failed to load have no tests but are failures all the same.
+    failed += report.testResults.filter((r) => r.status === 'failed' && r.assertionResults.length === 0).length
+  } catch (error) {
+    console.error(`no usable test report in ${file}: ${error.message}`)
+    failed++
+  }
+}
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
+process.exit(failed > 0 ? 1 : 0)

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `npm test`: the whole suite on a fresh machine. Prepares what the three projects need (Chromium,
+# a throw-away Postgres server, the built bundle), runs node + browser + workers, and ends with
+# the line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .tmp
+export WRANGLER_SEND_METRICS=false WRANGLER_HIDE_BANNER=true CLOUDFLARE_CF_FETCH_ENABLED=false
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+
+fail() { echo "$1" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+bash scripts/ensure-chromium.sh || fail "could not provide Chromium for the browser tests"
+npx tsc -p . || fail "type check failed (npx tsc -p .)"
+node scripts/build.mjs || fail "build failed (npm run build)"
+
+bash scripts/postgres.sh start > .tmp/postgres.out || fail "could not start the throw-away Postgres server"
+trap 'bash scripts/postgres.sh stop >/dev/null 2>&1' EXIT
+set -a; . .tmp/postgres.env; set +a
+
+rm -f .tmp/vitest.json
+npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest.json "$@"
+status=$?
+node scripts/summarize-tests.mjs .tmp/vitest.json
+summary=$?
+exit $(( status != 0 || summary != 0 ))
