@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the published package: dist/index.js is ONE ESM file holding the core and every store
-// (no chunks), plus type declarations. Runtime imports stay external (idb and friends) so users'
+// (no chunks), plus type declarations. Runtime dependencies stay external (idb and friends) so users'
 // bundlers dedupe them; nothing Node-specific may end up inside.
 import { build } from 'esbuild'
 import { execFileSync } from 'node:child_process'
@@ -8,7 +8,7 @@ import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-const external = Object.keys(pkg.dependencies ?? {}).filter((d) => d !== 'picomatch')
+const external = Object.keys(pkg.dependencies ?? {})
 const entries = [{ in: 'src/index.ts', out: 'index' }]
 
 rmSync('dist', { recursive: true, force: true })
