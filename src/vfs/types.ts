@@ -117,7 +117,7 @@ export interface Vfs {
   flush(): Promise<void>
   /** Loads what other writers committed to this scope; pending local writes stay on top. */
   refresh(): Promise<void>
-  /** Flushes and releases the workspace; later calls fail with ECLOSED. */
+  /** Waits for pending writes, then releases the workspace; later calls fail with ECLOSED. */
   close(): Promise<void>
   /** Bytes and files in the scope. */
   usage(): VfsUsage

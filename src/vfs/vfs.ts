@@ -226,13 +226,11 @@ export class StoreVfs implements Vfs {
 
   async close(): Promise<void> {
     if (this.closed) return
-    try {
-      await this.journal.flush()
-    } finally {
-      this.closed = true
-      this.unwatch?.()
-      this.listeners.clear()
-    }
+    // Failed batches were already reported to their writers; closing only waits for the rest.
+    await this.journal.flush().catch(() => undefined)
+    this.closed = true
+    this.unwatch?.()
+    this.listeners.clear()
   }
 
   onChange(listener: (change: VfsChange) => void): () => void {
