@@ -14,3 +14,4 @@ export type {
 export type { VfsStore, StoreOp, StoredEntry, ScopeSnapshot, EntryKind } from './vfs/store.js'
 
 export { memoryStore } from '../adapters/memory.js'
+export { postgresStore, type PostgresStore, type PostgresStoreOptions, type SqlClient } from '../adapters/postgres.js'

@@ -1,0 +1,205 @@
+import { VfsError } from '../src/vfs/errors.js'
+import type { ScopeSnapshot, StoredEntry, StoreOp, VfsStore } from '../src/vfs/store.js'
+
+/**
+ * What the adapter needs from a Postgres driver: `query(text, params)` resolving to `{ rows }`.
+ * `pg.Pool`, `pg.Client`, PGlite and pg-compatible serverless drivers all fit. The adapter never
+ * imports a driver; it only calls the object it is given.
+ */
+export interface SqlClient {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>
+}
+
+/** Options of {@link postgresStore}. */
+export interface PostgresStoreOptions {
+  /**
+   * How commits get a transaction depends on the client's shape, checked in this order:
+   * - `transaction(fn)` (PGlite): the batch runs inside it;
+   * - `connect()` plus a numeric `totalCount` (a pool: `pg.Pool`, `@neondatabase/serverless` Pool):
+   *   each batch checks out one connection for BEGIN … COMMIT and releases it;
+   * - anything else is one connection (`pg.Client`): BEGIN … COMMIT on it directly, and every
+   *   query of this store waits its turn so none lands inside another's transaction.
+   */
+  client: SqlClient
+  /** Prefix of the two tables, `<table>_scopes` and `<table>_entries`. A plain SQL identifier; default `agent_vfs`. */
+  table?: string
+}
+
+/** A {@link VfsStore} on Postgres, plus the schema migration it needs. */
+export interface PostgresStore extends VfsStore {
+  /** Creates the tables if they do not exist. Idempotent; call it once before first use (e.g. at deploy). */
+  migrate(): Promise<void>
+}
+
+type Transact = <T>(fn: (q: SqlClient) => Promise<T>) => Promise<T>
+interface PoolLike extends SqlClient {
+  connect(): Promise<SqlClient & { release(error?: Error | boolean): void }>
+}
+
+/**
+ * A store in Postgres: one row per entry (content as `bytea`, so files up to 1 GB need no
+ * chunking) and one version row per scope. A commit is one transaction of at most four statements:
+ * bump the scope's version row (which also locks it, so concurrent commits on one scope queue up and
+ * their version checks cannot race), check every expected version in one SELECT, one DELETE, and one
+ * multi-row upsert. Call {@link PostgresStore.migrate} once before use.
+ */
+export function postgresStore(options: PostgresStoreOptions): PostgresStore {
+  const { client, table = 'agent_vfs' } = options ?? ({} as PostgresStoreOptions)
+  if (!client || typeof client.query !== 'function') {
+    throw new VfsError('EINVAL', undefined, 'postgresStore needs { client } with query(text, params), e.g. a pg.Pool or PGlite')
+  }
+  if (typeof table !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,47}$/.test(table)) {
+    throw new VfsError('EINVAL', undefined, `table must be a plain SQL identifier (letters, digits, _; at most 48), got ${JSON.stringify(table)}`)
+  }
+  const scopes = `"${table}_scopes"`
+  const entries = `"${table}_entries"`
+  const { transact, read } = transactionsFor(client)
+
+  return {
+    kind: 'postgres',
+    async migrate() {
+      await transact(async (q) => {
+        // Two processes migrating at once would race on CREATE TABLE IF NOT EXISTS; serialise them.
+        await q.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`agent-vfs migrate ${table}`])
+        await q.query(`CREATE TABLE IF NOT EXISTS ${scopes} (namespace text NOT NULL, scope text NOT NULL, version int8 NOT NULL, PRIMARY KEY (namespace, scope))`)
+        await q.query(
+          `CREATE TABLE IF NOT EXISTS ${entries} (namespace text NOT NULL, scope text NOT NULL, path text NOT NULL, kind text NOT NULL, ` +
+            `data bytea NOT NULL, version int8 NOT NULL, mtime float8 NOT NULL, ctime float8 NOT NULL, PRIMARY KEY (namespace, scope, path))`,
+        )
+      })
+    },
+    async load(namespace, scope): Promise<ScopeSnapshot> {
+      // One statement, so the version and the entries come from the same snapshot.
+      const { rows } = await read((q) =>
+        q.query(
+          `SELECT s.version AS scope_version, e.path, e.kind, e.data, e.version, e.mtime, e.ctime FROM ${scopes} s ` +
+            `LEFT JOIN ${entries} e ON e.namespace = s.namespace AND e.scope = s.scope WHERE s.namespace = $1 AND s.scope = $2`,
+          [namespace, scope],
+        ),
+      )
+      if (rows.length === 0) return { version: 0, entries: [] }
+      const version = Number((rows[0] as Row).scope_version)
+      const out: StoredEntry[] = []
+      for (const r of rows as Row[]) {
+        if (r.path === null) continue // a scope whose entries were all deleted
+        out.push({ path: r.path, kind: r.kind, data: bytesOf(r.data), version: Number(r.version), mtime: Number(r.mtime), ctime: Number(r.ctime) })
+      }
+      return { version, entries: out }
+    },
+    commit(namespace, scope, ops: StoreOp[]) {
+      return transact(async (q) => {
+        const bumped = await q.query(
+          `INSERT INTO ${scopes} AS s (namespace, scope, version) VALUES ($1, $2, 1) ` +
+            `ON CONFLICT (namespace, scope) DO UPDATE SET version = s.version + 1 RETURNING s.version`,
+          [namespace, scope],
+        )
+        const version = Number((bumped.rows[0] as { version: unknown }).version)
+        const checked = ops.filter((op) => op.expectedVersion !== null)
+        if (checked.length > 0) {
+          const { rows } = await q.query(`SELECT path, version FROM ${entries} WHERE namespace = $1 AND scope = $2 AND path = ANY($3::text[])`, [
+            namespace, scope, checked.map((op) => op.path),
+          ])
+          const current = new Map((rows as { path: string; version: unknown }[]).map((r) => [r.path, Number(r.version)]))
+          for (const op of checked) {
+            const has = current.get(op.path) ?? 0
+            if (has !== op.expectedVersion) throw new VfsError('ECONFLICT', op.path, `expected version ${op.expectedVersion}, the store has ${has}`)
+          }
+        }
+        const deletes = ops.filter((op) => op.op === 'delete').map((op) => op.path)
+        if (deletes.length > 0) {
+          await q.query(`DELETE FROM ${entries} WHERE namespace = $1 AND scope = $2 AND path = ANY($3::text[])`, [namespace, scope, deletes])
+        }
+        const puts = ops.filter((op): op is Extract<StoreOp, { op: 'put' }> => op.op === 'put')
+        for (let i = 0; i < puts.length; i += ROWS_PER_INSERT) await upsert(q, namespace, scope, version, puts.slice(i, i + ROWS_PER_INSERT))
+        return version
+      })
+    },
+    async deleteScope(namespace, scope) {
+      await transact(async (q) => {
+        await q.query(`DELETE FROM ${scopes} WHERE namespace = $1 AND scope = $2`, [namespace, scope])
+        await q.query(`DELETE FROM ${entries} WHERE namespace = $1 AND scope = $2`, [namespace, scope])
+      })
+    },
+    async listScopes(namespace) {
+      const { rows } = await read((q) => q.query(`SELECT scope FROM ${scopes} WHERE namespace = $1`, [namespace]))
+      return (rows as { scope: string }[]).map((r) => r.scope).sort()
+    },
+  }
+
+  /** One multi-row upsert. Each row's content is its own parameter, so drivers send it as binary. */
+  async function upsert(q: SqlClient, namespace: string, scope: string, version: number, puts: Extract<StoreOp, { op: 'put' }>[]) {
+    const params: unknown[] = [namespace, scope, version]
+    const values: string[] = []
+    for (const op of puts) {
+      const n = params.push(op.path, op.kind, op.data, op.mtime, op.ctime)
+      values.push(`($1, $2, $${n - 4}, $${n - 3}, $${n - 2}::bytea, $3::int8, $${n - 1}::float8, $${n}::float8)`)
+    }
+    await q.query(
+      `INSERT INTO ${entries} (namespace, scope, path, kind, data, version, mtime, ctime) VALUES ${values.join(', ')} ` +
+        `ON CONFLICT (namespace, scope, path) DO UPDATE SET kind = excluded.kind, data = excluded.data, version = excluded.version, ` +
+        `mtime = excluded.mtime, ctime = excluded.ctime`,
+      params,
+    )
+  }
+}
+
+/** Postgres allows 65,535 parameters per statement; 5 per row plus 3 shared stays below it. */
+const ROWS_PER_INSERT = 10_000
+
+interface Row {
+  scope_version: unknown
+  path: string | null
+  kind: 'file' | 'dir'
+  data: Uint8Array
+  version: unknown
+  mtime: unknown
+  ctime: unknown
+}
+
+/** pg gives a Buffer, PGlite a Uint8Array: hand out a plain Uint8Array view of the same bytes. */
+function bytesOf(data: Uint8Array): Uint8Array {
+  return data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+}
+
+/** Picks how to run a transaction (and plain reads) for the client's shape; see {@link PostgresStoreOptions.client}. */
+function transactionsFor(client: SqlClient): { transact: Transact; read: Transact } {
+  const c = client as SqlClient & Record<string, unknown>
+  if (typeof c.transaction === 'function') {
+    const transact: Transact = (fn) => (c.transaction as (f: typeof fn) => ReturnType<typeof fn>)(fn)
+    return { transact, read: (fn) => fn(client) }
+  }
+  if (typeof c.connect === 'function' && typeof c.totalCount === 'number') {
+    const pool = client as PoolLike
+    const transact: Transact = async (fn) => {
+      const conn = await pool.connect()
+      let broken: Error | undefined
+      try {
+        return await inTransaction(conn, fn, (error) => (broken = error))
+      } finally {
+        conn.release(broken) // a connection whose ROLLBACK failed is discarded, not reused
+      }
+    }
+    return { transact, read: (fn) => fn(client) }
+  }
+  // One connection: queue everything, so a read never runs inside another call's transaction.
+  let tail: Promise<unknown> = Promise.resolve()
+  const serial: Transact = (fn) => {
+    const run = tail.then(() => fn(client))
+    tail = run.catch(() => undefined)
+    return run
+  }
+  return { transact: (fn) => serial((q) => inTransaction(q, fn, () => undefined)), read: serial }
+}
+
+/** BEGIN, `fn`, COMMIT on one connection; ROLLBACK and rethrow if anything fails. */
+async function inTransaction<T>(q: SqlClient, fn: (q: SqlClient) => Promise<T>, onBroken: (error: Error) => void): Promise<T> {
+  try {
+    await q.query('BEGIN')
+    const result = await fn(q)
+    await q.query('COMMIT')
+    return result
+  } catch (error) {
+    await q.query('ROLLBACK').catch(onBroken)
+    throw error
+  }
+}
