@@ -14,4 +14,5 @@ export type {
 export type { VfsStore, StoreOp, StoredEntry, ScopeSnapshot, EntryKind } from './vfs/store.js'
 
 export { memoryStore } from '../adapters/memory.js'
+export { indexedDbStore, type IndexedDbStoreOptions, type IndexedDbCommitMessage } from '../adapters/indexeddb.js'
 export { postgresStore, type PostgresStore, type PostgresStoreOptions, type SqlClient } from '../adapters/postgres.js'

@@ -1,0 +1,197 @@
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb'
+import { VfsError } from '../src/vfs/errors.js'
+import type { ScopeSnapshot, StoredEntry, StoreOp, VfsStore } from '../src/vfs/store.js'
+
+/** Options of {@link indexedDbStore}. */
+export interface IndexedDbStoreOptions {
+  /** Name of the IndexedDB database (one per app is enough: namespaces and scopes live inside). Default `agent-vfs`. */
+  dbName?: string
+}
+
+/** What other tabs receive on the store's BroadcastChannel after each commit. */
+export interface IndexedDbCommitMessage {
+  namespace: string
+  scope: string
+  version: number
+}
+
+interface EntryRecord extends StoredEntry {
+  namespace: string
+  scope: string
+}
+
+interface VfsDb extends DBSchema {
+  entries: { key: [string, string, string]; value: EntryRecord }
+  scopes: { key: [string, string]; value: { namespace: string; scope: string; version: number } }
+}
+
+const SCHEMA_VERSION = 1
+// An array sorts after every string in IndexedDB, so `[ns, scope, []]` bounds all paths of a scope.
+const scopeRange = (ns: string, scope: string) => IDBKeyRange.bound([ns, scope], [ns, scope, []])
+const noop = () => undefined
+
+/**
+ * A store in the browser's IndexedDB: workspaces survive reloads, and tabs of one origin share
+ * them. Every commit is one readwrite transaction that checks expected versions and writes, so of
+ * two tabs writing the same file exactly one wins and the other gets ECONFLICT. Tabs learn of each
+ * other's commits through a BroadcastChannel named `agent-vfs:<dbName>` ({@link IndexedDbCommitMessage}).
+ */
+export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
+  const dbName = options.dbName ?? 'agent-vfs'
+  if (typeof indexedDB === 'undefined') {
+    throw new VfsError('ESTORE', undefined, `IndexedDB is not available in this runtime, so indexedDbStore({ dbName: ${JSON.stringify(dbName)} }) cannot work; use it in a browser (window or worker), or pick memoryStore(), postgresStore() or a Cloudflare store`)
+  }
+  const keyOf = (ns: string, scope: string) => JSON.stringify([ns, scope])
+  const watchers = new Map<string, Set<(version: number) => void>>()
+  let db: Promise<IDBPDatabase<VfsDb>> | undefined
+  let channel: BroadcastChannel | undefined
+  let closed = false
+
+  const connect = (): Promise<IDBPDatabase<VfsDb>> => {
+    if (closed) return Promise.reject(new VfsError('ECLOSED', undefined, `this indexedDbStore (${dbName}) was closed; create a new indexedDbStore()`))
+    db ??= openDB<VfsDb>(dbName, SCHEMA_VERSION, {
+      upgrade(d) {
+        d.createObjectStore('entries', { keyPath: ['namespace', 'scope', 'path'] })
+        d.createObjectStore('scopes', { keyPath: ['namespace', 'scope'] })
+      },
+      // Another tab wants a newer schema or to delete the database: step aside instead of
+      // blocking it forever. The next call here reopens (and fails clearly if the schema moved on).
+      blocking() {
+        void db?.then((d) => d.close(), noop)
+        db = undefined
+      },
+      // The browser closed the connection (storage cleared, disk error): reopen on the next call.
+      terminated() {
+        db = undefined
+      },
+      // `blocked` is not handled: our own old connections close on `blocking`, so waiting is right.
+    }).catch((cause) => {
+      db = undefined
+      throw new VfsError('ESTORE', undefined, `cannot open IndexedDB database ${JSON.stringify(dbName)}: ${String(cause?.message ?? cause)}; check that site storage is allowed (private modes and sandboxed iframes may forbid it)`, { cause })
+    })
+    return db
+  }
+
+  const deliver = (message: IndexedDbCommitMessage) => {
+    for (const listener of watchers.get(keyOf(message.namespace, message.scope)) ?? []) listener(message.version)
+  }
+  // One channel per store, opened lazily: BroadcastChannel never delivers to the object that
+  // posted, so a store does not hear its own commits through it.
+  const channelOf = (): BroadcastChannel | undefined => {
+    if (closed || typeof BroadcastChannel === 'undefined') return undefined
+    if (!channel) {
+      channel = new BroadcastChannel(`agent-vfs:${dbName}`)
+      channel.onmessage = ({ data }: MessageEvent) => {
+        if (typeof data?.namespace === 'string' && typeof data.scope === 'string' && Number.isInteger(data.version)) deliver(data)
+      }
+    }
+    return channel
+  }
+
+  return {
+    kind: 'indexeddb',
+
+    async load(namespace, scope): Promise<ScopeSnapshot> {
+      const tx = (await connect()).transaction(['entries', 'scopes'], 'readonly')
+      const [head, records] = await Promise.all([tx.objectStore('scopes').get([namespace, scope]), tx.objectStore('entries').getAll(scopeRange(namespace, scope)), tx.done])
+      const entries = records.map(({ path, kind, data, version, mtime, ctime }) => ({ path, kind, data, version, mtime, ctime }))
+      return { version: head?.version ?? 0, entries }
+    },
+
+    async commit(namespace, scope, ops: StoreOp[]) {
+      const tx = (await connect()).transaction(['entries', 'scopes'], 'readwrite')
+      const entries = tx.objectStore('entries')
+      const keyOfPath = (path: string): [string, string, string] => [namespace, scope, path]
+      // Every request's promise is kept, so an abort rejects them all here, not as unhandled rejections.
+      const requests: Promise<unknown>[] = []
+      const track = <T>(request: Promise<T>): Promise<T> => (requests.push(request), request)
+      try {
+        const head = await track(tx.objectStore('scopes').get([namespace, scope]))
+        const version = (head?.version ?? 0) + 1
+        // The checks run in the same transaction as the writes: IndexedDB serialises overlapping
+        // readwrite transactions (across tabs too), so nobody can commit between check and write.
+        const checked = ops.filter((op) => op.expectedVersion !== null)
+        const current = await Promise.all(checked.map((op) => track(entries.get(keyOfPath(op.path)))))
+        checked.forEach((op, i) => {
+          const has = current[i]?.version ?? 0
+          if (has !== op.expectedVersion) throw new VfsError('ECONFLICT', op.path, `expected version ${op.expectedVersion}, IndexedDB has ${has}`)
+        })
+        for (const op of ops) {
+          if (op.op === 'delete') track(entries.delete(keyOfPath(op.path)))
+          else track(entries.put({ namespace, scope, path: op.path, kind: op.kind, data: ownBytes(op.data), version, mtime: op.mtime, ctime: op.ctime }))
+        }
+        track(tx.objectStore('scopes').put({ namespace, scope, version }))
+        await Promise.all([...requests, tx.done])
+        announce({ namespace, scope, version })
+        return version
+      } catch (error) {
+        // Without the abort, the requests already issued would commit when the transaction idles.
+        try {
+          tx.abort()
+        } catch {
+          // IndexedDB already aborted it (e.g. quota exceeded)
+        }
+        for (const r of [...requests, tx.done]) r.catch(noop)
+        // When IndexedDB itself aborts (quota), requests fail with a bare AbortError; the reason is on the transaction.
+        const reason = error instanceof DOMException && error.name === 'AbortError' ? await tx.done.then(() => error, (e: unknown) => e) : error
+        throw explain(reason, namespace, scope)
+      }
+    },
+
+    async deleteScope(namespace, scope) {
+      const tx = (await connect()).transaction(['entries', 'scopes'], 'readwrite')
+      await Promise.all([tx.objectStore('entries').delete(scopeRange(namespace, scope)), tx.objectStore('scopes').delete([namespace, scope]), tx.done])
+    },
+
+    async listScopes(namespace) {
+      // Every commit writes the scope's version record, so the scopes store alone lists them all.
+      const keys = await (await connect()).getAllKeys('scopes', IDBKeyRange.bound([namespace], [namespace, []]))
+      return keys.map(([, scope]) => scope)
+    },
+
+    watch(namespace, scope, listener) {
+      channelOf()
+      const key = keyOf(namespace, scope)
+      const set = watchers.get(key) ?? new Set()
+      set.add(listener)
+      watchers.set(key, set)
+      return () => {
+        set.delete(listener)
+        if (set.size === 0 && watchers.get(key) === set) watchers.delete(key)
+      }
+    },
+
+    async close() {
+      closed = true
+      channel?.close()
+      channel = undefined
+      watchers.clear()
+      const open = db
+      db = undefined
+      ;(await open?.catch(noop))?.close()
+    },
+  }
+
+  function announce(message: IndexedDbCommitMessage): void {
+    channelOf()?.postMessage(message)
+    // Other workspaces over this same store object hear it too, one task later: by then the
+    // committing workspace has recorded the version and ignores it (versions <= its own).
+    if (watchers.has(keyOf(message.namespace, message.scope))) setTimeout(() => deliver(message), 0)
+  }
+}
+
+/**
+ * A view of a bigger buffer would store the whole buffer (structured clone copies `.buffer`),
+ * so such views are copied down to their own bytes first.
+ */
+function ownBytes(data: Uint8Array): Uint8Array {
+  return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : data.slice()
+}
+
+/** Turns the one IndexedDB failure users can act on into a typed error; everything else passes as is. */
+function explain(error: unknown, namespace: string, scope: string): unknown {
+  if (error instanceof DOMException && error.name === 'QuotaExceededError') {
+    return new VfsError('ESTORE', undefined, `the browser's storage quota is full; nothing of the batch on ${namespace}/${scope} was written. Delete scopes, or ask for more with navigator.storage.persist()`, { cause: error })
+  }
+  return error
+}
