@@ -20,6 +20,11 @@ export class StoreVfs implements Vfs {
   private version = 0
   private closed = false
   private unwatch: (() => void) | undefined
+  private hydrated = false
+  /** Versions this instance committed (the most recent ones): their notices are not news. */
+  private readonly ownVersions = new Set<number>()
+  private backgroundRefresh: Promise<void> | undefined
+  private refreshAgain = false
 
   constructor(
     private readonly store: VfsStore,
@@ -29,22 +34,45 @@ export class StoreVfs implements Vfs {
   ) {
     this.journal = new Journal(() => this.tree, store, namespace, scope, (version, paths) => {
       this.version = Math.max(this.version, version)
+      this.ownVersions.add(version)
+      if (this.ownVersions.size > 256) this.ownVersions.delete(this.ownVersions.values().next().value!)
       this.emit({ type: 'commit', version, paths })
     })
   }
 
   /** Loads the scope from the store. Called once by openVfs(). */
   async hydrate(autoRefresh: boolean): Promise<void> {
-    this.replaceTree(await this.store.load(this.namespace, this.scope))
+    // Subscribe before loading, so a commit that lands while the snapshot loads is not missed.
+    let heardDuringLoad = false
     if (autoRefresh && this.store.watch) {
       this.unwatch = this.store.watch(this.namespace, this.scope, (version) => {
-        if (version <= this.version || this.closed) return
+        // Versions are not compared with ours: another tab's notice can arrive after our own
+        // later commit, and a deleted scope restarts at 1. Only our own commits are skipped.
+        if (this.closed || this.ownVersions.has(version)) return
+        if (!this.hydrated) return void (heardDuringLoad = true)
         this.emit({ type: 'external', version })
-        this.refresh().catch(() => {
-          // A failed background refresh leaves the old state; the next explicit refresh() reports it.
-        })
+        this.refreshInBackground()
       })
     }
+    this.replaceTree(await this.store.load(this.namespace, this.scope))
+    this.hydrated = true
+    if (heardDuringLoad) this.refreshInBackground()
+  }
+
+  /** Coalesces notices: at most one refresh runs, and one more follows if notices came meanwhile. */
+  private refreshInBackground(): void {
+    if (this.backgroundRefresh) return void (this.refreshAgain = true)
+    this.backgroundRefresh = this.refresh()
+      .catch(() => {
+        // A failed background refresh leaves the old state; the next explicit refresh() reports it.
+      })
+      .finally(() => {
+        this.backgroundRefresh = undefined
+        if (this.refreshAgain && !this.closed) {
+          this.refreshAgain = false
+          this.refreshInBackground()
+        }
+      })
   }
 
   // ---- reads ---------------------------------------------------------------------------------
