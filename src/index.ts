@@ -14,5 +14,7 @@ export type {
 export type { VfsStore, StoreOp, StoredEntry, ScopeSnapshot, EntryKind } from './vfs/store.js'
 
 export { memoryStore } from '../adapters/memory.js'
+export { durableObjectStore, type DurableObjectSqlStorageLike } from '../adapters/durable-object.js'
+export { d1Store, type D1Store, type D1StoreOptions, type D1DatabaseLike, type D1StatementLike } from '../adapters/d1.js'
 export { indexedDbStore, type IndexedDbStoreOptions, type IndexedDbCommitMessage } from '../adapters/indexeddb.js'
 export { postgresStore, type PostgresStore, type PostgresStoreOptions, type SqlClient } from '../adapters/postgres.js'

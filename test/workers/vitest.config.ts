@@ -1,4 +1,33 @@
+import { fileURLToPath } from 'node:url'
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
 
-// Placeholder until the workers project (workerd via @cloudflare/vitest-pool-workers) is wired.
-export default defineConfig({ test: { name: 'workers', include: ['test/workers/**/*.test.ts'], passWithNoTests: true } })
+// The `workers` project: the tests run inside workerd (the Workers runtime) through the pool
+// plugin, with the real Worker of wrangler.toml (Durable Objects with SQLite storage, D1).
+// Paths are resolved from the repository root, so the file works both as a project of the root
+// config and on its own (`vitest run -c test/workers/vitest.config.ts`).
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(`${root}/worker-edge/migrations`)
+  return {
+    root,
+    plugins: [
+      cloudflareTest({
+        main: `${root}/worker-edge/src/index.ts`,
+        wrangler: { configPath: `${root}/wrangler.toml` },
+        // Read by apply-migrations.ts, which runs before every test file (storage is per file).
+        miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+      }),
+    ],
+    test: {
+      name: 'workers',
+      // Absolute: as a project of the root config, vitest resolves these from this file's folder.
+      dir: `${root}/test/workers`,
+      include: ['**/*.test.ts'],
+      setupFiles: [`${root}/test/workers/apply-migrations.ts`],
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+    },
+  }
+})

@@ -1,0 +1,7 @@
+import { memoryStore } from '../../src/index.js'
+import { describeStoreConformance } from '../conformance/store-suite.js'
+import { describeVfsDurability } from '../conformance/vfs-suite.js'
+
+// The reference adapter inside workerd: proves the core itself runs in the Workers runtime.
+describeStoreConformance('memory (workerd)', async () => ({ store: memoryStore() }))
+describeVfsDurability('memory (workerd)', async () => ({ store: memoryStore() }))

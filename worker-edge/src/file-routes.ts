@@ -1,0 +1,62 @@
+import { Hono, type Context } from 'hono'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { isVfsError, type Vfs, type VfsErrorCode } from '../../src/index.js'
+
+/** How each workspace error reaches an HTTP client. */
+const statusOf: Record<VfsErrorCode, ContentfulStatusCode> = {
+  ENOENT: 404, EEXIST: 409, EISDIR: 409, ENOTDIR: 409, ENOTEMPTY: 409, ECONFLICT: 409,
+  EACCES: 403, EINVAL: 400, EQUOTA: 413, ECLOSED: 503, ESTORE: 503,
+}
+
+/**
+ * The minimal file API over one workspace, mounted under `/ws/:name` in a Durable Object and under
+ * `/d1/:name` in the Worker. `open` says where the workspace comes from, so both hosts share the
+ * routes and the error mapping.
+ *
+ *   PUT    /file/<path>            body = bytes; `if-match: <version>` makes it conditional
+ *   GET    /file/<path>            the bytes, typed by the file name
+ *   DELETE /file/<path>
+ *   GET    /list?path=/&recursive=1
+ *   GET    /grep?q=…&regex=1&ignoreCase=1&path=/dir
+ */
+export function fileRoutes<E extends object>(open: (c: Context<E>) => Promise<Vfs>): Hono<E> {
+  const app = new Hono<E>()
+  const pathOf = (c: Context<E>) => '/' + c.req.param('path')
+
+  app.put('/file/:path{.+}', async (c) => {
+    const vfs = await open(c)
+    const path = pathOf(c)
+    const ifMatch = c.req.header('if-match')
+    await vfs.writeFile(path, new Uint8Array(await c.req.arrayBuffer()), ifMatch === undefined ? {} : { expectedVersion: Number(ifMatch) })
+    const { version, size } = await vfs.stat(path)
+    return c.json({ path, version, size })
+  })
+  app.get('/file/:path{.+}', async (c) => {
+    const vfs = await open(c)
+    const path = pathOf(c)
+    const st = await vfs.stat(path)
+    if (st.type === 'directory') return c.json({ path, entries: await vfs.readdir(path) })
+    return c.body(await vfs.readFile(path) as Uint8Array<ArrayBuffer>, 200, { 'content-type': st.mimeType, etag: String(st.version) })
+  })
+  app.delete('/file/:path{.+}', async (c) => {
+    await (await open(c)).deleteFile(pathOf(c))
+    return c.body(null, 204)
+  })
+  app.get('/list', async (c) => {
+    const path = c.req.query('path') ?? '/'
+    return c.json({ path, entries: await (await open(c)).readdir(path, { recursive: c.req.query('recursive') === '1' }) })
+  })
+  app.get('/grep', async (c) => {
+    const q = c.req.query('q')
+    if (!q) return c.json({ error: { code: 'EINVAL', message: 'pass the pattern as ?q=' } }, 400)
+    const paths = c.req.queries('path')
+    return c.json(await (await open(c)).grep(q, { regex: c.req.query('regex') === '1', ignoreCase: c.req.query('ignoreCase') === '1', ...(paths ? { paths } : {}) }))
+  })
+  app.onError((error, c) => {
+    if (isVfsError(error)) return c.json({ error: { code: error.code, message: error.message, path: error.path } }, statusOf[error.code])
+    // Not a workspace error: a bug or a runtime failure. Log it whole; tell the client only that much.
+    console.error(error)
+    return c.json({ error: { code: 'EINTERNAL', message: 'internal error' } }, 500)
+  })
+  return app
+}

@@ -1,0 +1,22 @@
+import { Hono } from 'hono'
+import { d1Store, openVfs } from '../../src/index.js'
+import type { Env } from './env.js'
+import { fileRoutes } from './file-routes.js'
+
+export { WorkspaceObject } from './workspace-object.js'
+export type { Env } from './env.js'
+
+/**
+ * The edge Worker. `/ws/:name/…` is served by the Durable Object named `name`, which owns that
+ * workspace; `/d1/:name/…` opens the workspace `name` in D1 for the one request (any isolate may
+ * write it, so nothing is cached across requests and a stale writer gets 409 ECONFLICT).
+ */
+const app = new Hono<{ Bindings: Env }>()
+
+app.get('/', (c) => c.json({ service: 'agent-vfs worker-edge' }))
+app.all('/ws/:name/*', (c) => c.env.WORKSPACE.getByName(c.req.param('name')).fetch(c.req.raw))
+// The schema comes from worker-edge/migrations (wrangler d1 migrations apply), not a DDL batch per request.
+app.route('/d1/:name', fileRoutes<{ Bindings: Env }>((c) =>
+  openVfs({ store: d1Store(c.env.DB, { autoMigrate: false }), namespace: 'd1', scope: c.req.param('name') ?? '', autoRefresh: false })))
+
+export default app
