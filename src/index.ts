@@ -18,3 +18,5 @@ export { durableObjectStore, type DurableObjectSqlStorageLike } from '../adapter
 export { d1Store, type D1Store, type D1StoreOptions, type D1DatabaseLike, type D1StatementLike } from '../adapters/d1.js'
 export { indexedDbStore, type IndexedDbStoreOptions, type IndexedDbCommitMessage } from '../adapters/indexeddb.js'
 export { postgresStore, type PostgresStore, type PostgresStoreOptions, type SqlClient } from '../adapters/postgres.js'
+
+export * from './agent/index.js'

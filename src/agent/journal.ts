@@ -1,0 +1,169 @@
+import { isVfsError } from '../vfs/errors.js'
+import type { Vfs } from '../vfs/types.js'
+import type { ExecutionEvent, ExecutionEventBody, ExecutionEventListener, ExecutionStatus } from './events.js'
+import type { Plan } from './plan.js'
+import type { SubmissionState } from './submit-tool.js'
+
+/** Where executions are recorded: `<dir>/<id>/execution.json`, `events.jsonl`, `checkpoints/`. */
+export const EXECUTIONS_DIR = '/state/executions'
+
+/** Tokens used, summed over model calls. */
+export interface ModelUsageTotals {
+  inputTokens: number
+  outputTokens: number
+  totalTokens: number
+}
+
+/** The durable record of one execution. */
+export interface ExecutionRecord {
+  id: string
+  status: ExecutionStatus
+  instructions: string
+  hasContract: boolean
+  startedAt: number
+  endedAt?: number
+  usage: ModelUsageTotals
+  modelCalls: number
+  toolCalls: number
+  windows: number
+  /** Windows opened since the last checkpoint, and consecutive windows without any successful tool call. */
+  windowsSinceCheckpoint: number
+  idleWindows: number
+  /** Revision of the last checkpoint (0: none yet). */
+  checkpoint: number
+  submission: SubmissionState
+  /** Set while suspended. */
+  pendingId?: string
+  result?: unknown
+  summary?: string
+  error?: { code: string; message: string }
+}
+
+/** A checkpoint: written after each accepted plan update. */
+export interface CheckpointRecord {
+  executionId: string
+  revision: number
+  at: number
+  window: number
+  toolCalls: number
+  plan: Plan
+}
+
+/** Keeps one execution's record, events and checkpoints in the workspace. */
+export class ExecutionJournal {
+  private seq: number
+  private readonly listeners = new Set<ExecutionEventListener>()
+
+  private constructor(
+    private readonly vfs: Vfs,
+    readonly record: ExecutionRecord,
+    seq: number,
+  ) {
+    this.seq = seq
+  }
+
+  /** Directory of this execution. */
+  get dir(): string {
+    return `${EXECUTIONS_DIR}/${this.record.id}`
+  }
+
+  /** Starts a new execution with the next id (`e0001`, `e0002`, …). */
+  static async create(vfs: Vfs, instructions: string, hasContract: boolean): Promise<ExecutionJournal> {
+    const ids = await listExecutionIds(vfs)
+    const next = ids.length === 0 ? 1 : Number(ids[ids.length - 1].slice(1)) + 1
+    const record: ExecutionRecord = {
+      id: `e${String(next).padStart(4, '0')}`,
+      status: 'running',
+      instructions,
+      hasContract,
+      startedAt: Date.now(),
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      modelCalls: 0,
+      toolCalls: 0,
+      windows: 0,
+      windowsSinceCheckpoint: 0,
+      idleWindows: 0,
+      checkpoint: 0,
+      submission: { attempts: 0 },
+    }
+    const journal = new ExecutionJournal(vfs, record, 0)
+    await journal.save()
+    return journal
+  }
+
+  /** Opens a recorded execution; the event sequence continues after the last logged event. */
+  static async open(vfs: Vfs, id: string): Promise<ExecutionJournal | undefined> {
+    const record = await readExecution(vfs, id)
+    if (!record) return undefined
+    let seq = 0
+    try {
+      seq = (await vfs.readFile(`${EXECUTIONS_DIR}/${id}/events.jsonl`, 'utf8')).split('\n').filter((l) => l.trim() !== '').length
+    } catch (error) {
+      if (!isVfsError(error, 'ENOENT')) throw error
+    }
+    return new ExecutionJournal(vfs, record, seq)
+  }
+
+  /** Subscribes to this execution's events. */
+  subscribe(listener: ExecutionEventListener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Stores the record. */
+  async save(): Promise<void> {
+    await this.vfs.writeFile(`${this.dir}/execution.json`, JSON.stringify(this.record, null, 2))
+  }
+
+  /** Logs an event durably, then tells the listeners. */
+  async emit(body: ExecutionEventBody): Promise<ExecutionEvent> {
+    const event = { ...body, executionId: this.record.id, seq: ++this.seq, at: Date.now() } as ExecutionEvent
+    await this.vfs.appendFile(`${this.dir}/events.jsonl`, JSON.stringify(event) + '\n')
+    for (const listener of this.listeners) {
+      try {
+        listener(event)
+      } catch {
+        // A listener's failure must not change the run.
+      }
+    }
+    return event
+  }
+
+  /** Records a checkpoint for an accepted plan revision. */
+  async checkpoint(plan: Plan): Promise<string> {
+    const path = `${this.dir}/checkpoints/r${String(plan.revision).padStart(4, '0')}.json`
+    const cp: CheckpointRecord = { executionId: this.record.id, revision: plan.revision, at: Date.now(), window: this.record.windows, toolCalls: this.record.toolCalls, plan }
+    await this.vfs.writeFile(path, JSON.stringify(cp, null, 2))
+    this.record.checkpoint = plan.revision
+    this.record.windowsSinceCheckpoint = 0
+    await this.save()
+    return path
+  }
+}
+
+/** Ids of recorded executions, oldest first. */
+export async function listExecutionIds(vfs: Vfs): Promise<string[]> {
+  if (!(await vfs.exists(EXECUTIONS_DIR))) return []
+  return (await vfs.readdir(EXECUTIONS_DIR)).filter((n) => /^e\d{4,}$/.test(n)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
+}
+
+/** Reads one execution record. */
+export async function readExecution(vfs: Vfs, id: string): Promise<ExecutionRecord | undefined> {
+  try {
+    return JSON.parse(await vfs.readFile(`${EXECUTIONS_DIR}/${id}/execution.json`, 'utf8')) as ExecutionRecord
+  } catch (error) {
+    if (isVfsError(error, 'ENOENT')) return undefined
+    throw error
+  }
+}
+
+/** Reads the logged events of an execution, in order. */
+export async function readEvents(vfs: Vfs, id: string): Promise<ExecutionEvent[]> {
+  try {
+    const text = await vfs.readFile(`${EXECUTIONS_DIR}/${id}/events.jsonl`, 'utf8')
+    return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as ExecutionEvent)
+  } catch (error) {
+    if (isVfsError(error, 'ENOENT')) return []
+    throw error
+  }
+}

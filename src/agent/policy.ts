@@ -1,0 +1,104 @@
+import { isVfsError } from '../vfs/errors.js'
+import { compileGlob, type CompiledGlob } from '../vfs/glob.js'
+import { normalizePath } from '../vfs/paths.js'
+import type { Vfs } from '../vfs/types.js'
+import type { ToolAccess } from './tool.js'
+
+/** What a policy decides for a tool call. */
+export type PolicyDecision = 'allow' | 'deny' | 'ask'
+
+/**
+ * One policy rule. A rule applies to a call when every condition it sets holds; the first rule that
+ * applies decides. Example, "ask before writing outside /work":
+ * `{ decision: 'ask', access: 'write', exceptPaths: ['/work/**'] }`.
+ */
+export interface PolicyRule {
+  decision: PolicyDecision
+  /** Tool names the rule covers (`*` for all). Default: all tools. */
+  tools?: string[]
+  /** Only calls that read, or only calls that write. Default: both. */
+  access?: 'read' | 'write'
+  /** Glob patterns; the rule applies when a path the call touches matches one. */
+  paths?: string[]
+  /** Glob patterns; the rule does not apply when every path the call touches matches one. */
+  exceptPaths?: string[]
+  /** Shown to the model (deny) or to the person asked (ask). */
+  reason?: string
+}
+
+/** The decision for one call, and which rule made it. */
+export interface PolicyVerdict {
+  decision: PolicyDecision
+  rule?: PolicyRule
+  reason: string
+}
+
+/** Where "always allow" answers are saved as rules, so later executions keep them. */
+export const POLICY_PATH = '/state/policy.json'
+
+const STATE_GUARD: PolicyRule = {
+  decision: 'deny',
+  access: 'write',
+  paths: ['/state', '/state/**'],
+  reason: '/state is kept by the runner: change the plan with update_plan and finish with submit_result',
+}
+
+const globs = new Map<string, CompiledGlob>()
+function matches(pattern: string, path: string): boolean {
+  let glob = globs.get(pattern)
+  if (!glob) globs.set(pattern, (glob = compileGlob(pattern)))
+  let p = path
+  try {
+    p = normalizePath(path)
+  } catch {
+    // An invalid path fails in the tool with a clear error; here it simply matches nothing.
+  }
+  return glob.test(p)
+}
+
+/** True when `rule` applies to a call of `toolName` with `access`. */
+export function ruleApplies(rule: PolicyRule, toolName: string, access: ToolAccess): boolean {
+  if (rule.tools && !rule.tools.includes('*') && !rule.tools.includes(toolName)) return false
+  if (rule.access && rule.access !== access.access) return false
+  if (rule.paths && !access.paths.some((p) => rule.paths!.some((g) => matches(g, p)))) return false
+  if (rule.exceptPaths && access.paths.every((p) => rule.exceptPaths!.some((g) => matches(g, p)))) return false
+  return true
+}
+
+/**
+ * Decides a call: the built-in guard (tools cannot write `/state`) first, then `rules` in order;
+ * without a matching rule the call is allowed.
+ */
+export function evaluatePolicy(rules: readonly PolicyRule[], toolName: string, access: ToolAccess): PolicyVerdict {
+  for (const rule of [STATE_GUARD, ...rules]) {
+    if (ruleApplies(rule, toolName, access)) {
+      return { decision: rule.decision, rule, reason: rule.reason ?? `rule ${JSON.stringify(rule)}` }
+    }
+  }
+  return { decision: 'allow', reason: 'no rule applies' }
+}
+
+/** Rules saved in the workspace by "always allow" answers. */
+export async function loadSavedRules(vfs: Vfs): Promise<PolicyRule[]> {
+  try {
+    const saved = JSON.parse(await vfs.readFile(POLICY_PATH, 'utf8')) as { rules?: PolicyRule[] }
+    return Array.isArray(saved.rules) ? saved.rules : []
+  } catch (error) {
+    if (isVfsError(error, 'ENOENT')) return []
+    throw error
+  }
+}
+
+/** Appends a rule to the saved rules. */
+export async function saveRule(vfs: Vfs, rule: PolicyRule): Promise<void> {
+  const rules = await loadSavedRules(vfs)
+  rules.push(rule)
+  await vfs.writeFile(POLICY_PATH, JSON.stringify({ rules }, null, 2))
+}
+
+/** The rule an "always allow" answer saves: this tool on these exact paths (or the tool, if it has none). */
+export function allowRuleFor(toolName: string, access: ToolAccess): PolicyRule {
+  return access.paths.length > 0
+    ? { decision: 'allow', tools: [toolName], paths: access.paths.map((p) => normalizePath(p)), reason: 'always allowed by the user' }
+    : { decision: 'allow', tools: [toolName], reason: 'always allowed by the user' }
+}

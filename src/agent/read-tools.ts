@@ -1,0 +1,104 @@
+import { z } from 'zod'
+import { decodeUtf8 } from '../vfs/bytes.js'
+import { normalizePath } from '../vfs/paths.js'
+import { defineTool, ToolError } from './tool.js'
+import type { FileToolContext } from './tool-context.js'
+
+/** One entry of an `ls` result. */
+export interface LsEntry {
+  /** Name relative to the listed directory (`sub/x.md` when recursive). */
+  name: string
+  type: 'file' | 'directory'
+  /** Bytes; 0 for directories. */
+  size: number
+}
+
+/** `ls`: lists a directory, optionally its whole subtree. */
+export function lsTool(ctx: FileToolContext) {
+  return defineTool({
+    description: 'List a directory of the workspace (default /). Returns names, types and sizes. Use recursive: true for the whole subtree.',
+    inputSchema: z.object({
+      path: z.string().default('/').describe('Directory to list, e.g. /work'),
+      recursive: z.boolean().default(false).describe('List every entry below the directory'),
+    }),
+    access: (input) => ({ access: 'read', paths: [input.path] }),
+    async execute({ path, recursive }) {
+      const stat = await ctx.vfs.stat(path)
+      if (stat.type !== 'directory') throw new ToolError('not-directory', `${path} is a file, not a directory.`, `read it with read_file({ path: "${path}" }).`)
+      const names = await ctx.vfs.readdir(path, { recursive })
+      const base = normalizePath(path)
+      const entries: LsEntry[] = []
+      for (const name of names.slice(0, ctx.limits.listEntries)) {
+        const s = await ctx.vfs.stat(base === '/' ? '/' + name : `${base}/${name}`)
+        entries.push({ name, type: s.type, size: s.size })
+      }
+      const truncated = names.length > entries.length
+      return {
+        path: base,
+        entries,
+        truncated,
+        ...(truncated ? { note: `Showing ${entries.length} of ${names.length} entries. List a subdirectory or use glob with a narrower pattern.` } : {}),
+      }
+    },
+  })
+}
+
+/** `read_file`: a window of a text file with line numbers, capped in lines and bytes. */
+export function readFileTool(ctx: FileToolContext) {
+  return defineTool({
+    description:
+      'Read a text file. Returns numbered lines ("<n>\\t<text>"; the numbers are not part of the file). ' +
+      'Use offset (1-based first line) and limit (number of lines) for long files; the result says how to continue.',
+    inputSchema: z.object({
+      path: z.string().describe('File to read, e.g. /context/episodes/01.md'),
+      offset: z.number().int().min(1).default(1).describe('First line to return, 1-based'),
+      limit: z.number().int().min(1).optional().describe('How many lines to return'),
+    }),
+    access: (input) => ({ access: 'read', paths: [input.path] }),
+    async execute({ path, offset, limit }) {
+      const stat = await ctx.vfs.stat(path)
+      if (stat.type === 'directory') throw new ToolError('is-directory', `${path} is a directory.`, `list it with ls({ path: "${path}" }).`)
+      const bytes = await ctx.vfs.readFile(path)
+      ctx.reads.record(path, stat.version)
+      if (looksBinary(bytes)) return `${path}: binary file (${stat.mimeType}, ${bytes.length} bytes); it cannot be shown as text.`
+      return renderLines(path, decodeUtf8(bytes), offset, limit ?? ctx.limits.readLines, ctx.limits.readBytes)
+    },
+  })
+}
+
+function renderLines(path: string, text: string, offset: number, limit: number, maxBytes: number): string {
+  const lines = text.split('\n')
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop()
+  const total = text === '' ? 0 : lines.length
+  if (total === 0) return `${path}: empty file.`
+  if (offset > total) {
+    throw new ToolError('invalid-input', `offset ${offset} is past the end of ${path} (${total} lines).`, `call read_file with an offset between 1 and ${total}.`)
+  }
+  const out: string[] = []
+  let bytes = 0
+  let last = offset - 1
+  let cutLine: number | undefined
+  for (let n = offset; n <= Math.min(total, offset + limit - 1); n++) {
+    let line = lines[n - 1].endsWith('\r') ? lines[n - 1].slice(0, -1) : lines[n - 1]
+    if (bytes + line.length > maxBytes) {
+      if (out.length > 0) break
+      line = line.slice(0, maxBytes)
+      cutLine = n
+    }
+    out.push(`${String(n).padStart(6)}\t${line}`)
+    bytes += line.length + 1
+    last = n
+  }
+  const header = `${path}: lines ${offset}-${last} of ${total}`
+  const notes: string[] = []
+  if (cutLine !== undefined) notes.push(`[line ${cutLine} is longer than ${maxBytes} characters and was cut; use grep or run_js to inspect it]`)
+  if (last < total) notes.push(`[${total - last} more lines: call read_file({ path: "${path}", offset: ${last + 1} }) to continue]`)
+  return [header, ...out, ...notes].join('\n')
+}
+
+/** True when the first 8 KiB hold a NUL byte, as `grep` decides. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 8192)
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true
+  return false
+}

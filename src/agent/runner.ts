@@ -1,0 +1,167 @@
+import type { Vfs } from '../vfs/types.js'
+import { isVfsError } from '../vfs/errors.js'
+import type { ResultContract } from './contract.js'
+import type { ExecutionEventListener, TaskErrorCode } from './events.js'
+import { EXECUTIONS_DIR, ExecutionJournal, listExecutionIds } from './journal.js'
+import { defaultTaskLimits, type TaskLimits } from './limits.js'
+import type { LanguageModel } from './model.js'
+import { answerPending, readPending, type PendingAnswer } from './pending.js'
+import { PLAN_PATH, PlanController, type Plan } from './plan.js'
+import { updatePlanTool } from './plan-tool.js'
+import type { PolicyRule } from './policy.js'
+import { askUserTool } from './ask-tool.js'
+import { submitResultTool } from './submit-tool.js'
+import { TaskRun, taskResult, type TaskResult, type WindowStart } from './task-run.js'
+import type { ToolSet } from './tool.js'
+import { ReadLedger } from './tool-context.js'
+import { createWorkspaceTools, toolSpecs, type RunJsSlot } from './toolset.js'
+
+/** A refused runner call (e.g. resuming with nothing to resume). */
+export class TaskError extends Error {
+  override readonly name = 'TaskError'
+  constructor(
+    readonly code: TaskErrorCode,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** What {@link runTask} and {@link resumeTask} share. */
+export interface TaskRunOptions<T = unknown> {
+  /** The workspace, usually a run scope (`scopeRun(vfs, { runId })`). Executions are recorded under its /state. */
+  vfs: Vfs
+  /** Any AI-SDK language model (specification v2), or `scriptedModel(...)`. */
+  model: LanguageModel
+  /** What the result must satisfy; `submit_result` checks it. Pass the same contract to `resumeTask`. */
+  contract?: ResultContract<T>
+  limits?: Partial<TaskLimits>
+  /** Policy rules, first match wins; rules saved by "always allow" answers come before them. */
+  policy?: PolicyRule[]
+  /** Adds the `run_js` tool: a runner (e.g. `createRunJs({ vfs })`) or a factory given a view with read-only /state. */
+  runJs?: RunJsSlot
+  /** Extra tools, offered next to the built-in ones. */
+  tools?: ToolSet
+  /** Receives every event as it is logged. */
+  onEvent?: ExecutionEventListener
+  /** Aborting ends the run as `interrupted` (resumable) after the current model call or tool call. */
+  signal?: AbortSignal
+}
+
+/** Options of {@link runTask}. */
+export interface RunTaskOptions<T = unknown> extends TaskRunOptions<T> {
+  /** The task, or a follow-up message in the same session. */
+  instructions: string
+}
+
+/** Options of {@link resumeTask}. */
+export interface ResumeTaskOptions<T = unknown> extends TaskRunOptions<T> {
+  /** The execution to resume. Default: the latest one. */
+  executionId?: string
+  /** Answers the pending approval or question before resuming. */
+  answer?: PendingAnswer
+}
+
+/**
+ * Starts a new execution of a task (or a follow-up in the same session: it sees every earlier
+ * file and a summary of earlier executions) and drives the model through windows until the result
+ * is accepted, the run fails within its bounds, waits for a person (`suspended`) or is aborted.
+ */
+export async function runTask<T = unknown>(options: RunTaskOptions<T>): Promise<TaskResult<T>> {
+  checkOptions(options)
+  if (typeof options.instructions !== 'string' || options.instructions.trim() === '') throw new TypeError('runTask needs instructions: the task, as text')
+  const ids = await listExecutionIds(options.vfs)
+  if (ids.length > 0) {
+    const last = await ExecutionJournal.open(options.vfs, ids[ids.length - 1])
+    const status = last?.record.status
+    if (status === 'running' || status === 'suspended' || status === 'interrupted') {
+      throw new TaskError('execution-in-progress', `Execution ${last!.record.id} is ${status}: continue it with resumeTask(...) before starting a new one.`)
+    }
+  }
+  await archivePlan(options.vfs)
+  const journal = await ExecutionJournal.create(options.vfs, options.instructions, options.contract !== undefined)
+  return start(options, journal, { reason: 'start' }, false) as Promise<TaskResult<T>>
+}
+
+/**
+ * Continues an execution on the same workspace: after a crash or an abort from the last
+ * checkpoint (plan and files), after a suspension with the answer to its pending action.
+ * A finished execution is returned as it is.
+ */
+export async function resumeTask<T = unknown>(options: ResumeTaskOptions<T>): Promise<TaskResult<T>> {
+  checkOptions(options)
+  const ids = await listExecutionIds(options.vfs)
+  const id = options.executionId ?? ids[ids.length - 1]
+  const journal = id ? await ExecutionJournal.open(options.vfs, id) : undefined
+  if (!journal) throw new TaskError('nothing-to-resume', id ? `There is no execution "${id}".` : 'This workspace has no execution to resume: start one with runTask(...).')
+  const r = journal.record
+  if (r.hasContract && !options.contract) throw new TaskError('contract-missing', `Execution ${r.id} has a result contract: pass the same contract to resumeTask.`)
+  const plan = new PlanController(options.vfs, r.id)
+  await plan.load()
+  if (r.status === 'completed' || r.status === 'failed') return taskResult(r, plan.plan, undefined) as TaskResult<T>
+  if (plan.plan && plan.plan.revision > r.checkpoint) await journal.checkpoint(plan.plan) // the run died between plan and checkpoint record
+  if (r.status === 'suspended') {
+    let pending = r.pendingId ? await readPending(options.vfs, r.pendingId) : undefined
+    if (!pending) throw new TaskError('not-answered', `Execution ${r.id} is suspended but its pending action is missing.`)
+    if (options.answer) {
+      try {
+        pending = await answerPending(options.vfs, pending.id, options.answer)
+      } catch (error) {
+        throw new TaskError('invalid-answer', (error as Error).message)
+      }
+    }
+    if (!pending.answer) return taskResult(r, plan.plan, pending) as TaskResult<T>
+    r.status = 'running'
+    delete r.pendingId
+    await journal.save()
+    return start(options, journal, { pending }, true, plan) as Promise<TaskResult<T>>
+  }
+  r.status = 'running'
+  await journal.save()
+  const note = 'The previous run stopped before finishing. Continue from the plan; files written after the last checkpoint are still there, so check them before redoing work.'
+  return start(options, journal, { reason: 'resume', note }, true, plan) as Promise<TaskResult<T>>
+}
+
+async function start(options: TaskRunOptions<any>, journal: ExecutionJournal, first: WindowStart, resumed: boolean, loaded?: PlanController): Promise<TaskResult> {
+  const { vfs } = options
+  const plan = loaded ?? new PlanController(vfs, journal.record.id)
+  if (!loaded) await plan.load()
+  const unsubscribe = options.onEvent ? journal.subscribe(options.onEvent) : () => {}
+  try {
+    const limits = { ...defaultTaskLimits, ...options.limits }
+    const tools: ToolSet = {
+      ...createWorkspaceTools({ vfs, limits, reads: new ReadLedger(), ...(options.runJs ? { runJs: options.runJs } : {}) }),
+      ...options.tools,
+      update_plan: updatePlanTool(plan),
+      submit_result: submitResultTool({ vfs, plan, contract: options.contract, state: journal.record.submission, onState: () => journal.save() }),
+      ask_user: askUserTool(),
+    }
+    const run = new TaskRun(
+      { vfs, model: options.model, contract: options.contract, limits, rules: options.policy ?? [], journal, plan, tools, ...(options.signal ? { signal: options.signal } : {}) },
+      toolSpecs(tools),
+    )
+    await journal.emit({ type: 'execution-start', instructions: journal.record.instructions, resumed })
+    return await run.drive(first)
+  } finally {
+    unsubscribe()
+  }
+}
+
+/** Moves a finished execution's plan out of /state/plan.json so the next execution starts its own. */
+async function archivePlan(vfs: Vfs): Promise<void> {
+  let plan: Plan
+  try {
+    plan = JSON.parse(await vfs.readFile(PLAN_PATH, 'utf8')) as Plan
+  } catch (error) {
+    if (isVfsError(error, 'ENOENT')) return
+    throw error
+  }
+  const target = `${EXECUTIONS_DIR}/${plan.executionId}/plan.json`
+  if (!(await vfs.exists(target))) await vfs.writeFile(target, JSON.stringify(plan, null, 2))
+  await vfs.deleteFile(PLAN_PATH)
+}
+
+function checkOptions(options: TaskRunOptions<any>): void {
+  if (!options?.vfs || typeof options.vfs.readFile !== 'function') throw new TypeError('pass vfs: a workspace from openVfs(...) or scopeRun(...)')
+  if (!options.model || typeof options.model.doGenerate !== 'function') throw new TypeError('pass model: an AI-SDK language model (v2) or scriptedModel(...)')
+}
