@@ -19,4 +19,10 @@ export { d1Store, type D1Store, type D1StoreOptions, type D1DatabaseLike, type D
 export { indexedDbStore, type IndexedDbStoreOptions, type IndexedDbCommitMessage } from '../adapters/indexeddb.js'
 export { postgresStore, type PostgresStore, type PostgresStoreOptions, type SqlClient } from '../adapters/postgres.js'
 
+export {
+  createRunJs, sanitizeToolId, variantEngine, defaultEngine, DEFAULT_LIMITS,
+  type RunJs, type RunJsOptions, type RunJsLimits, type RunJsResult, type RunJsError, type RunJsTool, type RunJsToolFunction,
+  type RunJsToolContext, type RunJsSchema, type RunOptions, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions,
+} from './run-js/index.js'
+
 export * from './agent/index.js'

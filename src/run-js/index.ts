@@ -1,0 +1,51 @@
+import { archiveDirFor } from './archive.js'
+import { defaultEngine } from './engine.js'
+import { resolveLimits } from './limits.js'
+import { InstancePool } from './pool.js'
+import { makeBootstrap, runSession, type SessionEnv } from './session.js'
+import { bindTools } from './tools.js'
+import type { RunJs, RunJsOptions, RunJsResult, RunOptions } from './types.js'
+
+/**
+ * Creates a runner for model-written programs over one workspace. Each `run` gets a fresh QuickJS
+ * context in its own capped WebAssembly memory; the program sees `vfs`, `console` and the given
+ * tools as `external_*` functions, and nothing else of the host.
+ *
+ * ```ts
+ * const runJs = createRunJs({ vfs: scopeRun(vfs, { runId: 'r1' }) })
+ * const r = await runJs.run(`const ps = await vfs.list('/context'); return ps.length`)
+ * ```
+ *
+ * Throws only for bad options (a limit out of range, clashing tool names); `run` never throws for
+ * anything the program does.
+ */
+export function createRunJs(options: RunJsOptions): RunJs {
+  if (!options || typeof options.vfs !== 'object' || options.vfs === null) throw new TypeError('createRunJs: options.vfs (a Vfs or run scope) is required')
+  return createRunner(options)
+}
+
+/** The runner behind `createRunJs` and the Mastra transport; `vfs` is optional here. */
+export function createRunner(options: Omit<RunJsOptions, 'vfs'> & { vfs?: RunJsOptions['vfs'] }): RunJs {
+  const limits = resolveLimits(options.limits)
+  const tools = bindTools(options.tools)
+  const env: SessionEnv = {
+    pool: new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes),
+    limits,
+    tools,
+    vfs: options.vfs,
+    archiveDir: archiveDirFor(options.vfs, options.archiveDir),
+    bootstrap: makeBootstrap(tools, options.vfs !== undefined),
+  }
+  return {
+    run(code: string, runOptions: RunOptions = {}): Promise<RunJsResult> {
+      return runSession(env, code, runOptions.signal)
+    },
+  }
+}
+
+export { sanitizeToolId } from './tools.js'
+export { variantEngine, defaultEngine, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions } from './engine.js'
+export { DEFAULT_LIMITS } from './limits.js'
+export type {
+  RunJs, RunJsOptions, RunJsLimits, RunJsResult, RunJsError, RunJsTool, RunJsToolFunction, RunJsToolContext, RunJsSchema, RunOptions,
+} from './types.js'

@@ -1,0 +1,109 @@
+import type { Vfs } from '../vfs/types.js'
+import type { QuickJsEngine } from './engine.js'
+
+/**
+ * Limits of one run. Every limit holds against hostile guests: see the "Limits that hold" notes in
+ * src/run-js/README.md for how each is enforced.
+ */
+export interface RunJsLimits {
+  /**
+   * Hard cap on the guest heap in bytes (default 64 MiB, at least 16 MiB, at most 2 GiB). It is the size
+   * of the capped `WebAssembly.Memory` the QuickJS instance runs in, so it also holds QuickJS's ~5 MB
+   * shadow stack; the guest gets a little less.
+   */
+  memoryBytes?: number
+  /**
+   * QuickJS stack in bytes (default 64 KiB, ≈370 plain frames). Larger stacks let deeply nested
+   * `JSON.parse`/`JSON.stringify` overflow the host's own stack before QuickJS notices.
+   */
+  stackBytes?: number
+  /** Wall-clock limit in ms for the whole run, host calls included (default 10,000). */
+  timeMs?: number
+  /**
+   * How many times QuickJS may ask the interrupt handler whether to stop (≈25–40 per ms of guest CPU).
+   * It bounds guest CPU when the clock does not move (deployed Workers freeze `Date.now()` during CPU
+   * work). Default: 100 × `timeMs`.
+   */
+  interruptBudget?: number
+  /** Characters of console output kept (default 64 KiB); the rest is dropped with a note. */
+  logChars?: number
+  /** Characters of JSON result returned inline (default 16 KiB); larger results go to a file. */
+  inlineResultChars?: number
+}
+
+/** Context a tool gets with each call. */
+export interface RunJsToolContext {
+  /** Aborts when the run ends (finished, timed out, aborted): stop work that nobody will read. */
+  signal: AbortSignal
+}
+
+/** Anything with a Standard Schema `validate` (zod 4, valibot, arktype …). */
+export interface RunJsSchema {
+  readonly '~standard': {
+    validate(value: unknown): { value?: unknown; issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<unknown> }> } | Promise<{ value?: unknown; issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<unknown> }> }>
+  }
+}
+
+/** A host function the guest may call as `external_<sanitized id>(input)`. Its result must be JSON. */
+export type RunJsToolFunction = (input: unknown, context: RunJsToolContext) => unknown
+
+/** A tool: a plain async function, or one with an input schema checked before it runs. */
+export type RunJsTool = RunJsToolFunction | { inputSchema?: RunJsSchema; execute: RunJsToolFunction }
+
+export interface RunJsOptions {
+  /** The workspace the guest sees as `vfs` (a run scope limits it to the run's roots). */
+  vfs: Vfs
+  /** Allow-listed host functions by id; the guest sees each as `external_<sanitizeToolId(id)>`. */
+  tools?: Record<string, RunJsTool>
+  limits?: RunJsLimits
+  /**
+   * Where scripts and large results are archived. Default: `/state/.run_js` on a run scope with a
+   * writable `state` root, `/.run_js` on a plain workspace. `false` archives nothing.
+   */
+  archiveDir?: string | false
+  /**
+   * How QuickJS instances are made. Default: the release build loaded by its own loader (Node,
+   * browsers). On Cloudflare Workers pass `workerdEngine()` from `agent-vfs/run-js/workerd`.
+   */
+  engine?: QuickJsEngine
+}
+
+export interface RunOptions {
+  /** Aborting ends the run with `AbortError`; an already aborted signal runs nothing. */
+  signal?: AbortSignal
+}
+
+/** Why a run failed. `name` is the guest error's name (`TypeError`, `TimeoutError`, `AbortError` …). */
+export interface RunJsError {
+  name: string
+  message: string
+  /** 1-based line in the program, when known. */
+  line?: number
+  /** The workspace error code (`ENOENT`, `EACCES` …) when a file operation failed. */
+  code?: string
+}
+
+/** What `run` resolves to. Shaped like Mastra's `CodeModeToolResult`, plus where things were archived. */
+export interface RunJsResult {
+  success: boolean
+  /**
+   * The returned value, after a JSON round trip. When its JSON is larger than the inline limit this is
+   * a short text preview instead, and `resultPath`/`bytes` say where the full result is.
+   */
+  result?: unknown
+  /** Console output in order, kept on failure too. */
+  logs: string[]
+  error?: RunJsError
+  /** Where the program was archived; absent when archiving is off or the run never started. */
+  scriptPath?: string
+  /** The JSON file holding a result too large to return inline. */
+  resultPath?: string
+  /** UTF-8 size of that file. */
+  bytes?: number
+}
+
+/** A runner bound to one workspace. Runs share nothing but the workspace. */
+export interface RunJs {
+  /** Runs one program (an async function body, JavaScript or TypeScript). Never throws for guest behaviour. */
+  run(code: string, options?: RunOptions): Promise<RunJsResult>
+}
