@@ -8,7 +8,7 @@ import type { FunctionToolSpec, JsonValue, LanguageModel, PromptMessage, TextPar
 import { readPending, writePending, type PendingAction, type PendingSummary, summarizePending } from './pending.js'
 import type { WindowReason } from './prompt.js'
 import { planRuleError, type Plan, type PlanController } from './plan.js'
-import { evaluatePolicy, loadSavedRules, type PolicyRule } from './policy.js'
+import { allowRuleFor, evaluatePolicy, loadSavedRules, saveRule, type PolicyRule } from './policy.js'
 import { spillLargeResult } from './spill.js'
 import type { AcceptedResult } from './submit-tool.js'
 import { toToolError, ToolError, type ToolSet } from './tool.js'
@@ -269,6 +269,7 @@ export class TaskRun {
       outcome = { part: errorPart(call, message), ok: false }
       await this.ctx.journal.emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, ok: false, error: { code: 'denied', message } })
     } else {
+      if (answer.decision === 'always') await saveRule(this.ctx.vfs, allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] }))
       outcome = await this.callTool(call, true)
     }
     const messages = [...p.window.messages, { role: 'tool' as const, content: [...p.window.before, outcome.part, ...p.window.after] }]

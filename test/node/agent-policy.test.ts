@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest'
+import {
+  evaluatePolicy, listPending, loadSavedRules, resumeTask, runTask, scriptedModel, type ExecutionEvent, type PolicyRule, type ScriptedView,
+} from '../../src/index.js'
+import { freshRun, reopen } from '../agent/workspace.js'
+
+const askOutsideWork: PolicyRule = { decision: 'ask', access: 'write', exceptPaths: ['/work/**'], reason: 'writes outside /work need approval' }
+
+describe('evaluatePolicy', () => {
+  it('first matching rule decides; no rule allows; /state is never writable by tools', () => {
+    const w = (paths: string[]) => ({ access: 'write' as const, paths })
+    expect(evaluatePolicy([askOutsideWork], 'write_file', w(['/work/a.md'])).decision).toBe('allow')
+    expect(evaluatePolicy([askOutsideWork], 'write_file', w(['/outputs/a.md'])).decision).toBe('ask')
+    expect(evaluatePolicy([askOutsideWork], 'move', w(['/work/a.md', '/outputs/a.md'])).decision).toBe('ask')
+    expect(evaluatePolicy([askOutsideWork], 'read_file', { access: 'read', paths: ['/outputs/a.md'] }).decision).toBe('allow')
+    expect(evaluatePolicy([{ decision: 'deny', tools: ['delete'] }, { decision: 'allow' }], 'delete', w(['/work/x'])).decision).toBe('deny')
+    expect(evaluatePolicy([{ decision: 'deny', tools: ['run_js'] }], 'run_js', { access: 'write', paths: [] }).decision).toBe('deny')
+    expect(evaluatePolicy([{ decision: 'allow' }], 'write_file', w(['/state/plan.json']))).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/update_plan/) })
+    expect(evaluatePolicy([{ decision: 'deny', paths: ['/context/**'], access: 'read' }], 'grep', { access: 'read', paths: ['/context/**/*.md'] }).decision).toBe('deny')
+  })
+})
+
+/** Writes /outputs/<n>.md for each name, then answers; reports every tool result it sees. */
+function writer(names: string[], seen: ScriptedView['last'][number][] = []) {
+  return (v: ScriptedView) => {
+    seen.push(...v.last)
+    const done = v.results.filter((r) => r.toolName === 'write_file').length
+    if (done < names.length) return { toolCalls: [{ toolName: 'write_file', input: { path: `/outputs/${names[done]}.md`, content: names[done] } }] }
+    return { text: 'done' }
+  }
+}
+
+describe('ASK: durable pending approvals', () => {
+  it('suspends, survives a restart, and resumes the same window once approved', async () => {
+    const { run, store } = await freshRun()
+    const events: ExecutionEvent[] = []
+    const first = await runTask({ vfs: run, instructions: 'write', model: scriptedModel(writer(['a'])), policy: [askOutsideWork], onEvent: (e) => events.push(e) })
+    expect(first.status).toBe('suspended')
+    expect(first.pending).toMatchObject({ kind: 'approval', toolName: 'write_file', input: { path: '/outputs/a.md' }, reason: 'writes outside /work need approval' })
+    expect(events.map((e) => e.type).slice(-2)).toEqual(['approval-required', 'execution-end'])
+    expect(await run.exists('/outputs/a.md')).toBe(false)
+
+    // A new process sees the pending approval and answers it.
+    const again = await reopen(store)
+    expect((await listPending(again)).map((p) => p.id)).toEqual([first.pending!.id])
+    const seen: ScriptedView['last'] = []
+    const done = await resumeTask({ vfs: again, model: scriptedModel(writer(['a'], seen)), policy: [askOutsideWork], answer: { decision: 'approve' } })
+    expect(done.status).toBe('completed')
+    expect(await again.readFile('/outputs/a.md', 'utf8')).toBe('a')
+    expect(seen[0]).toMatchObject({ toolName: 'write_file', ok: true })
+    expect(await listPending(again)).toEqual([])
+  })
+
+  it('"always" saves an allow rule in the workspace; other paths still ask', async () => {
+    const { run } = await freshRun()
+    const policy = [askOutsideWork]
+    const r1 = await runTask({ vfs: run, instructions: 'w', model: scriptedModel(writer(['a', 'a', 'b'])), policy })
+    expect(r1.status).toBe('suspended')
+    const r2 = await resumeTask({ vfs: run, model: scriptedModel(writer(['a', 'a', 'b'])), policy, answer: { decision: 'always' } })
+    expect(await loadSavedRules(run)).toEqual([expect.objectContaining({ decision: 'allow', tools: ['write_file'], paths: ['/outputs/a.md'] })])
+    // The second write of a.md passed without asking; b.md asks.
+    expect(r2.status).toBe('suspended')
+    expect(r2.pending?.input).toEqual({ path: '/outputs/b.md', content: 'b' })
+  })
+
+  it('a denial reaches the model as a tool error that says what to do', async () => {
+    const { run } = await freshRun()
+    await runTask({ vfs: run, instructions: 'w', model: scriptedModel(writer(['a'])), policy: [askOutsideWork] })
+    const seen: ScriptedView['last'] = []
+    const r = await resumeTask({
+      vfs: run,
+      policy: [askOutsideWork],
+      answer: { decision: 'deny', message: 'not there' },
+      model: scriptedModel((v) => {
+        seen.push(...v.last)
+        return v.last[0]?.ok === false ? { toolCalls: [{ toolName: 'write_file', input: { path: '/work/a.md', content: 'a' } }] } : { text: 'ok' }
+      }),
+    })
+    expect(String(seen[0].value)).toMatch(/The user denied write_file: not there\. Next: /)
+    expect(r.status).toBe('completed')
+    expect(await run.exists('/work/a.md')).toBe(true)
+    expect(await run.exists('/outputs/a.md')).toBe(false)
+  })
+
+  it('a deny rule is a tool error naming the reason', async () => {
+    const { run } = await freshRun()
+    const seen: ScriptedView['last'] = []
+    await runTask({ vfs: run, instructions: 'w', model: scriptedModel(writer(['a'], seen)), policy: [{ decision: 'deny', paths: ['/outputs/**'], reason: 'outputs are frozen' }], limits: { maxIdleWindows: 1, maxStepsPerWindow: 2 } })
+    expect(String(seen[0].value)).toMatch(/does not allow write_file on \/outputs\/a.md: outputs are frozen\. Next: /)
+  })
+
+  it('resuming without an answer keeps waiting', async () => {
+    const { run } = await freshRun()
+    await runTask({ vfs: run, instructions: 'w', model: scriptedModel(writer(['a'])), policy: [askOutsideWork] })
+    const r = await resumeTask({ vfs: run, model: scriptedModel(writer(['a'])), policy: [askOutsideWork] })
+    expect(r.status).toBe('suspended')
+    await expect(resumeTask({ vfs: run, model: scriptedModel(writer(['a'])), answer: { answer: 'text' } })).rejects.toMatchObject({ code: 'invalid-answer' })
+  })
+})
+
+describe('ask_user', () => {
+  it('suspends with a durable question and resumes with the answer as the tool result', async () => {
+    const { run, store } = await freshRun()
+    const model = () =>
+      scriptedModel((v) => {
+        const answer = v.last.find((r) => r.toolName === 'ask_user')
+        if (answer) return { toolCalls: [{ toolName: 'write_file', input: { path: '/outputs/choice.md', content: (answer.value as { answer: string }).answer } }] }
+        if (v.last.some((r) => r.toolName === 'write_file')) return { text: 'written' }
+        return { toolCalls: [{ toolName: 'ask_user', input: { question: 'Which colour?', options: ['red', 'blue'] } }] }
+      })
+    const events: ExecutionEvent[] = []
+    const r = await runTask({ vfs: run, instructions: 'ask', model: model(), onEvent: (e) => events.push(e) })
+    expect(r.status).toBe('suspended')
+    expect(events.find((e) => e.type === 'question')).toMatchObject({ question: 'Which colour?', options: ['red', 'blue'] })
+    const again = await reopen(store)
+    const done = await resumeTask({ vfs: again, model: model(), answer: { answer: 'blue' } })
+    expect(done.status).toBe('completed')
+    expect(await again.readFile('/outputs/choice.md', 'utf8')).toBe('blue')
+  })
+})
