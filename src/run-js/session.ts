@@ -388,7 +388,8 @@ class Session {
       this.rt.setMemoryLimit(-1)
       this.ctx.dispose()
       this.rt.dispose()
-    } catch {
+    } catch (error) {
+      if ((globalThis as { RUNJS_DEBUG?: boolean }).RUNJS_DEBUG) console.error('run_js teardown failed', error)
       return 'poisoned'
     }
     const cap = this.instance.memory.buffer.byteLength
