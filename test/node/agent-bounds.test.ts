@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest'
+import { runTask, scriptedModel, toolSpecs, createWorkspaceTools, type ExecutionEvent, type ScriptedView } from '../../src/index.js'
+import { copyContract } from '../agent/copy-task.js'
+import { freshRun } from '../agent/workspace.js'
+
+const plan = (status: 'pending' | 'in_progress' | 'completed' = 'in_progress') => ({ toolName: 'update_plan', input: { steps: [{ id: 's', title: 'S', status }] } })
+
+describe('bounded runs', () => {
+  it('a model that never calls a tool fails as no-progress, not an endless loop', async () => {
+    const { run } = await freshRun()
+    const model = scriptedModel(() => ({ text: 'thinking…' }))
+    const r = await runTask({ vfs: run, instructions: 'x', contract: copyContract, model })
+    expect(r).toMatchObject({ status: 'failed', error: { code: 'no-progress' } })
+    expect(model.calls).toBe(3)
+  })
+
+  it('busy work without a checkpoint fails after the allowed retries', async () => {
+    const { run } = await freshRun()
+    const model = scriptedModel((v) => (v.state!.plan ? { toolCalls: [{ toolName: 'ls', input: { path: '/' } }] } : { toolCalls: [plan()] }))
+    const r = await runTask({ vfs: run, instructions: 'x', contract: copyContract, model, limits: { maxStepsPerWindow: 3, maxRetriesPerCheckpoint: 2 } })
+    expect(r).toMatchObject({ status: 'failed', error: { code: 'checkpoint-retries' } })
+    // Window 1 makes the plan; windows 2-4 (1 + 2 retries) only list.
+    expect(r.windows).toBe(4)
+  })
+
+  it('a window that hits its step limit is continued from the plan', async () => {
+    const { run } = await freshRun()
+    const events: ExecutionEvent[] = []
+    let reads = 0
+    const model = scriptedModel((v: ScriptedView) => {
+      const s = v.state!
+      if (!s.plan) return { toolCalls: [plan()] }
+      if (!s.nextStep) return { toolCalls: [{ toolName: 'submit_result', input: { result: { files: [] } } }] }
+      if (reads++ < 5) return { toolCalls: [{ toolName: 'ls', input: { path: '/' } }] }
+      return { toolCalls: [plan('completed')] }
+    })
+    const r = await runTask({ vfs: run, instructions: 'x', contract: { schema: copyContract.schema! }, model, limits: { maxStepsPerWindow: 2 }, onEvent: (e) => events.push(e) })
+    expect(r.status).toBe('completed')
+    expect(events.filter((e) => e.type === 'window-start').map((e) => (e as { reason: string }).reason)).toEqual(['start', 'checkpoint', 'step-limit', 'step-limit', 'checkpoint'])
+  })
+
+  it('the total window count is bounded', async () => {
+    const { run } = await freshRun()
+    let n = 0
+    const model = scriptedModel(() => ({ toolCalls: [{ toolName: 'update_plan', input: { steps: [{ id: `s${n++}`, title: 'S', status: 'pending' }] } }] }))
+    const r = await runTask({ vfs: run, instructions: 'x', model, limits: { maxWindows: 5 } })
+    expect(r).toMatchObject({ status: 'failed', error: { code: 'window-limit' }, windows: 5 })
+  })
+
+  it('unknown tools and malformed input are tool errors that list what to use', async () => {
+    const { run } = await freshRun()
+    const seen: string[] = []
+    await runTask({
+      vfs: run, instructions: 'x', limits: { maxIdleWindows: 1 },
+      model: scriptedModel((v) => {
+        seen.push(...v.last.map((r) => String(r.value)))
+        return v.call === 0 ? { toolCalls: [{ toolName: 'rm_rf', input: {} }, { toolName: 'read_file', input: { path: 7 } }] } : {}
+      }),
+    })
+    expect(seen[0]).toMatch(/There is no tool "rm_rf".*Next: use one of: ls, read_file/s)
+    expect(seen[1]).toMatch(/Invalid input: path: .*Next: fix these fields/s)
+  })
+})
+
+describe('large tool results', () => {
+  it('are written to the workspace; the model gets the path and a preview', async () => {
+    const { run } = await freshRun()
+    for (let i = 0; i < 50; i++) await run.writeFile(`/work/file-with-a-long-name-${i}.txt`, 'x')
+    let got: { spilled?: boolean; path?: string; preview?: string; note?: string } = {}
+    await runTask({
+      vfs: run, instructions: 'x', limits: { resultChars: 1_000 },
+      model: scriptedModel((v) => {
+        if (v.call === 0) return { toolCalls: [{ toolName: 'glob', input: { pattern: '/work/**' } }] }
+        got = v.last[0].value as typeof got
+        return { text: 'ok' }
+      }),
+    })
+    expect(got.spilled).toBe(true)
+    expect(got.path).toMatch(/^\/state\/executions\/e0001\/tool-results\/call_1\.json$/)
+    expect(got.note).toMatch(/read_file/)
+    expect(JSON.parse(await run.readFile(got.path!, 'utf8')).paths).toHaveLength(50)
+    expect(got.preview!.length).toBeLessThanOrEqual(2_000)
+  })
+})
+
+describe('model protocol', () => {
+  it('tools are offered with JSON Schema inputs; the scripted model streams the same turn', async () => {
+    const { run } = await freshRun()
+    const specs = toolSpecs(createWorkspaceTools({ vfs: run }))
+    const read = specs.find((s) => s.name === 'read_file')!
+    expect(read.inputSchema).toMatchObject({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] })
+    const model = scriptedModel(() => ({ text: 'hi', toolCalls: [{ toolName: 'ls', input: { path: '/' } }] }))
+    const { stream } = await model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] })
+    const parts: Array<{ type: string }> = []
+    const reader = stream.getReader()
+    for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value)
+    expect(parts.map((p) => p.type)).toEqual(['stream-start', 'text-start', 'text-delta', 'text-end', 'tool-call', 'finish'])
+    expect(parts[4]).toMatchObject({ toolName: 'ls', input: '{"path":"/"}' })
+  })
+})
