@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest'
+import { createRunJs, resumeTask, runTask, scriptedModel, type ExecutionEvent } from '../../src/index.js'
+import { generateEpisodes } from '../../examples/script-appendix/generator.js'
+import { appendixModel, followUpModel } from '../../examples/script-appendix/scripted.js'
+import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../../examples/script-appendix/task.js'
+import { Killed, killable } from '../agent/kill-switch.js'
+import { freshRun, reopen } from '../agent/workspace.js'
+
+function nthWrite(path: string, n: number) {
+  let seen = 0
+  return (m: string, a: unknown[]) => m === 'writeFile' && a[0] === path && ++seen === n
+}
+
+describe('the script-appendix example, end to end on a memory store', () => {
+  it('extracts through run_js, is rejected once for a gap, corrects it, and a follow-up reuses the work', async () => {
+    const { files, truth } = generateEpisodes()
+    const { run } = await freshRun()
+    await seedInput(run, files)
+    const events: ExecutionEvent[] = []
+    const first = await runTask({
+      vfs: run, model: scriptedModel(appendixModel()), instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract,
+      runJs: (vfs) => createRunJs({ vfs }), onEvent: (e) => events.push(e),
+    })
+    expect(first.status).toBe('completed')
+    const rejections = events.filter((e) => e.type === 'result-rejected') as Array<{ problems: string[] }>
+    expect(rejections).toHaveLength(1)
+    expect(rejections[0].problems).toContain('episode 60 (/context/episodes/episode-60.fountain) is not covered: no location lists it')
+    expect(first.plan!.steps.map((s) => [s.id, s.status])).toEqual([
+      ['survey', 'completed'], ['extract', 'completed'], ['assets', 'completed'], ['appendix', 'completed'], ['fix-1', 'completed'],
+    ])
+
+    const read = async (p: string) => JSON.parse(await run.readFile(p, 'utf8'))
+    const assets = await read('/outputs/assets.json')
+    expect(assets).toEqual({ characters: truth.characters, locations: truth.locations, props: truth.props })
+    expect(first.result).toEqual(assets)
+    expect(await read('/outputs/coverage.json')).toEqual({ episodes: 60, covered: Array.from({ length: 60 }, (_, i) => i + 1), missing: [] })
+    const validation = await read('/outputs/validation.json')
+    expect(validation.pass).toBe(true)
+    expect(validation.problems.map((p: { message: string }) => p.message)).toEqual(
+      truth.unknownCues.map((u) => `cue ${u.cue} matches no character in characters.md (episodes ${u.episodes.join(', ')})`),
+    )
+    const appendix = await run.readFile('/outputs/appendix.md', 'utf8')
+    expect(appendix).toMatch(/^# Production appendix\n\nEpisodes: 60, covered: 60\n/)
+    expect(appendix).toContain('- **MARA VOSS** (THE STRANGER, MARA): ')
+
+    const follow = await runTask({ vfs: run, model: scriptedModel(followUpModel()), instructions: FOLLOW_UP_INSTRUCTIONS, runJs: (vfs) => createRunJs({ vfs }) })
+    expect(follow.status).toBe('completed')
+    expect(follow.toolCalls / first.toolCalls).toBeLessThanOrEqual(0.3)
+    const index = await run.readFile('/outputs/characters-by-location.md', 'utf8')
+    expect(index).toMatch(/^# Characters by location\n\n- [A-Z]/)
+    expect(index.split('\n').filter((l) => l.startsWith('- '))).toHaveLength(truth.locations.length)
+  })
+})
+
+describe('the example survives being killed', () => {
+  const kills: Array<[string, (m: string, a: unknown[]) => boolean]> = [
+    ['inside run_js (writing assets.json)', (m, a) => m === 'writeFile' && a[0] === '/outputs/assets.json'],
+    ['between run_js and the checkpoint', (m, a) => m === 'writeFile' && a[0] === '/state/plan.json' && String(a[1]).includes('"revision": 4')],
+    ['inside the correction step (second write of extract.json)', nthWrite('/work/extract.json', 2)],
+  ]
+  for (const [where, when] of kills) {
+    it(`killed ${where}: same outputs as an uninterrupted run, no completed step redone`, async () => {
+      const { files } = generateEpisodes({ count: 12 })
+      const clean = await freshRun()
+      await seedInput(clean.run, files)
+      await runTask({ vfs: clean.run, model: scriptedModel(appendixModel()), instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract, runJs: (vfs) => createRunJs({ vfs }) })
+
+      const { run, store } = await freshRun()
+      await seedInput(run, files)
+      const dying = killable(run, when)
+      await expect(runTask({ vfs: dying, model: scriptedModel(appendixModel()), instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract, runJs: (vfs) => createRunJs({ vfs }) })).rejects.toBeInstanceOf(Killed)
+      const again = await reopen(store)
+      const done = JSON.parse(await again.readFile('/state/plan.json', 'utf8')).steps.filter((s: { status: string }) => s.status === 'completed').map((s: { id: string }) => s.id)
+      const model = appendixModel()
+      const worked: string[] = []
+      const r = await resumeTask({
+        vfs: again, contract: appendixContract, runJs: (vfs) => createRunJs({ vfs }),
+        model: scriptedModel((v) => {
+          const turn = model(v)
+          if (turn.toolCalls?.some((c) => c.toolName === 'run_js')) worked.push(v.state!.nextStep!.id)
+          return turn
+        }),
+      })
+      expect(r.status).toBe('completed')
+      expect(worked.filter((s) => done.includes(s))).toEqual([])
+      for (const p of await clean.run.glob('/outputs/**')) expect(await again.readFile(p, 'utf8')).toBe(await clean.run.readFile(p, 'utf8'))
+      expect(await again.glob('/outputs/**')).toEqual(await clean.run.glob('/outputs/**'))
+    })
+  }
+})
