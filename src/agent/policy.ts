@@ -67,10 +67,13 @@ export function ruleApplies(rule: PolicyRule, toolName: string, access: ToolAcce
 
 /**
  * Decides a call: the built-in guard (tools cannot write `/state`) first, then `rules` in order;
- * without a matching rule the call is allowed.
+ * without a matching rule the call is allowed. Plan and control tools (`update_plan`,
+ * `submit_result`, `ask_user`) are only governed by rules that name them in `tools`, so a broad
+ * rule such as "ask before every write" does not block planning.
  */
-export function evaluatePolicy(rules: readonly PolicyRule[], toolName: string, access: ToolAccess): PolicyVerdict {
+export function evaluatePolicy(rules: readonly PolicyRule[], toolName: string, access: ToolAccess, kind: 'work' | 'plan' | 'control' = 'work'): PolicyVerdict {
   for (const rule of [STATE_GUARD, ...rules]) {
+    if (kind !== 'work' && !rule.tools?.includes(toolName)) continue
     if (ruleApplies(rule, toolName, access)) {
       return { decision: rule.decision, rule, reason: rule.reason ?? `rule ${JSON.stringify(rule)}` }
     }

@@ -209,7 +209,7 @@ export class TaskRun {
           if (q.success) return this.pendingOutcome(call, { kind: 'question', question: q.data.question, ...(q.data.options ? { options: q.data.options } : {}) })
         }
         const access = tool.access(call.input)
-        const verdict = evaluatePolicy([...(await loadSavedRules(this.ctx.vfs)), ...this.ctx.rules], call.toolName, access)
+        const verdict = evaluatePolicy([...(await loadSavedRules(this.ctx.vfs)), ...this.ctx.rules], call.toolName, access, tool.kind)
         if (verdict.decision === 'deny') {
           throw new ToolError('denied', `The policy does not allow ${call.toolName}${access.paths.length ? ` on ${access.paths.join(', ')}` : ''}: ${verdict.reason}.`, 'do it another way the policy allows, or ask_user if you cannot continue without it.')
         }

@@ -17,6 +17,9 @@ describe('evaluatePolicy', () => {
     expect(evaluatePolicy([{ decision: 'deny', tools: ['run_js'] }], 'run_js', { access: 'write', paths: [] }).decision).toBe('deny')
     expect(evaluatePolicy([{ decision: 'allow' }], 'write_file', w(['/state/plan.json']))).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/update_plan/) })
     expect(evaluatePolicy([{ decision: 'deny', paths: ['/context/**'], access: 'read' }], 'grep', { access: 'read', paths: ['/context/**/*.md'] }).decision).toBe('deny')
+    // Plan and control tools obey only rules that name them.
+    expect(evaluatePolicy([{ decision: 'ask', access: 'write' }], 'update_plan', w([]), 'plan').decision).toBe('allow')
+    expect(evaluatePolicy([{ decision: 'ask', tools: ['update_plan'] }], 'update_plan', w([]), 'plan').decision).toBe('ask')
   })
 })
 
