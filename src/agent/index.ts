@@ -20,4 +20,5 @@ export { readWindowState, type WindowState, type WindowReason, type EarlierExecu
 export type { TaskResult } from './task-run.js'
 export { runTask, resumeTask, TaskError, type RunTaskOptions, type ResumeTaskOptions, type TaskRunOptions } from './runner.js'
 export { scriptedModel, type ScriptedModel, type ScriptedTurn, type ScriptedCall, type ScriptedView, type ToolResultView } from './scripted-model.js'
+export { openAiCompatibleModel, toChatMessages, type OpenAiCompatibleOptions } from './openai-compatible.js'
 export type { LanguageModel, ModelCallOptions, GenerateResult, GeneratedContent, PromptMessage, ToolResultPart, ToolResultOutput, ToolCallPart, FunctionToolSpec, ModelUsage, JsonValue } from './model.js'
