@@ -18,7 +18,7 @@ export default defineConfig({
       {
         extends: true,
         // Keep PGlite out of Vite's pre-bundling, or Vite reloads the page mid-run.
-        optimizeDeps: { exclude: ['@electric-sql/pglite'] },
+        optimizeDeps: { exclude: ['@electric-sql/pglite'], include: ['ts-blank-space'] },
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],

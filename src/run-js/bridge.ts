@@ -66,6 +66,7 @@ export class Bridge {
   }
 
   private onCall(op: string, json: string): QuickJSHandle {
+    if (this.closed) throw new Error('the run has ended')
     const deferred = this.ctx.newPromise()
     this.inFlight.add(deferred)
     let work: Promise<string>

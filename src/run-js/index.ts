@@ -4,6 +4,7 @@ import { resolveLimits } from './limits.js'
 import { InstancePool } from './pool.js'
 import { makeBootstrap, runSession, type SessionEnv } from './session.js'
 import { bindTools } from './tools.js'
+import { defaultTypeScriptLoader } from './typescript.js'
 import type { RunJs, RunJsOptions, RunJsResult, RunOptions } from './types.js'
 
 /**
@@ -35,6 +36,7 @@ export function createRunner(options: Omit<RunJsOptions, 'vfs'> & { vfs?: RunJsO
     vfs: options.vfs,
     archiveDir: archiveDirFor(options.vfs, options.archiveDir),
     bootstrap: makeBootstrap(tools, options.vfs !== undefined),
+    typescript: options.typescript === undefined ? defaultTypeScriptLoader : options.typescript,
   }
   return {
     run(code: string, runOptions: RunOptions = {}): Promise<RunJsResult> {
@@ -46,6 +48,7 @@ export function createRunner(options: Omit<RunJsOptions, 'vfs'> & { vfs?: RunJsO
 export { sanitizeToolId } from './tools.js'
 export { variantEngine, defaultEngine, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions } from './engine.js'
 export { DEFAULT_LIMITS } from './limits.js'
+export type { TypeScriptLoader, TypeScriptStripper } from './typescript.js'
 export type {
   RunJs, RunJsOptions, RunJsLimits, RunJsResult, RunJsError, RunJsTool, RunJsToolFunction, RunJsToolContext, RunJsSchema, RunOptions,
 } from './types.js'

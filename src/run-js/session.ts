@@ -8,7 +8,7 @@ import type { ResolvedLimits } from './limits.js'
 import type { Instance, InstanceHealth, InstancePool } from './pool.js'
 import { ABORT, failure, preview, TIMEOUT, utf8Length } from './result.js'
 import type { BoundTool } from './tools.js'
-import { stripTypes } from './typescript.js'
+import { stripTypes, type TypeScriptLoader } from './typescript.js'
 import type { RunJsError, RunJsResult } from './types.js'
 
 /** Everything a run needs from its runner. */
@@ -20,6 +20,7 @@ export interface SessionEnv {
   archiveDir?: string
   /** Cached bootstrap source for this tool set. */
   bootstrap: string
+  typescript: TypeScriptLoader | false
 }
 
 /** Why the guest was stopped from outside. */
@@ -115,6 +116,9 @@ class Session {
   }
 
   private shouldInterrupt(): boolean {
+    // Reading the final error may run guest getters (`stack` is an accessor): give them a small
+    // budget of their own. Interrupting them outright leaks inside quickjs-emscripten.
+    if (this.reading) return ++this.readingChecks > READING_BUDGET
     if (this.finished || this.stop || this.ending) return true
     if (++this.interrupts > this.budget) this.stop = 'budget'
     else if (Date.now() > this.deadline) this.stop = 'timeout'
@@ -137,8 +141,8 @@ class Session {
     // Compile: the program as JavaScript first; TypeScript only if that fails.
     let language: 'js' | 'ts' = 'js'
     let compiled = this.compile(wrap(code))
-    if ('error' in compiled && compiled.error.name === 'SyntaxError' && !this.stopped()) {
-      const stripped = await stripTypes(wrap(code))
+    if ('error' in compiled && compiled.error.name === 'SyntaxError' && !this.stopped() && this.env.typescript) {
+      const stripped = await stripTypes(wrap(code), this.env.typescript)
       if (stripped !== undefined && stripped !== wrap(code)) {
         this.startClock()
         compiled = this.compile(stripped)
@@ -266,10 +270,18 @@ class Session {
   private readFinalError(handle: QuickJSHandle): RunJsError {
     this.ending = true
     this.rt.setMemoryLimit(-1)
-    return readGuestError(this.ctx, handle)
+    this.reading = true
+    try {
+      return readGuestError(this.ctx, handle)
+    } finally {
+      this.reading = false
+    }
   }
 
   private ending = false
+  private reading = false
+  private readingChecks = 0
+  private interruptedInJob = false
 
   /** Runs a host→QuickJS call; an exception thrown from inside wasm poisons the instance. */
   private guard<T>(fn: () => T): T | undefined {
@@ -348,8 +360,11 @@ class Session {
   /** Runs pending guest jobs, then looks at the program's promise. */
   private pump(): void {
     if (this.finished || !this.promise || !this.settle) return
+    const stoppedBefore = this.stop !== undefined
     const jobs = this.guard(() => this.rt.executePendingJobs())
     if (!jobs) return
+    // Promise reactions swallow the interrupt, so a stop that happened here may have landed inside a job.
+    if (this.stop && !stoppedBefore) this.interruptedInJob = true
     if (jobs.error) {
       // A job ended with an uncatchable error: an interrupt, or out of memory.
       const error = this.readFinalError(jobs.error)
@@ -374,6 +389,15 @@ class Session {
     // Still pending: a host call will settle it (and pump again), or the timer ends the run.
   }
 
+  /** True if jobs are queued; unknown (false) on builds that cannot tell (the debug build lacks an export). */
+  private hasPendingJob(): boolean {
+    try {
+      return this.rt.hasPendingJob()
+    } catch {
+      return false
+    }
+  }
+
   /**
    * Frees everything this run allocated, on exactly one path. A poisoned instance is never
    * disposed (disposing a runtime after a host stack overflow aborts inside wasm): it is dropped.
@@ -383,6 +407,11 @@ class Session {
     this.runAbort.abort()
     this.bridge.close()
     if (this.poisoned) return 'poisoned'
+    // Jobs still queued hold objects that JS_FreeRuntime would assert on, and running them means
+    // running guest code after the run ended. And QuickJS can leak references when an interrupt lands
+    // inside a promise job (an endless microtask chain does it): the context then outlives dispose()
+    // and JS_FreeRuntime aborts inside wasm. In both cases drop the instance; its memory goes with it.
+    if (this.hasPendingJob() || this.interruptedInJob) return 'poisoned'
     try {
       for (const h of this.handles.reverse()) if (h.alive) h.dispose()
       this.rt.setMemoryLimit(-1)
@@ -397,6 +426,9 @@ class Session {
     return 'healthy'
   }
 }
+
+/** Interrupt checks allowed while reading the error that ended a run. */
+const READING_BUDGET = 50
 
 const YIELD_EVERY_PUMPS = 256
 const YIELD_EVERY_MS = 8

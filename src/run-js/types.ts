@@ -1,5 +1,6 @@
 import type { Vfs } from '../vfs/types.js'
 import type { QuickJsEngine } from './engine.js'
+import type { TypeScriptLoader } from './typescript.js'
 
 /**
  * Limits of one run. Every limit holds against hostile guests: see the "Limits that hold" notes in
@@ -66,6 +67,12 @@ export interface RunJsOptions {
    * browsers). On Cloudflare Workers pass `workerdEngine()` from `agent-vfs/run-js/workerd`.
    */
   engine?: QuickJsEngine
+  /**
+   * How to load ts-blank-space for programs that are not JavaScript; `false` runs JavaScript only.
+   * Default: a plain dynamic import that bundlers do not follow (fine in Node). In a bundled browser
+   * or Worker app pass `() => import('ts-blank-space')`.
+   */
+  typescript?: TypeScriptLoader | false
 }
 
 export interface RunOptions {

@@ -1,28 +1,46 @@
 /**
  * TypeScript support. ts-blank-space replaces type syntax with spaces, so lines and columns stay
- * where they were. Importing it loads all of `typescript` (~0.7 s in Node), so it is imported only
- * the first time a program does not parse as JavaScript.
+ * where they were. Importing it loads all of `typescript` (~0.7 s in Node, ~4 MB minified), so it is
+ * imported only the first time a program does not parse as JavaScript.
  */
-type Strip = (source: string, onError?: (node: unknown) => void) => string
 
-let loading: Promise<Strip> | undefined
+/** ts-blank-space's signature: strips types, calls `onError` for TypeScript it cannot blank out. */
+export type TypeScriptStripper = (source: string, onError?: (node: unknown) => void) => string
 
-function loadStripper(): Promise<Strip> {
-  // The specifier is held in a variable so bundlers leave the (large) module out of the main bundle.
+/**
+ * Loads the stripper. Default: `import('ts-blank-space')` through a specifier bundlers do not follow,
+ * so the 4 MB module is never pulled into a bundle by accident: right for Node. In a bundled browser
+ * or Worker app pass `() => import('ts-blank-space')` (the bundler then splits it into a lazy chunk),
+ * or `false` to run JavaScript only.
+ */
+export type TypeScriptLoader = () => Promise<TypeScriptStripper | { default: TypeScriptStripper }>
+
+const cache = new WeakMap<TypeScriptLoader, Promise<TypeScriptStripper>>()
+
+export const defaultTypeScriptLoader: TypeScriptLoader = () => {
   const specifier = 'ts-blank-space'
-  return (loading ??= import(/* @vite-ignore */ specifier).then((m: { default: Strip }) => m.default))
+  return import(/* @vite-ignore */ specifier) as Promise<{ default: TypeScriptStripper }>
+}
+
+function load(loader: TypeScriptLoader): Promise<TypeScriptStripper> {
+  let loading = cache.get(loader)
+  if (!loading) {
+    loading = loader().then((m) => (typeof m === 'function' ? m : m.default))
+    loading.catch(() => cache.delete(loader))
+    cache.set(loader, loading)
+  }
+  return loading
 }
 
 /**
  * Strips TypeScript syntax. Returns undefined when the source uses TypeScript that has no
- * blank-space form (enums, namespaces, parameter properties …) or when ts-blank-space cannot load.
+ * blank-space form (enums, namespaces, parameter properties …) or when the stripper cannot load.
  */
-export async function stripTypes(source: string): Promise<string | undefined> {
-  let strip: Strip
+export async function stripTypes(source: string, loader: TypeScriptLoader): Promise<string | undefined> {
+  let strip: TypeScriptStripper
   try {
-    strip = await loadStripper()
+    strip = await load(loader)
   } catch {
-    loading = undefined
     return undefined
   }
   let unsupported = false

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRunJs, openVfs, scopeRun, type QuickJsEngine, type RunJsOptions, type Vfs, type VfsStore } from '../../src/index.js'
+import { createRunJs, openVfs, scopeRun, type QuickJsEngine, type RunJsOptions, type TypeScriptLoader, type Vfs, type VfsStore } from '../../src/index.js'
 import { Bridge } from '../../src/run-js/bridge.js'
 import { bindTools } from '../../src/run-js/tools.js'
 
@@ -8,12 +8,8 @@ export interface RunJsHarness {
   store: VfsStore
   /** The engine for this runtime (workerd needs its own); default: the library default. */
   engine?: QuickJsEngine
-  /** False where TypeScript cannot load (the workers pool cannot import `typescript`). */
-  typescript?: boolean
-  /**
-   * Runs `fn` with `Date.now` frozen. Given where the runtime's own clock must be frozen in a
-   * special way; default replaces `Date.now` on the global.
-   */
+  /** How this runtime loads ts-blank-space; false where it cannot (the workers pool cannot import `typescript`). */
+  typescript?: TypeScriptLoader | false
   cleanup?: () => Promise<void>
 }
 
@@ -41,7 +37,7 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
     let n = 0
     let defaultEngineRef: QuickJsEngine
     const open = (scope = `s${Date.now().toString(36)}${++n}`): Promise<Vfs> => openVfs({ store: h.store, namespace: 'runjs', scope, autoRefresh: false })
-    const runner = (vfs: Vfs, options: Omit<RunJsOptions, 'vfs'> = {}) => createRunJs({ vfs, engine: h.engine, ...options })
+    const runner = (vfs: Vfs, options: Omit<RunJsOptions, 'vfs'> = {}) => createRunJs({ vfs, engine: h.engine, ...(h.typescript !== undefined ? { typescript: h.typescript } : {}), ...options })
     /** A tool that counts calls, for "nothing dispatched" checks. */
     const spy = () => {
       const calls: unknown[] = []
@@ -404,6 +400,23 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
           expect(performance.now() - t0).toBeLessThan(5000)
         }, 20_000)
       }
+
+      it('an instance left with an endless job queue is dropped, not disposed, and the next run works', async () => {
+        const engine = recordingEngine(defaultEngineRef)
+        const run = runner(await open(), { engine, limits: { timeMs: 200 } })
+        const errors: unknown[] = []
+        const original = console.error
+        console.error = (...args: unknown[]) => void errors.push(args)
+        try {
+          const r = await run.run(`const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {})`)
+          expect(r.error?.name).toBe('TimeoutError')
+          expect((await run.run('return 1')).result).toBe(1)
+        } finally {
+          console.error = original
+        }
+        expect(errors.map(String).filter((e) => e.includes('Aborted'))).toEqual([])
+        expect(engine.memories).toHaveLength(2)
+      })
 
       it('a tool call that never returns ends with TimeoutError, and the tool is told to stop', async () => {
         let toolSignal: AbortSignal | undefined
