@@ -17,7 +17,7 @@ export { EXECUTIONS_DIR, listExecutionIds, readExecution, readEvents, type Execu
 export type { ExecutionEvent, ExecutionEventBody, ExecutionEventType, ExecutionEventListener, ExecutionStatus, TaskErrorCode } from './events.js'
 export { defaultTaskLimits, type TaskLimits } from './limits.js'
 export { readWindowState, type WindowState, type WindowReason, type EarlierExecution } from './prompt.js'
-export type { TaskResult } from './task-run.js'
+export type { TaskResult } from './task-result.js'
 export { runTask, resumeTask, TaskError, type RunTaskOptions, type ResumeTaskOptions, type TaskRunOptions } from './runner.js'
 export { scriptedModel, type ScriptedModel, type ScriptedTurn, type ScriptedCall, type ScriptedView, type ToolResultView } from './scripted-model.js'
 export { openAiCompatibleModel, toChatMessages, type OpenAiCompatibleOptions } from './openai-compatible.js'

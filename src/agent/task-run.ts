@@ -2,10 +2,11 @@ import type { Vfs } from '../vfs/types.js'
 import { askUserSchema } from './ask-tool.js'
 import type { ResultContract } from './contract.js'
 import type { ExecutionStatus, TaskErrorCode } from './events.js'
-import type { ExecutionJournal, ModelUsageTotals } from './journal.js'
+import type { ExecutionJournal } from './journal.js'
 import type { TaskLimits } from './limits.js'
-import type { FunctionToolSpec, JsonValue, LanguageModel, PromptMessage, TextPart, ToolCallPart, ToolResultPart } from './model.js'
-import { readPending, writePending, type PendingAction, type PendingSummary, summarizePending } from './pending.js'
+import type { FunctionToolSpec, LanguageModel, PromptMessage, TextPart, ToolCallPart, ToolResultPart } from './model.js'
+import { errorPart, okPart, parseInput, preview, taskResult, type TaskResult } from './task-result.js'
+import { readPending, writePending, type PendingAction } from './pending.js'
 import type { WindowReason } from './prompt.js'
 import { planRuleError, type Plan, type PlanController } from './plan.js'
 import { allowRuleFor, evaluatePolicy, loadSavedRules, saveRule, type PolicyRule } from './policy.js'
@@ -13,24 +14,6 @@ import { spillLargeResult } from './spill.js'
 import type { AcceptedResult } from './submit-tool.js'
 import { toToolError, ToolError, type ToolSet } from './tool.js'
 import { windowOpening } from './window-state.js'
-
-/** What `runTask` and `resumeTask` resolve to. */
-export interface TaskResult<T = unknown> {
-  executionId: string
-  status: ExecutionStatus
-  /** The accepted result (status `completed`). */
-  result?: T
-  summary?: string
-  /** Why the run failed (status `failed`). */
-  error?: { code: string; message: string }
-  /** What the run waits for (status `suspended`). */
-  pending?: PendingSummary
-  plan?: Plan
-  usage: ModelUsageTotals
-  modelCalls: number
-  toolCalls: number
-  windows: number
-}
 
 /** Everything one execution needs while it runs. */
 export interface TaskRunContext {
@@ -85,7 +68,7 @@ export class TaskRun {
         this.record.windowsSinceCheckpoint++
         await this.ctx.journal.save()
         const messages = await this.opening(next.reason, next.note)
-        end = await this.window(messages, next.reason)
+        end = await this.window(messages)
       }
       switch (end.kind) {
         case 'checkpoint':
@@ -125,7 +108,7 @@ export class TaskRun {
   }
 
   /** One window: model turns and tool calls until a checkpoint, the step limit, or the end. */
-  private async window(messages: PromptMessage[], _reason: string, progressedBefore = false): Promise<WindowEnd> {
+  private async window(messages: PromptMessage[], progressedBefore = false): Promise<WindowEnd> {
     let progressed = progressedBefore
     const { model, limits, signal, journal } = this.ctx
     for (let step = 0; step < limits.maxStepsPerWindow; step++) {
@@ -274,7 +257,7 @@ export class TaskRun {
     }
     const messages = [...p.window.messages, { role: 'tool' as const, content: [...p.window.before, outcome.part, ...p.window.after] }]
     if (outcome.end) return outcome.end.kind === 'checkpoint' ? this.endWindow(true, outcome.end) : outcome.end
-    return this.window(messages, 'resume', outcome.ok)
+    return this.window(messages, outcome.ok)
   }
 
   private addUsage(u: { inputTokens?: number; outputTokens?: number; totalTokens?: number } | undefined): void {
@@ -321,49 +304,4 @@ export class TaskRun {
   async result(): Promise<TaskResult> {
     return taskResult(this.record, this.ctx.plan.plan, this.record.pendingId ? await readPending(this.ctx.vfs, this.record.pendingId) : undefined)
   }
-}
-
-/** Builds a {@link TaskResult} from a record. */
-export function taskResult(r: ExecutionJournal['record'], plan: Plan | undefined, pending: PendingAction | undefined): TaskResult {
-  return {
-    executionId: r.id,
-    status: r.status,
-    ...(r.status === 'completed' ? { result: r.result } : {}),
-    ...(r.summary ? { summary: r.summary } : {}),
-    ...(r.error ? { error: r.error } : {}),
-    ...(pending && r.status === 'suspended' ? { pending: summarizePending(pending) } : {}),
-    ...(plan ? { plan } : {}),
-    usage: { ...r.usage },
-    modelCalls: r.modelCalls,
-    toolCalls: r.toolCalls,
-    windows: r.windows,
-  }
-}
-
-function parseInput(input: unknown): unknown {
-  if (typeof input !== 'string') return input
-  try {
-    return JSON.parse(input)
-  } catch {
-    return input
-  }
-}
-
-function okPart(call: ToolCallPart, value: unknown): ToolResultPart {
-  return {
-    type: 'tool-result',
-    toolCallId: call.toolCallId,
-    toolName: call.toolName,
-    output: typeof value === 'string' ? { type: 'text', value } : { type: 'json', value: (value ?? null) as JsonValue },
-  }
-}
-
-function errorPart(call: ToolCallPart, message: string): ToolResultPart {
-  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: message } }
-}
-
-function preview(value: unknown): unknown {
-  const text = typeof value === 'string' ? value : JSON.stringify(value)
-  if (text === undefined || text.length <= 2_000) return value
-  return text.slice(0, 2_000) + '…'
 }
