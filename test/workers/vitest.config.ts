@@ -22,6 +22,9 @@ export default defineConfig(async () => {
     ],
     test: {
       name: 'workers',
+      // As a project of the root config, vitest would otherwise root this project at test/workers, and the
+      // pool then cannot resolve wasm imports from node_modules ("No such module …/@fs/…").
+      root,
       // Absolute: as a project of the root config, vitest resolves these from this file's folder.
       dir: `${root}/test/workers`,
       include: ['**/*.test.ts'],
