@@ -8,8 +8,15 @@ import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-const external = Object.keys(pkg.dependencies ?? {})
-const entries = [{ in: 'src/index.ts', out: 'index' }]
+// Peer dependencies (@mastra/core, for agent-vfs/mastra only) are never bundled either.
+const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]
+const entries = [
+  { in: 'src/index.ts', out: 'index' },
+  // agent-vfs/mastra (the only entry importing @mastra/core) and agent-vfs/run-js/workerd (the QuickJS
+  // wasm imported as a module, which only Workers can do). Each is its own file; the core stays one file.
+  { in: 'src/mastra/index.ts', out: 'mastra' },
+  { in: 'src/run-js/runtime/workerd.ts', out: 'run-js-workerd' },
+]
 
 rmSync('dist', { recursive: true, force: true })
 const common = {
@@ -35,6 +42,8 @@ const minified = min.outputFiles.find((f) => f.path.endsWith('index.js')).conten
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
 mkdirSync('dist', { recursive: true })
 writeFileSync('dist/index.d.ts', "export * from './types/src/index.js'\n")
+writeFileSync('dist/mastra.d.ts', "export * from './types/src/mastra/index.js'\n")
+writeFileSync('dist/run-js-workerd.d.ts', "export * from './types/src/run-js/runtime/workerd.js'\n")
 
 const raw = readFileSync('dist/index.js')
 const size = { bytes: raw.length, minified: minified.length, minifiedGzip: gzipSync(minified, { level: 9 }).length }

@@ -1,4 +1,3 @@
-import { isVfsError } from '../vfs/errors.js'
 import { normalizePath } from '../vfs/paths.js'
 import type { RunVfs } from '../vfs/run-scope.js'
 import type { Vfs } from '../vfs/types.js'
@@ -57,7 +56,7 @@ export async function archiveScript(vfs: Vfs, dir: string, source: string, ext: 
       await vfs.writeFile(path, source, { expectedVersion: 0 })
       return { number: n, path }
     } catch (error) {
-      if (!isVfsError(error, 'ECONFLICT')) throw error
+      if (codeOf(error) !== 'ECONFLICT') throw error
       // Another process took it; skip past everything that exists now.
       counter.next = Math.max(counter.next, (await highestNumber(vfs, dir)) + 1)
     }
@@ -77,7 +76,7 @@ async function highestNumber(vfs: Vfs, dir: string): Promise<number> {
   try {
     names = await vfs.readdir(dir)
   } catch (error) {
-    if (isVfsError(error, 'ENOENT')) return 0
+    if (codeOf(error) === 'ENOENT') return 0
     throw error
   }
   let max = 0
@@ -86,4 +85,12 @@ async function highestNumber(vfs: Vfs, dir: string): Promise<number> {
     if (m) max = Math.max(max, Number(m[1]))
   }
   return max
+}
+
+/**
+ * The workspace error code, read structurally: the Mastra entry is a separate bundle with its own
+ * copy of VfsError, so `instanceof` cannot be trusted across entries.
+ */
+function codeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code
 }

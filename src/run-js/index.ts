@@ -25,12 +25,19 @@ export function createRunJs(options: RunJsOptions): RunJs {
   return createRunner(options)
 }
 
-/** The runner behind `createRunJs` and the Mastra transport; `vfs` is optional here. */
-export function createRunner(options: Omit<RunJsOptions, 'vfs'> & { vfs?: RunJsOptions['vfs'] }): RunJs {
+/** Options of {@link createRunner}: those of `createRunJs` with `vfs` optional, plus a shared pool. */
+export interface RunnerOptions extends Omit<RunJsOptions, 'vfs'> {
+  vfs?: RunJsOptions['vfs']
+  /** Instances to share with other runners of the same memory limit (see {@link InstancePool}). */
+  pool?: InstancePool
+}
+
+/** The runner behind `createRunJs` and the Mastra transport; without `vfs` the guest has no `vfs`. */
+export function createRunner(options: RunnerOptions): RunJs {
   const limits = resolveLimits(options.limits)
   const tools = bindTools(options.tools)
   const env: SessionEnv = {
-    pool: new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes),
+    pool: options.pool ?? new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes),
     limits,
     tools,
     vfs: options.vfs,
@@ -46,6 +53,8 @@ export function createRunner(options: Omit<RunJsOptions, 'vfs'> & { vfs?: RunJsO
 }
 
 export { sanitizeToolId } from './tools.js'
+export { InstancePool } from './pool.js'
+export { resolveLimits } from './limits.js'
 export { variantEngine, defaultEngine, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions } from './engine.js'
 export { DEFAULT_LIMITS } from './limits.js'
 export type { TypeScriptLoader, TypeScriptStripper } from './typescript.js'

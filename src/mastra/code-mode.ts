@@ -1,0 +1,91 @@
+import type { CodeModeToolResult, CodeModeTransport } from '@mastra/core/tools'
+import { defaultEngine, type QuickJsEngine } from '../run-js/engine.js'
+import { createRunner, InstancePool, resolveLimits } from '../run-js/index.js'
+import type { TypeScriptLoader } from '../run-js/typescript.js'
+import type { RunJsLimits, RunJsToolFunction } from '../run-js/types.js'
+import type { Vfs } from '../vfs/types.js'
+
+/** Options of {@link QuickJsCodeModeTransport}. */
+export interface QuickJsCodeModeTransportOptions {
+  /** Limits of each program; the time limit comes from Code Mode's `timeout` on every call. */
+  limits?: Omit<RunJsLimits, 'timeMs'>
+  /** Also give programs a workspace as `vfs` (and archive them there, see `createRunJs`). */
+  vfs?: Vfs
+  /** Where programs are archived when `vfs` is given; `false` for nowhere. */
+  archiveDir?: string | false
+  /** How QuickJS is instantiated (pass `workerdEngine()` on Cloudflare Workers). */
+  engine?: QuickJsEngine
+  /** How ts-blank-space is loaded; Code Mode programs are TypeScript, so only `false` if you know they are not. */
+  typescript?: TypeScriptLoader | false
+}
+
+type RunOptions = Parameters<CodeModeTransport['run']>[0]
+
+/**
+ * Mastra Code Mode without a sandbox: each program runs in a fresh QuickJS context in its own capped
+ * WebAssembly memory, in this process, with run_js's limits (memory cap, 64 KiB stack, deadline and
+ * interrupt budget). Tool calls cross a JSON-only bridge; the allow-list (`toolIds`) is enforced by
+ * the host, and each tool appears as `external_<sanitizeToolId(id)>`.
+ *
+ * ```ts
+ * const { tool, instructions } = createCodeMode({ tools }, new QuickJsCodeModeTransport())
+ * ```
+ */
+export class QuickJsCodeModeTransport implements CodeModeTransport {
+  /** Programs run in QuickJS here, not in a workspace sandbox. */
+  readonly requiresSandbox = false
+  private readonly pool: InstancePool
+
+  constructor(private readonly options: QuickJsCodeModeTransportOptions = {}) {
+    const limits = resolveLimits(options.limits)
+    this.pool = new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes)
+  }
+
+  async run(opts: RunOptions): Promise<CodeModeToolResult> {
+    const { program, toolIds, dispatch, timeout, abortSignal, onExternalCall, onExternalResult } = opts
+    const tools: Record<string, RunJsToolFunction> = {}
+    for (const id of toolIds) {
+      tools[id] = async (input) => {
+        observe(onExternalCall, id, input)
+        const started = Date.now()
+        try {
+          const output = await dispatch(id, input)
+          observe(onExternalResult, id, Date.now() - started)
+          return output
+        } catch (error) {
+          observe(onExternalResult, id, Date.now() - started, error)
+          throw error
+        }
+      }
+    }
+    let runner
+    try {
+      runner = createRunner({
+        vfs: this.options.vfs,
+        archiveDir: this.options.archiveDir,
+        engine: this.options.engine,
+        typescript: this.options.typescript,
+        pool: this.pool,
+        tools,
+        limits: { ...this.options.limits, timeMs: timeout > 0 ? timeout : 30_000 },
+      })
+    } catch (error) {
+      return { success: false, logs: [], error: { name: (error as Error).name ?? 'Error', message: (error as Error).message ?? String(error) } }
+    }
+    const r = await runner.run(program, { signal: abortSignal })
+    const out: CodeModeToolResult = { success: r.success, logs: r.logs }
+    if (r.result !== undefined) out.result = r.result
+    if (r.error) out.error = { name: r.error.name, message: r.error.message, ...(r.error.line !== undefined ? { line: r.error.line } : {}) }
+    return out
+  }
+}
+
+/** Tracing hooks must never break a call: their exceptions are swallowed. */
+function observe<A extends unknown[]>(hook: ((...args: A) => void) | undefined, ...args: A): void {
+  if (!hook) return
+  try {
+    hook(...args)
+  } catch {
+    // A broken tracer is not the program's problem.
+  }
+}
