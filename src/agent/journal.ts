@@ -53,6 +53,8 @@ export interface CheckpointRecord {
 export class ExecutionJournal {
   private seq: number
   private readonly listeners = new Set<ExecutionEventListener>()
+  /** Events logged since the last write of the event file. */
+  private buffer: string[] = []
 
   private constructor(
     private readonly vfs: Vfs,
@@ -110,15 +112,36 @@ export class ExecutionJournal {
     return () => this.listeners.delete(listener)
   }
 
-  /** Stores the record. */
+  /**
+   * Stores the record together with the events logged since the last write, in one group commit.
+   * Resolves once both are durable.
+   */
   async save(): Promise<void> {
-    await this.vfs.writeFile(`${this.dir}/execution.json`, JSON.stringify(this.record, null, 2))
+    const events = this.writeEvents()
+    const record = this.vfs.writeFile(`${this.dir}/execution.json`, JSON.stringify(this.record, null, 2))
+    await Promise.all([events, record])
   }
 
-  /** Logs an event durably, then tells the listeners. */
+  /** Makes every logged event durable. */
+  async flush(): Promise<void> {
+    await this.writeEvents()
+  }
+
+  private writeEvents(): Promise<void> {
+    if (this.buffer.length === 0) return Promise.resolve()
+    const text = this.buffer.join('')
+    this.buffer = []
+    return this.vfs.appendFile(`${this.dir}/events.jsonl`, text)
+  }
+
+  /**
+   * Logs an event and tells the listeners at once. Events are buffered and written with the next
+   * `save()`, checkpoint or `flush()`, so a burst of events costs no extra commit; after a crash the
+   * log ends at the last of those, and numbering continues from there.
+   */
   async emit(body: ExecutionEventBody): Promise<ExecutionEvent> {
     const event = { ...body, executionId: this.record.id, seq: ++this.seq, at: Date.now() } as ExecutionEvent
-    await this.vfs.appendFile(`${this.dir}/events.jsonl`, JSON.stringify(event) + '\n')
+    this.buffer.push(JSON.stringify(event) + '\n')
     for (const listener of this.listeners) {
       try {
         listener(event)
@@ -133,10 +156,11 @@ export class ExecutionJournal {
   async checkpoint(plan: Plan): Promise<string> {
     const path = `${this.dir}/checkpoints/r${String(plan.revision).padStart(4, '0')}.json`
     const cp: CheckpointRecord = { executionId: this.record.id, revision: plan.revision, at: Date.now(), window: this.record.windows, toolCalls: this.record.toolCalls, plan }
-    await this.vfs.writeFile(path, JSON.stringify(cp, null, 2))
     this.record.checkpoint = plan.revision
     this.record.windowsSinceCheckpoint = 0
-    await this.save()
+    this.record.idleWindows = 0
+    // Issued in one tick: the checkpoint, the record and the buffered events share a commit.
+    await Promise.all([this.vfs.writeFile(path, JSON.stringify(cp, null, 2)), this.save()])
     return path
   }
 }

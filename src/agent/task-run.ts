@@ -64,9 +64,9 @@ export class TaskRun {
       } else {
         const limit = this.overLimit()
         if (limit) return this.fail(limit[0], limit[1])
+        // Counted in memory; stored with the window's end (a crash mid-window loses one count at most).
         this.record.windows++
         this.record.windowsSinceCheckpoint++
-        await this.ctx.journal.save()
         const messages = await this.opening(next.reason, next.note)
         end = await this.window(messages)
       }
@@ -162,7 +162,8 @@ export class TaskRun {
 
   private async endWindow(progressed: boolean, end: WindowEnd): Promise<WindowEnd> {
     this.record.idleWindows = progressed ? 0 : this.record.idleWindows + 1
-    await this.ctx.journal.save()
+    // A checkpoint has just stored the record (a checkpoint is progress); anything else stores it now.
+    if (end.kind !== 'checkpoint') await this.ctx.journal.save()
     return end
   }
 
