@@ -142,7 +142,9 @@ async function start(options: TaskRunOptions<any>, journal: ExecutionJournal, fi
       toolSpecs(tools),
     )
     await journal.emit({ type: 'execution-start', instructions: journal.record.instructions, resumed })
-    return await run.drive(first)
+    const result = await run.drive(first)
+    await journal.flush()
+    return result
   } finally {
     unsubscribe()
   }
