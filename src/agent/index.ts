@@ -1,6 +1,7 @@
 /** The agent runtime: workspace tools, plans and checkpoints, result contracts, policy, the runner. */
-export { defineTool, ToolError, toToolError, type AgentTool, type ToolSet, type ToolAccess, type ToolCallOptions, type ToolErrorCode } from './tool.js'
+export { defineTool, ToolError, toToolError, isToolError, type AgentTool, type ToolSet, type ToolAccess, type ToolCallOptions, type ToolErrorCode } from './tool.js'
 export { ReadLedger, defaultToolLimits, type ToolLimits } from './tool-context.js'
+export { vfsErrorCode } from './vfs-code.js'
 export { createWorkspaceTools, toolSpecs, stateReadOnly, type WorkspaceToolsOptions, type RunJsSlot } from './toolset.js'
 export { runJsTool, type RunJsRunner, type RunJsOutcome } from './run-js-tool.js'
 export { askUserTool, type AskUser } from './ask-tool.js'

@@ -1,4 +1,4 @@
-import { isVfsError } from '../vfs/errors.js'
+import { isVfsCode } from './vfs-code.js'
 import type { Vfs } from '../vfs/types.js'
 import type { ExecutionEvent, ExecutionEventBody, ExecutionEventListener, ExecutionStatus } from './events.js'
 import type { Plan } from './plan.js'
@@ -101,7 +101,7 @@ export class ExecutionJournal {
     try {
       seq = (await vfs.readFile(`${EXECUTIONS_DIR}/${id}/events.jsonl`, 'utf8')).split('\n').filter((l) => l.trim() !== '').length
     } catch (error) {
-      if (!isVfsError(error, 'ENOENT')) throw error
+      if (!isVfsCode(error, 'ENOENT')) throw error
     }
     return new ExecutionJournal(vfs, record, seq)
   }
@@ -176,7 +176,7 @@ export async function readExecution(vfs: Vfs, id: string): Promise<ExecutionReco
   try {
     return JSON.parse(await vfs.readFile(`${EXECUTIONS_DIR}/${id}/execution.json`, 'utf8')) as ExecutionRecord
   } catch (error) {
-    if (isVfsError(error, 'ENOENT')) return undefined
+    if (isVfsCode(error, 'ENOENT')) return undefined
     throw error
   }
 }
@@ -187,7 +187,7 @@ export async function readEvents(vfs: Vfs, id: string): Promise<ExecutionEvent[]
     const text = await vfs.readFile(`${EXECUTIONS_DIR}/${id}/events.jsonl`, 'utf8')
     return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as ExecutionEvent)
   } catch (error) {
-    if (isVfsError(error, 'ENOENT')) return []
+    if (isVfsCode(error, 'ENOENT')) return []
     throw error
   }
 }

@@ -1,4 +1,4 @@
-import { isVfsError } from '../vfs/errors.js'
+import { isVfsCode } from './vfs-code.js'
 import type { Vfs } from '../vfs/types.js'
 import type { ModelUsageTotals } from './journal.js'
 import type { PromptMessage, ToolResultPart } from './model.js'
@@ -45,7 +45,7 @@ export async function readPending(vfs: Vfs, id: string): Promise<PendingAction |
   try {
     return JSON.parse(await vfs.readFile(`${PENDING_DIR}/${id}.json`, 'utf8')) as PendingAction
   } catch (error) {
-    if (isVfsError(error, 'ENOENT')) return undefined
+    if (isVfsCode(error, 'ENOENT')) return undefined
     throw error
   }
 }

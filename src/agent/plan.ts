@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { isVfsError } from '../vfs/errors.js'
+import { isVfsCode } from './vfs-code.js'
 import type { Vfs } from '../vfs/types.js'
 import { ToolError } from './tool.js'
 
@@ -88,7 +88,7 @@ export class PlanController {
       const plan = JSON.parse(await this.vfs.readFile(this.path, 'utf8')) as Plan
       this.current = plan.executionId === this.executionId ? plan : undefined
     } catch (error) {
-      if (!isVfsError(error, 'ENOENT')) throw error
+      if (!isVfsCode(error, 'ENOENT')) throw error
       this.current = undefined
     }
     return this.current

@@ -1,4 +1,4 @@
-import { isVfsError } from '../vfs/errors.js'
+import { isVfsCode } from './vfs-code.js'
 import { compileGlob, type CompiledGlob } from '../vfs/glob.js'
 import { normalizePath } from '../vfs/paths.js'
 import type { Vfs } from '../vfs/types.js'
@@ -87,7 +87,7 @@ export async function loadSavedRules(vfs: Vfs): Promise<PolicyRule[]> {
     const saved = JSON.parse(await vfs.readFile(POLICY_PATH, 'utf8')) as { rules?: PolicyRule[] }
     return Array.isArray(saved.rules) ? saved.rules : []
   } catch (error) {
-    if (isVfsError(error, 'ENOENT')) return []
+    if (isVfsCode(error, 'ENOENT')) return []
     throw error
   }
 }

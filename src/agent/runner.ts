@@ -1,5 +1,5 @@
 import type { Vfs } from '../vfs/types.js'
-import { isVfsError } from '../vfs/errors.js'
+import { isVfsCode } from './vfs-code.js'
 import type { ResultContract } from './contract.js'
 import type { ExecutionEventListener, TaskErrorCode } from './events.js'
 import { EXECUTIONS_DIR, ExecutionJournal, listExecutionIds } from './journal.js'
@@ -156,7 +156,7 @@ async function archivePlan(vfs: Vfs): Promise<void> {
   try {
     plan = JSON.parse(await vfs.readFile(PLAN_PATH, 'utf8')) as Plan
   } catch (error) {
-    if (isVfsError(error, 'ENOENT')) return
+    if (isVfsCode(error, 'ENOENT')) return
     throw error
   }
   const target = `${EXECUTIONS_DIR}/${plan.executionId}/plan.json`
