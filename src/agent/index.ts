@@ -1,4 +1,21 @@
-/** The agent runtime: workspace tools, plans and checkpoints, result contracts, policy, the runner. */
+/**
+ * The agent runtime: workspace tools, plans and checkpoints, result contracts, policy, the runner.
+ * Isomorphic (zod and the workspace only), so it runs in browsers, workerd and Node.
+ *
+ * ```ts
+ * const run = scopeRun(vfs, { runId: 'season-1' })
+ * const r = await runTask({
+ *   vfs: run, model, instructions: 'Write /outputs/appendix.md …',
+ *   contract: { schema, checks: [async (result, { vfs }) => problems] },
+ *   policy: [{ decision: 'ask', access: 'write', exceptPaths: ['/work/**'] }],
+ *   runJs: (view) => createRunJs({ vfs: view }),
+ *   onEvent: (e) => console.log(e.type),
+ * })
+ * if (r.status === 'suspended') await resumeTask({ vfs: run, model, contract, answer: { decision: 'approve' } })
+ * ```
+ * A crashed or aborted run continues with `resumeTask({ vfs, model, contract })` from its last
+ * checkpoint; everything is recorded under `/state` (plan.json, executions/<id>/, pending/, policy.json).
+ */
 export { defineTool, ToolError, toToolError, isToolError, type AgentTool, type ToolSet, type ToolAccess, type ToolCallOptions, type ToolErrorCode } from './tool.js'
 export { ReadLedger, defaultToolLimits, type ToolLimits } from './tool-context.js'
 export { vfsErrorCode } from './vfs-code.js'

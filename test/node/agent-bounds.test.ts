@@ -47,6 +47,16 @@ describe('bounded runs', () => {
     expect(r).toMatchObject({ status: 'failed', error: { code: 'window-limit' }, windows: 5 })
   })
 
+  it('the tool calls of an execution are bounded', async () => {
+    const { run } = await freshRun()
+    const events: ExecutionEvent[] = []
+    const model = scriptedModel(() => ({ toolCalls: [{ toolName: 'ls', input: { path: '/' } }] }))
+    const r = await runTask({ vfs: run, instructions: 'x', model, limits: { maxToolCalls: 3 }, onEvent: (e) => events.push(e) })
+    expect(r).toMatchObject({ status: 'failed', error: { code: 'tool-call-limit' }, toolCalls: 4 })
+    expect(events.filter((e) => e.type === 'tool-result' && e.ok)).toHaveLength(3)
+    expect(events.slice(-2).map((e) => e.type)).toEqual(['error', 'execution-end'])
+  })
+
   it('unknown tools and malformed input are tool errors that list what to use', async () => {
     const { run } = await freshRun()
     const seen: string[] = []
