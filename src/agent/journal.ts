@@ -29,6 +29,8 @@ export interface ExecutionRecord {
   /** Windows opened since the last checkpoint, and consecutive windows without any successful tool call. */
   windowsSinceCheckpoint: number
   idleWindows: number
+  /** Consecutive checkpoints whose plan update added no step and changed no status. */
+  stalledCheckpoints?: number
   /** Revision of the last checkpoint (0: none yet). */
   checkpoint: number
   submission: SubmissionState

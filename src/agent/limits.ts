@@ -10,6 +10,8 @@ export interface TaskLimits extends ToolLimits {
   maxRetriesPerCheckpoint: number
   /** Consecutive windows without one successful tool call before the run fails as stuck. Default 3. */
   maxIdleWindows: number
+  /** Consecutive plan updates that add no step and change no status (notes only) before the run fails as stuck. Default 5. */
+  maxStalledCheckpoints: number
   /** Tool calls per execution. Default 2 000. */
   maxToolCalls: number
 }
@@ -21,5 +23,6 @@ export const defaultTaskLimits: Readonly<TaskLimits> = Object.freeze({
   maxStepsPerWindow: 16,
   maxRetriesPerCheckpoint: 4,
   maxIdleWindows: 3,
+  maxStalledCheckpoints: 5,
   maxToolCalls: 2_000,
 })

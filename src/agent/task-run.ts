@@ -95,6 +95,7 @@ export class TaskRun {
     if (r.windows >= l.maxWindows) return ['window-limit', `the execution used all ${l.maxWindows} windows without finishing`]
     if (r.windowsSinceCheckpoint > l.maxRetriesPerCheckpoint) return ['checkpoint-retries', `${r.windowsSinceCheckpoint} windows since checkpoint ${r.checkpoint} reached no new checkpoint`]
     if (r.idleWindows >= l.maxIdleWindows) return ['no-progress', `${r.idleWindows} windows in a row made no successful tool call`]
+    if ((r.stalledCheckpoints ?? 0) >= l.maxStalledCheckpoints) return ['no-progress', `${r.stalledCheckpoints} plan updates in a row added no step and changed no status`]
     return undefined
   }
 
@@ -177,6 +178,7 @@ export class TaskRun {
     let end: WindowEnd | undefined
     let value: unknown
     let failure: ToolError | undefined
+    let planBefore: string | undefined
     try {
       if (this.record.toolCalls > limits.maxToolCalls) {
         end = { kind: 'failed' }
@@ -199,6 +201,7 @@ export class TaskRun {
         }
         if (verdict.decision === 'ask') return this.pendingOutcome(call, { kind: 'approval', reason: verdict.reason, access })
       }
+      if (call.toolName === 'update_plan') planBefore = statusSignature(plan.plan)
       value = await tool.execute(call.input, { toolCallId: call.toolCallId, ...(this.ctx.signal ? { abortSignal: this.ctx.signal } : {}) })
       if (tool.kind === 'work') plan.noteWork()
     } catch (error) {
@@ -211,6 +214,8 @@ export class TaskRun {
       return { part: errorPart(call, failure.message), ok: false, ...(end ? { end } : {}) }
     }
     if (call.toolName === 'update_plan' && plan.plan) {
+      // An update that adds no step and changes no status (notes, titles only) is not progress.
+      this.record.stalledCheckpoints = planBefore === statusSignature(plan.plan) ? (this.record.stalledCheckpoints ?? 0) + 1 : 0
       const cpPath = await journal.checkpoint(plan.plan)
       await journal.emit({ type: 'plan-updated', plan: plan.plan, ...((value as { completed?: string }).completed ? { completed: (value as { completed: string }).completed } : {}) })
       await journal.emit({ type: 'checkpoint', revision: plan.plan.revision, path: cpPath })
@@ -305,4 +310,8 @@ export class TaskRun {
   async result(): Promise<TaskResult> {
     return taskResult(this.record, this.ctx.plan.plan, this.record.pendingId ? await readPending(this.ctx.vfs, this.record.pendingId) : undefined)
   }
+}
+
+function statusSignature(plan: Plan | undefined): string {
+  return plan ? plan.steps.map((s) => `${s.id}:${s.status}`).join('|') : ''
 }

@@ -39,6 +39,19 @@ describe('bounded runs', () => {
     expect(events.filter((e) => e.type === 'window-start').map((e) => (e as { reason: string }).reason)).toEqual(['start', 'checkpoint', 'step-limit', 'step-limit', 'checkpoint'])
   })
 
+  it('plan updates that only rewrite notes are not progress', async () => {
+    const { run } = await freshRun()
+    let n = 0
+    const model = scriptedModel((v) =>
+      v.last.some((r) => r.toolName === 'ls') || !v.state!.plan
+        ? { toolCalls: [{ toolName: 'update_plan', input: { steps: [{ id: 's', title: 'S', status: 'in_progress', notes: `attempt ${n++}` }] } }] }
+        : { toolCalls: [{ toolName: 'ls', input: { path: '/' } }] },
+    )
+    const r = await runTask({ vfs: run, instructions: 'x', model, limits: { maxStalledCheckpoints: 3 } })
+    expect(r).toMatchObject({ status: 'failed', error: { code: 'no-progress', message: expect.stringMatching(/3 plan updates in a row/) } })
+    expect(r.windows).toBe(4)
+  })
+
   it('the total window count is bounded', async () => {
     const { run } = await freshRun()
     let n = 0
