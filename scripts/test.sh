@@ -11,7 +11,9 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 fail() { echo "$1" >&2; echo "0 passed, 1 failed"; exit 1; }
 
 bash scripts/ensure-chromium.sh || fail "could not provide Chromium for the browser tests"
-npx tsc -p . || fail "type check failed (npx tsc -p .)"
+for project in . tsconfig.test.json test/workers; do
+  npx tsc -p "$project" || fail "type check failed (npx tsc -p $project)"
+done
 node scripts/build.mjs || fail "build failed (npm run build)"
 
 bash scripts/postgres.sh start > .tmp/postgres.out || fail "could not start the throw-away Postgres server"
