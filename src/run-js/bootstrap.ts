@@ -23,104 +23,51 @@ export function encodeRaw(text: string): string {
   return text.indexOf('\u0000') >= 0 || text.charCodeAt(0) === 1 ? '\u0001' + JSON.stringify(text) : text
 }
 
-/** Guest source. `toolNames` pairs each global name with its tool id; `withVfs` adds the `vfs` global. */
+/** Host calls whose only argument is a path or pattern: it crosses as a raw string, not JSON. */
+export const RAW_ARGUMENT_CALLS: ReadonlySet<string> = new Set(['vfs.read', 'vfs.readBytes', 'vfs.stat', 'vfs.exists', 'vfs.glob'])
+
+/**
+ * Guest source. `toolNames` pairs each global name with its tool id; `withVfs` adds the `vfs` global.
+ * Kept terse on purpose: QuickJS parses ~8 KB per ms and this runs for every run.
+ */
 export function bootstrapSource(toolNames: ReadonlyArray<readonly [string, string]>, withVfs: boolean): string {
-  return `(function (g) {
-'use strict';
-const call = g.${HOST_CALL}, log = g.${HOST_LOG};
-delete g.${HOST_CALL}; delete g.${HOST_LOG};
-const OP = Object.prototype, AP = Array.prototype, getProto = Object.getPrototypeOf, isArray = Array.isArray;
-const stringify = JSON.stringify, parse = JSON.parse, freeze = Object.freeze, define = Object.defineProperty;
-const fromCharCode = String.fromCharCode;
-function describe(v) {
-  const c = v && v.constructor && v.constructor.name;
-  return typeof c === 'string' && c ? 'a ' + c : 'an object with a custom prototype';
-}
-function toJson(value, what) {
-  const json = stringify(value, function (key, v) {
-    const t = typeof v;
-    const at = key === '' ? '' : ' (at ' + stringify(key) + ')';
-    if (t === 'function' || t === 'symbol' || t === 'bigint') throw new TypeError(what + ' is not JSON-serializable: found a ' + t + at);
-    if (t === 'object' && v !== null) {
-      const p = getProto(v);
-      if (p !== OP && p !== AP && p !== null) throw new TypeError(what + ' is not JSON-serializable: found ' + describe(v) + at);
-    }
-    return v;
-  });
-  return json;
-}
-function send(op, args) {
-  let json;
-  try { json = toJson(args, 'the argument of ' + op); } catch (e) { return Promise.reject(e); }
-  return call(op, json);
-}
-function parseAnswer(s) { return s === '' ? undefined : parse(s); }
-function sendJson(op, args) { return send(op, args).then(parseAnswer); }
-function decode(s) { return s.charCodeAt(0) === 1 ? parse(s.slice(1)) : s; }
-function encode(s) { return s.indexOf('\\u0000') >= 0 || s.charCodeAt(0) === 1 ? '\\u0001' + stringify(s) : s; }
-function sendVoid(op, args) { return send(op, args).then(function () {}); }
-function bytesToBinary(u) {
-  let s = '';
-  for (let i = 0; i < u.length; i += 8192) s += fromCharCode.apply(null, u.subarray(i, i + 8192));
-  return s;
-}
-${withVfs ? `const vfs = freeze({
-  read: function read(path) { return send('vfs.read', [path]).then(decode); },
-  readBytes: function readBytes(path) {
-    return send('vfs.readBytes', [path]).then(function (s) {
-      s = decode(s);
-      const u = new Uint8Array(s.length);
-      for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
-      return u;
-    });
-  },
-  write: function write(path, data) {
-    if (typeof data === 'string') return sendVoid('vfs.write', [path, data]);
-    if (data instanceof ArrayBuffer) data = new Uint8Array(data);
-    if (ArrayBuffer.isView(data)) {
-      const u = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-      return sendVoid('vfs.writeBytes', [path, bytesToBinary(u)]);
-    }
-    if (data === undefined) return Promise.reject(new TypeError('vfs.write needs data: a string, bytes or a JSON value'));
-    let text;
-    try { text = toJson(data, 'the data of vfs.write'); } catch (e) { return Promise.reject(e); }
-    return sendVoid('vfs.write', [path, text]);
-  },
-  list: function list(path, options) { return sendJson('vfs.list', [path, options === undefined ? null : options]); },
-  stat: function stat(path) { return sendJson('vfs.stat', [path]); },
-  exists: function exists(path) { return sendJson('vfs.exists', [path]); },
-  remove: function remove(path, options) { return sendVoid('vfs.remove', [path, options === undefined ? null : options]); },
-  glob: function glob(pattern) { return sendJson('vfs.glob', [pattern]); },
-  grep: function grep(pattern, options) { return sendJson('vfs.grep', [pattern, options === undefined ? null : options]); },
-});
-define(g, 'vfs', { value: vfs, enumerable: false, writable: false, configurable: false });
-` : ''}
-function show(v) {
-  if (typeof v === 'string') return v;
-  if (v instanceof Error) return v.name + ': ' + v.message;
-  try { const s = stringify(v); if (s !== undefined) return s; } catch (e) {}
-  try { return String(v); } catch (e) { return '[unprintable]'; }
-}
-function logger(level) {
-  return function () {
-    const parts = [];
-    for (let i = 0; i < arguments.length; i++) parts.push(show(arguments[i]));
-    log(level, encode(parts.join(' ')));
-  };
-}
-define(g, 'console', { value: freeze({ log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('log') }), enumerable: false, writable: false, configurable: false });
-const tools = ${JSON.stringify(toolNames)};
-for (let i = 0; i < tools.length; i++) {
-  const id = tools[i][1];
-  const fn = function (input) { return sendJson('tool', input === undefined ? { id: id } : { id: id, input: input }); };
-  define(g, tools[i][0], { value: freeze(fn), enumerable: false, writable: false, configurable: false });
-}
-return function run(program) {
-  return program().then(function (value) {
-    if (value === undefined) return ${JSON.stringify(UNDEFINED_RESULT)};
-    return toJson(value, 'the result');
-  });
-};
+  return `(function(g){'use strict';
+const call=g.${HOST_CALL},log=g.${HOST_LOG};delete g.${HOST_CALL};delete g.${HOST_LOG};
+const O=Object,OP=O.prototype,AP=Array.prototype,gp=O.getPrototypeOf,S=JSON.stringify,P=JSON.parse,F=O.freeze,R=(e)=>Promise.reject(e);
+const D=(o,k,v)=>O.defineProperty(o,k,{value:v});
+function bad(what,found,key){return new TypeError(what+' is not JSON-serializable: found '+found+(key===''?'':' (at '+S(key)+')'))}
+function toJson(value,what){return S(value,function(k,v){const t=typeof v;
+if(t==='function'||t==='symbol'||t==='bigint')throw bad(what,'a '+t,k);
+if(t==='object'&&v!==null){const p=gp(v);if(p!==OP&&p!==AP&&p!==null){const c=v.constructor&&v.constructor.name;throw bad(what,typeof c==='string'&&c?'a '+c:'an object with a custom prototype',k)}}
+return v})}
+function send(op,args){let j;try{j=toJson(args,'the argument of '+op)}catch(e){return R(e)}return call(op,j)}
+function raw(op,what){return function(p){return typeof p==='string'?call(op,p):R(new TypeError(op+': the '+what+' must be a string, got '+(p===null?'null':typeof p)))}}
+const ans=(s)=>s===''?undefined:P(s),dec=(s)=>s.charCodeAt(0)===1?P(s.slice(1)):s,none=()=>{};
+function bin(u){let s='';for(let i=0;i<u.length;i+=8192)s+=String.fromCharCode.apply(null,u.subarray(i,i+8192));return s}
+${withVfs ? `const rd=raw('vfs.read','path'),rb=raw('vfs.readBytes','path'),st=raw('vfs.stat','path'),ex=raw('vfs.exists','path'),gl=raw('vfs.glob','pattern');
+const opt=(o)=>o===undefined?null:o;
+D(g,'vfs',F({
+read:(p)=>rd(p).then(dec),
+readBytes:(p)=>rb(p).then((s)=>{s=dec(s);const u=new Uint8Array(s.length);for(let i=0;i<s.length;i++)u[i]=s.charCodeAt(i);return u}),
+write(p,d){if(typeof d==='string')return send('vfs.write',[p,d]).then(none);
+if(d instanceof ArrayBuffer)d=new Uint8Array(d);
+if(ArrayBuffer.isView(d))return send('vfs.writeBytes',[p,bin(new Uint8Array(d.buffer,d.byteOffset,d.byteLength))]).then(none);
+if(d===undefined)return R(new TypeError('vfs.write needs data: a string, bytes or a JSON value'));
+let t;try{t=toJson(d,'the data of vfs.write')}catch(e){return R(e)}return send('vfs.write',[p,t]).then(none)},
+list:(p,o)=>send('vfs.list',[p,opt(o)]).then(ans),
+stat:(p)=>st(p).then(ans),
+exists:(p)=>ex(p).then(ans),
+remove:(p,o)=>send('vfs.remove',[p,opt(o)]).then(none),
+glob:(p)=>gl(p).then(ans),
+grep:(p,o)=>send('vfs.grep',[p,opt(o)]).then(ans)}));
+` : ''}function show(v){if(typeof v==='string')return v;if(v instanceof Error)return v.name+': '+v.message;
+try{const s=S(v);if(s!==undefined)return s}catch(e){}try{return String(v)}catch(e){return '[unprintable]'}}
+function enc(s){return s.indexOf('\\u0000')>=0||s.charCodeAt(0)===1?'\\u0001'+S(s):s}
+function logger(level){return function(){const a=[];for(let i=0;i<arguments.length;i++)a.push(show(arguments[i]));log(level,enc(a.join(' ')))}}
+D(g,'console',F({log:logger('log'),info:logger('info'),warn:logger('warn'),error:logger('error'),debug:logger('log')}));
+const tools=${JSON.stringify(toolNames)};
+for(let i=0;i<tools.length;i++){const id=tools[i][1];D(g,tools[i][0],F(function(input){return send('tool',input===undefined?{id:id}:{id:id,input:input}).then(ans)}))}
+return function run(program,settled){return program().then(function(v){settled();return v===undefined?${JSON.stringify(UNDEFINED_RESULT)}:toJson(v,'the result')},function(e){settled();throw e})};
 })(globalThis)`
 }
 

@@ -1,6 +1,6 @@
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten-core'
 import type { Vfs } from '../vfs/types.js'
-import { decodeRaw, encodeRaw, HOST_CALL, HOST_LOG } from './bootstrap.js'
+import { decodeRaw, encodeRaw, HOST_CALL, HOST_LOG, RAW_ARGUMENT_CALLS } from './bootstrap.js'
 import { LogBuffer } from './logs.js'
 import { validateInput, type BoundTool } from './tools.js'
 
@@ -43,7 +43,7 @@ export class Bridge {
 
   /** Defines the raw globals the bootstrap picks up (and deletes). */
   install(): void {
-    const call = this.ctx.newFunction(HOST_CALL, (op, json) => this.onCall(this.ctx.getString(op), this.ctx.getString(json)))
+    const call = this.ctx.newFunction(HOST_CALL, (op, payload) => this.onCall(this.ctx.getString(op), this.ctx.getString(payload)))
     const log = this.ctx.newFunction(HOST_LOG, (level, message) => {
       this.logs.push(this.ctx.getString(level), decodeRaw(this.ctx.getString(message)))
     })
@@ -65,13 +65,14 @@ export class Bridge {
     this.inFlight.clear()
   }
 
+  /** `payload` is the raw path for {@link RAW_ARGUMENT_CALLS}, JSON arguments otherwise. */
   private onCall(op: string, json: string): QuickJSHandle {
     if (this.closed) throw new Error('the run has ended')
     const deferred = this.ctx.newPromise()
     this.inFlight.add(deferred)
     let work: Promise<string>
     try {
-      const args: unknown = JSON.parse(json)
+      const args: unknown = RAW_ARGUMENT_CALLS.has(op) ? [json] : JSON.parse(json)
       work = this.dispatch(op, args)
       this.dispatched++
     } catch (error) {

@@ -49,6 +49,9 @@ export function createRunner(options: RunnerOptions): RunJs {
     run(code: string, runOptions: RunOptions = {}): Promise<RunJsResult> {
       return runSession(env, code, runOptions.signal)
     },
+    close(): void {
+      env.pool.close()
+    },
   }
 }
 

@@ -1,10 +1,16 @@
+import type { QuickJSRuntime } from 'quickjs-emscripten-core'
 import type { QuickJsEngine, QuickJsModule } from './engine.js'
 import { memoryPages } from './limits.js'
 
-/** One QuickJS module instance and the capped memory it lives in. One run uses it at a time. */
+/**
+ * One QuickJS module instance, the capped memory it lives in, and its runtime. One run uses it at a
+ * time, each in a fresh context: contexts share no JavaScript state. The runtime is kept because a
+ * fresh one re-creates every atom the guest API names, which costs more than the rest of a run.
+ */
 export interface Instance {
   readonly module: QuickJsModule
   readonly memory: WebAssembly.Memory
+  runtime?: QuickJSRuntime
 }
 
 /** How a run left its instance. */
@@ -13,13 +19,14 @@ export type InstanceHealth =
   | 'healthy'
   /** Disposed cleanly, but it hit its memory cap: a new context there can corrupt memory (FIELD-NOTES). */
   | 'exhausted'
-  /** The host saw an exception from inside wasm (stack overflow, abort): never touch it again. */
+  /** The host saw an exception from inside wasm, or the runtime holds leaked objects: never touch it again. */
   | 'poisoned'
 
 /**
  * Hands out module instances, one per concurrent run, each with its own capped memory so one run's
- * bomb cannot starve another. Instances that ran out of memory or threw into the host are dropped
- * (never disposed: disposing a poisoned runtime aborts inside wasm) and replaced on demand.
+ * bomb cannot starve another. Instances that ran out of memory are disposed and replaced; instances
+ * that threw into the host are dropped without dispose (disposing a poisoned runtime aborts inside
+ * wasm) and left to the garbage collector, memory and all.
  */
 export class InstancePool {
   private readonly idle: Instance[] = []
@@ -41,6 +48,24 @@ export class InstancePool {
   release(instance: Instance, health: InstanceHealth): void {
     // An instance that grew past half its cap keeps that memory forever; let it go so RSS can fall.
     const grown = instance.memory.buffer.byteLength > this.memoryBytes / 2
-    if (health === 'healthy' && !grown && this.idle.length < this.maxIdle) this.idle.push(instance)
+    if (health === 'healthy' && !grown && this.idle.length < this.maxIdle) {
+      this.idle.push(instance)
+      return
+    }
+    if (health !== 'poisoned') disposeRuntime(instance)
   }
+
+  /** Disposes the idle instances' runtimes. Runs in progress keep theirs until they end. */
+  close(): void {
+    for (const instance of this.idle.splice(0)) disposeRuntime(instance)
+  }
+}
+
+function disposeRuntime(instance: Instance): void {
+  try {
+    if (instance.runtime?.alive) instance.runtime.dispose()
+  } catch {
+    // Leaked objects: the instance is dropped either way.
+  }
+  instance.runtime = undefined
 }

@@ -97,7 +97,7 @@ class Session {
     private readonly signal: AbortSignal | undefined,
   ) {
     const { limits } = env
-    this.rt = instance.module.newRuntime()
+    this.rt = instance.runtime ??= instance.module.newRuntime()
     this.rt.setMemoryLimit(limits.memoryBytes)
     this.rt.setMaxStackSize(limits.stackBytes)
     this.rt.setInterruptHandler(() => this.shouldInterrupt())
@@ -316,7 +316,13 @@ class Session {
       }, this.env.limits.timeMs)
       this.signal?.addEventListener('abort', onAbort, { once: true })
 
-      const started = this.guard(() => this.ctx.callFunction(runFn, this.ctx.undefined, programFn))
+      // The program's promise is only inspected once it may have settled: the guest reports that
+      // through `settled` (a host function only the run wrapper holds), or nothing is left in flight.
+      const settled = this.ctx.newFunction('settled', () => {
+        this.settledSeen = true
+      })
+      this.handles.push(settled)
+      const started = this.guard(() => this.ctx.callFunction(runFn, this.ctx.undefined, programFn, settled))
       if (!started) return
       if (started.error) {
         const error = this.readFinalError(started.error)
@@ -331,6 +337,7 @@ class Session {
   }
 
   private promise: QuickJSHandle | undefined
+  private settledSeen = false
 
   /**
    * Host calls that settle in microtasks (in-memory reads) would let a guest looping on them starve
@@ -372,6 +379,7 @@ class Session {
       if (this.stop) return this.settle({ kind: 'stopped', stop: this.stop })
       return this.settle({ kind: 'error', error })
     }
+    if (!this.settledSeen && !this.stop && this.bridge.pending > 0) return
     const state = this.guard(() => this.ctx.getPromiseState(this.promise!))
     if (!state) return
     if (state.type === 'fulfilled') {
@@ -416,7 +424,7 @@ class Session {
       for (const h of this.handles.reverse()) if (h.alive) h.dispose()
       this.rt.setMemoryLimit(-1)
       this.ctx.dispose()
-      this.rt.dispose()
+      this.rt.removeInterruptHandler()
     } catch (error) {
       if ((globalThis as { RUNJS_DEBUG?: boolean }).RUNJS_DEBUG) console.error('run_js teardown failed', error)
       return 'poisoned'

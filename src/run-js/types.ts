@@ -113,4 +113,6 @@ export interface RunJsResult {
 export interface RunJs {
   /** Runs one program (an async function body, JavaScript or TypeScript). Never throws for guest behaviour. */
   run(code: string, options?: RunOptions): Promise<RunJsResult>
+  /** Frees the QuickJS instances kept for reuse. Later runs start new ones; runs in progress finish. */
+  close(): void
 }

@@ -1,0 +1,226 @@
+/**
+ * run_js against the reference design (bench/baselines/worker-vm.ts: a worker_threads Worker per run
+ * with a node:vm context and a postMessage bridge), side by side in one process:
+ *
+ * - `runjs.run.overhead`: setup + `return 1` + teardown, ms per run (target ≥ 30× faster);
+ * - `runjs.vfs.read.calls`: sequential awaited `vfs.read` of a small file, calls/s (target ≥ 1.5×);
+ * - `runjs.vfs.read.1mb`: a 1 MB file through `vfs.read`, MB/s, against the same QuickJS sandbox with
+ *   a JSON-wrapped bridge (bench/baselines/json-bridge.ts; target ≥ 1.5×);
+ * - `runjs.cold.js` / `runjs.cold.ts`: a fresh Node process until the first result is printed;
+ * - `runjs.bomb.<kind>`: time until a memory bomb is stopped (64 MiB limit / 64 MB old space), and
+ *   `runjs.bomb.<kind>.rss`: process RSS growth it left behind;
+ * - `runjs.rss.2000runs`: RSS growth over 2,000 consecutive runs.
+ *
+ * `npm run bench -- runjs` runs only these; RUNJS_BENCH_RUNS lowers the 2,000 (e.g. on a busy machine).
+ */
+import { build } from 'esbuild'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createRunJs, memoryStore, openVfs, type Vfs } from '../src/index.js'
+import { runWithJsonBridge } from './baselines/json-bridge.js'
+import { runInWorker } from './baselines/worker-vm.js'
+import { compareMedian, Results, wanted, type Measurement } from './harness.js'
+
+const results = new Results('run-js.json')
+const recorded: Measurement[] = []
+const add = (m: Omit<Measurement, 'ratio'>) => recorded.push(results.add(m))
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const WORKER = 'worker_threads Worker per run + node:vm + postMessage bridge'
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
+const rssMb = () => process.memoryUsage().rss / 1024 / 1024
+
+async function workspace(): Promise<Vfs> {
+  const vfs = await openVfs({ store: memoryStore(), namespace: 'bench', scope: `runjs-${Math.random().toString(36).slice(2)}` })
+  await vfs.writeFile('/small.txt', 'hello, small file\n')
+  await vfs.writeFile('/big.txt', 'x'.repeat(1024 * 1024 - 1) + '\n')
+  return vfs
+}
+
+async function overhead() {
+  if (!wanted('runjs.run.overhead')) return
+  const vfs = await workspace()
+  // Archiving is part of run_js, but not of the reference design: measure the sandbox alone.
+  const runJs = createRunJs({ vfs, archiveDir: false })
+  const n = 20
+  const { ours, baseline } = await compareMedian(
+    async () => {
+      for (let i = 0; i < n; i++) if ((await runJs.run('return 1')).result !== 1) throw new Error('bad run')
+    },
+    async () => {
+      for (let i = 0; i < n; i++) if ((await runInWorker('return 1')).result !== 1) throw new Error('bad run')
+    },
+    { rounds: 5, warmup: 1 },
+  )
+  add({ name: 'runjs.run.overhead', unit: 'ms per run', better: 'lower', ours: ours / n, baseline: baseline / n, target: 'ratio <= 0.033 (≥ 30× faster)', baselineLabel: WORKER })
+  const archived = createRunJs({ vfs })
+  const t0 = performance.now()
+  for (let i = 0; i < 200; i++) await archived.run('return 1')
+  console.log(`  (with archiving of every script: ${((performance.now() - t0) / 200).toFixed(3)} ms per run)`)
+}
+
+async function readCalls() {
+  if (!wanted('runjs.vfs.read.calls')) return
+  const vfs = await workspace()
+  const runJs = createRunJs({ vfs, archiveDir: false })
+  const calls = 10_000
+  // Timed inside the guest (Date.now), so neither side pays for its sandbox start-up here.
+  const program = `const t0 = Date.now(); let n = 0; for (let i = 0; i < ${calls}; i++) n += (await vfs.read('/small.txt')).length; return Date.now() - t0`
+  const oursMs: number[] = []
+  const baseMs: number[] = []
+  for (let round = 0; round < 6; round++) {
+    const o = await runJs.run(program)
+    const b = await runInWorker(program, { vfs, timeMs: 60_000 })
+    if (!o.success || !b.success) throw new Error(`read calls failed: ${JSON.stringify(o.error ?? b.error)}`)
+    if (round > 0) {
+      oursMs.push(o.result as number)
+      baseMs.push(b.result as number)
+    }
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  add({ name: 'runjs.vfs.read.calls', unit: 'calls/s', better: 'higher', ours: calls / (median(oursMs) / 1000), baseline: calls / (median(baseMs) / 1000), target: 'ratio >= 1.5', baselineLabel: WORKER })
+}
+
+async function read1mb() {
+  if (!wanted('runjs.vfs.read.1mb')) return
+  const vfs = await workspace()
+  const runJs = createRunJs({ vfs, archiveDir: false })
+  const reads = 40
+  const program = `let n = 0; for (let i = 0; i < ${reads}; i++) n += (await vfs.read('/big.txt')).length; return n`
+  const { ours, baseline } = await compareMedian(
+    async () => {
+      const r = await runJs.run(program)
+      if (r.result !== reads * 1024 * 1024) throw new Error(`bad read: ${JSON.stringify(r.error)}`)
+    },
+    async () => {
+      if ((await runWithJsonBridge(program, vfs)) !== reads * 1024 * 1024) throw new Error('bad read')
+    },
+    { rounds: 5, warmup: 1 },
+  )
+  add({ name: 'runjs.vfs.read.1mb', unit: 'MB/s', better: 'higher', ours: reads / (ours / 1000), baseline: reads / (baseline / 1000), target: 'ratio >= 1.5', baselineLabel: 'same QuickJS sandbox, file contents JSON-wrapped across the bridge' })
+}
+
+/** Bundles a tiny entry next to node_modules and times fresh `node` processes running it. */
+async function cold() {
+  if (!wanted('runjs.cold')) return
+  const dir = join(root, 'node_modules', '.cache', 'agent-vfs-bench')
+  mkdirSync(dir, { recursive: true })
+  const entries: Record<string, string> = {
+    'ours-js': `import { createRunJs, memoryStore, openVfs } from ${JSON.stringify(join(root, 'src/index.ts'))}
+const vfs = await openVfs({ store: memoryStore(), namespace: 'c', scope: 'c' })
+const r = await createRunJs({ vfs }).run(process.argv[2])
+console.log(JSON.stringify(r.result)); process.exit(0)`,
+    'base-js': `import { runInWorker } from ${JSON.stringify(join(root, 'bench/baselines/worker-vm.ts'))}
+let code = process.argv[2]
+if (process.argv[3] === 'ts') code = (await import('ts-blank-space')).default(code)
+const r = await runInWorker(code)
+console.log(JSON.stringify(r.result)); process.exit(0)`,
+  }
+  for (const [name, source] of Object.entries(entries)) {
+    writeFileSync(join(dir, `${name}.ts`), source)
+    await build({ entryPoints: [join(dir, `${name}.ts`)], outfile: join(dir, `${name}.mjs`), bundle: true, format: 'esm', platform: 'node', packages: 'external', logLevel: 'warning' })
+  }
+  const wall = (file: string, args: string[]) => {
+    const t0 = performance.now()
+    const r = spawnSync(process.execPath, [join(dir, file), ...args], { encoding: 'utf8' })
+    if (r.status !== 0 || r.stdout.trim() !== '42') throw new Error(`cold run failed: ${r.stderr || r.stdout}`)
+    return performance.now() - t0
+  }
+  const js = 'return 6 * 7'
+  const ts = 'const f = (n: number): number => n * 7; interface X { a: string }; return f(6)'
+  for (const [name, code, lang] of [['runjs.cold.js', js, 'js'], ['runjs.cold.ts', ts, 'ts']] as const) {
+    const o: number[] = []
+    const b: number[] = []
+    for (let i = 0; i < 7; i++) {
+      o.push(wall('ours-js.mjs', [code]))
+      b.push(wall('base-js.mjs', [code, lang]))
+    }
+    const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]
+    add({ name, unit: 'ms process wall to first result', better: 'lower', ours: median(o), baseline: median(b), target: 'report', baselineLabel: `${WORKER}${lang === 'ts' ? ', ts-blank-space in the host' : ''}` })
+  }
+}
+
+async function bombs() {
+  if (!wanted('runjs.bomb')) return
+  const kinds: Record<string, string> = {
+    arrays: `const a = []; for (;;) a.push(new Array(1000).fill(1))`,
+    strings: `const a = []; let i = 0; for (;;) a.push('x'.repeat(100000) + (i++))`,
+    typed: `const a = []; for (;;) a.push(new Uint8Array(1 << 20))`,
+    objects: `const a = []; for (let i = 0; ; i++) a.push({ i, s: 'k' + i, o: { i } })`,
+    maps: `const m = new Map(); for (let i = 0; ; i++) m.set('key' + i, [i, i])`,
+  }
+  const vfs = await workspace()
+  const runJs = createRunJs({ vfs, archiveDir: false, limits: { timeMs: 60_000 } })
+  await runJs.run('return 1')
+  for (const [kind, program] of Object.entries(kinds)) {
+    if (!wanted(`runjs.bomb.${kind}`)) continue
+    const measure = async (fn: () => Promise<{ success: boolean; error?: { message: string } }>) => {
+      gc()
+      const before = rssMb()
+      const t0 = performance.now()
+      const r = await fn()
+      const ms = performance.now() - t0
+      gc()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      if (r.success) throw new Error(`${kind} bomb was not stopped`)
+      return { ms, rss: rssMb() - before }
+    }
+    const o: Array<{ ms: number; rss: number }> = []
+    const b: Array<{ ms: number; rss: number }> = []
+    for (let i = 0; i < 3; i++) {
+      o.push(await measure(() => runJs.run(program)))
+      b.push(await measure(() => runInWorker(program, { memoryMb: 64, timeMs: 60_000 })))
+    }
+    const med = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]
+    add({ name: `runjs.bomb.${kind}`, unit: 'ms to stop', better: 'lower', ours: med(o.map((x) => x.ms)), baseline: med(b.map((x) => x.ms)), target: 'report', baselineLabel: `${WORKER}, maxOldGenerationSizeMb 64` })
+    add({ name: `runjs.bomb.${kind}.rss`, unit: 'MB RSS growth', better: 'lower', ours: med(o.map((x) => x.rss)), baseline: med(b.map((x) => x.rss)), target: '< 2 × 64 + 32 MB', baselineLabel: `${WORKER}, maxOldGenerationSizeMb 64` })
+  }
+}
+
+async function rss2000() {
+  if (!wanted('runjs.rss.2000runs')) return
+  const runs = Number(process.env.RUNJS_BENCH_RUNS ?? 2000)
+  const vfs = await workspace()
+  const runJs = createRunJs({ vfs })
+  const program = `const t = await vfs.read('/small.txt'); console.log(t); return { n: t.length }`
+  await runJs.run(program)
+  gc()
+  const o0 = rssMb()
+  for (let i = 0; i < runs; i++) await runJs.run(program)
+  gc()
+  const ours = rssMb() - o0
+  await runInWorker(program, { vfs })
+  gc()
+  const b0 = rssMb()
+  for (let i = 0; i < runs; i++) await runInWorker(program, { vfs })
+  gc()
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  gc()
+  const baseline = rssMb() - b0
+  add({ name: 'runjs.rss.2000runs', unit: `MB RSS growth over ${runs} runs`, better: 'lower', ours, baseline, target: 'flat (a few MB)', baselineLabel: WORKER })
+}
+
+function writeTable() {
+  if (recorded.length === 0) return
+  const all = JSON.parse(JSON.stringify([...recorded])) as Measurement[]
+  const lines = [
+    '# run_js benchmarks',
+    '',
+    `Last run: ${new Date().toISOString()}, Node ${process.version}, \`npm run bench -- runjs\`. Ratio = ours / baseline.`,
+    '',
+    '| name | ours | baseline | ratio | unit (better) | target | baseline is |',
+    '|---|---|---|---|---|---|---|',
+    ...all.map((m) => `| ${m.name} | ${m.ours} | ${m.baseline} | ${m.ratio} | ${m.unit} (${m.better}) | ${m.target ?? ''} | ${m.baselineLabel ?? ''} |`),
+    '',
+  ]
+  writeFileSync(join(root, 'bench', 'results', 'run-js.md'), lines.join('\n'))
+}
+
+await overhead()
+await readCalls()
+await read1mb()
+await cold()
+await bombs()
+await rss2000()
+writeTable()
