@@ -3,7 +3,7 @@
  * QuickJS with the workspace API (`vfs.read/list/write/exists`) and returns a small summary.
  */
 
-/** Reads characters.md and the episode list into /work/cast.json. */
+/** Reads characters.md, the episode files and their numbers into /work/cast.json. */
 export const SURVEY = `
 const cast = (await vfs.read('/context/characters.md')).split('\\n')
   .filter((l) => l.startsWith('- '))
@@ -14,17 +14,25 @@ const cast = (await vfs.read('/context/characters.md')).split('\\n')
     return { name, aliases }
   })
 const files = (await vfs.list('/context/episodes')).filter((n) => n.endsWith('.fountain')).sort()
-await vfs.write('/work/cast.json', JSON.stringify({ cast, files }, null, 1))
+// Episode numbers come from each file's heading, not its name.
+const numbers = {}
+for (const f of files) {
+  const head = /^# Episode (\\d+):/.exec(await vfs.read('/context/episodes/' + f))
+  if (head) numbers[f] = Number(head[1])
+  else console.log('no "# Episode N:" heading in ' + f)
+}
+await vfs.write('/work/cast.json', JSON.stringify({ cast, files, numbers }, null, 1))
 return { characters: cast.length, episodes: files.length }`
 
 /**
  * Parses episode files into /work/extract.json (merged with what is there): per episode its number,
  * title, scenes (location, time, speakers) and the capitalised words of action lines.
- * `selection` is a JavaScript expression over `files` choosing which files to read.
+ * `selection` is a JavaScript expression over `files` (names) and `numbers` (name → episode number)
+ * choosing which files to read.
  */
 export function extract(selection: string): string {
   return `
-const { files } = JSON.parse(await vfs.read('/work/cast.json'))
+const { files, numbers } = JSON.parse(await vfs.read('/work/cast.json'))
 const out = (await vfs.exists('/work/extract.json')) ? JSON.parse(await vfs.read('/work/extract.json')) : { episodes: {} }
 const chosen = ${selection}
 for (const file of chosen) {
@@ -55,7 +63,7 @@ return { extracted: chosen.length, total: Object.keys(out.episodes).length }`
 
 /** Builds assets.json, coverage.json and validation.json from /work/cast.json and /work/extract.json. */
 export const BUILD = `
-const { cast, files } = JSON.parse(await vfs.read('/work/cast.json'))
+const { cast, numbers } = JSON.parse(await vfs.read('/work/cast.json'))
 const { episodes } = JSON.parse(await vfs.read('/work/extract.json'))
 const canonical = new Map()
 for (const c of cast) for (const n of [c.name, ...c.aliases]) canonical.set(n, c.name)
@@ -81,7 +89,7 @@ const assets = {
   locations: list(locations),
   props: list(props),
 }
-const all = files.map((f) => Number(/(\\d+)/.exec(f)[1])).sort((a, b) => a - b)
+const all = [...new Set(Object.values(numbers))].sort((a, b) => a - b)
 const covered = all.filter((n) => episodes[n])
 const coverage = { episodes: all.length, covered, missing: all.filter((n) => !episodes[n]) }
 const real = new Set(all)

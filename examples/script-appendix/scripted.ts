@@ -33,7 +33,7 @@ export function appendixModel(options: AppendixModelOptions = {}): (view: Script
   ]
   return stepMachine(steps, (problems) => {
     const missing = [...new Set(problems.flatMap((p) => [...p.matchAll(/episode (\d+) \(/g)].map((m) => Number(m[1]))))]
-    const selection = `files.filter((f) => ${JSON.stringify(missing)}.includes(Number(/(\\d+)/.exec(f)[1])))`
+    const selection = `files.filter((f) => ${JSON.stringify(missing)}.includes(numbers[f]))`
     return {
       id: 'fix',
       title: `Extract the missing episodes (${missing.join(', ')}) and rebuild the outputs`,

@@ -6,7 +6,7 @@ export type ExecutionStatus = 'running' | 'suspended' | 'interrupted' | 'complet
 
 /** Why a run failed, or why a runner call was refused. */
 export type TaskErrorCode =
-  | 'window-limit' | 'checkpoint-retries' | 'no-progress' | 'tool-call-limit' | 'model-error'
+  | 'window-limit' | 'checkpoint-retries' | 'no-progress' | 'tool-call-limit' | 'submission-limit' | 'model-error'
   | 'execution-in-progress' | 'nothing-to-resume' | 'not-answered' | 'contract-missing' | 'invalid-answer'
 
 /** The body of each event type an execution emits. */

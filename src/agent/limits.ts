@@ -12,6 +12,8 @@ export interface TaskLimits extends ToolLimits {
   maxIdleWindows: number
   /** Consecutive plan updates that add no step and change no status (notes only) before the run fails as stuck. Default 5. */
   maxStalledCheckpoints: number
+  /** Results `submit_result` may have rejected before the run fails. Default 5. */
+  maxSubmissions: number
   /** Tool calls per execution. Default 2 000. */
   maxToolCalls: number
 }
@@ -24,5 +26,6 @@ export const defaultTaskLimits: Readonly<TaskLimits> = Object.freeze({
   maxRetriesPerCheckpoint: 4,
   maxIdleWindows: 3,
   maxStalledCheckpoints: 5,
+  maxSubmissions: 5,
   maxToolCalls: 2_000,
 })

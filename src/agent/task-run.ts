@@ -208,9 +208,15 @@ export class TaskRun {
       failure = toToolError(error)
     }
     if (failure) {
-      if (failure.code === 'result-rejected' && failure.detail?.rejected) await journal.emit({ type: 'result-rejected', problems: failure.detail.problems as string[] })
+      if (failure.code === 'result-rejected' && failure.detail?.rejected) {
+        await journal.emit({ type: 'result-rejected', problems: failure.detail.problems as string[] })
+        if (this.record.submission.attempts >= limits.maxSubmissions) end = { kind: 'failed' }
+      }
       await journal.emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, ok: false, error: { code: failure.code, message: failure.message } })
-      if (end?.kind === 'failed') await this.fail('tool-call-limit', failure.message)
+      if (end?.kind === 'failed') {
+        if (failure.code === 'result-rejected') await this.fail('submission-limit', `${this.record.submission.attempts} results were rejected; the last: ${(failure.detail?.problems as string[]).slice(0, 5).join('; ')}`)
+        else await this.fail('tool-call-limit', failure.message)
+      }
       return { part: errorPart(call, failure.message), ok: false, ...(end ? { end } : {}) }
     }
     if (call.toolName === 'update_plan' && plan.plan) {

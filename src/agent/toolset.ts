@@ -11,7 +11,7 @@ import { fileToolContext, type ReadLedger, type ToolLimits } from './tool-contex
 import { deleteTool, editFileTool, mkdirTool, moveTool, writeFileTool } from './write-tools.js'
 
 /** A run_js runner, or a factory that gets the workspace view the runner should use. */
-export type RunJsSlot = RunJsRunner | ((vfs: Vfs) => RunJsRunner)
+export type RunJsSlot = RunJsRunner | ((vfs: RunVfs) => RunJsRunner)
 
 /** Options of {@link createWorkspaceTools}. */
 export interface WorkspaceToolsOptions {

@@ -52,6 +52,21 @@ describe('bounded runs', () => {
     expect(r.windows).toBe(4)
   })
 
+  it('rejected results are bounded', async () => {
+    const { run } = await freshRun()
+    const { copyModel, COPY_INSTRUCTIONS } = await import('../agent/copy-task.js')
+    await run.seed('/context/a.md', 'a')
+    const base = copyModel(['a.md'])
+    // Every result names a file that does not exist, however often it is corrected.
+    const model = scriptedModel((v) => {
+      const turn = base(v)
+      for (const c of turn.toolCalls ?? []) if (c.toolName === 'write_file' && (c.input as { path: string }).path === '/outputs/result.json') (c.input as { content: string }).content = JSON.stringify({ files: ['a.md', 'ghost.md'] })
+      return turn
+    })
+    const r = await runTask({ vfs: run, instructions: COPY_INSTRUCTIONS, contract: copyContract, model, limits: { maxSubmissions: 2 } })
+    expect(r).toMatchObject({ status: 'failed', error: { code: 'submission-limit', message: expect.stringMatching(/^2 results were rejected; the last: \/outputs\/ghost.md does not exist/) } })
+  })
+
   it('the total window count is bounded', async () => {
     const { run } = await freshRun()
     let n = 0
