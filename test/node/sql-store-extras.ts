@@ -81,6 +81,17 @@ export function describeSqlStoreExtras(name: string, connect: () => Promise<SqlC
       expect(text(e.data)).toBe('v2')
     })
 
+    it('commits a batch larger than one statement holds (65,535 parameters)', async () => {
+      const store = postgresStore({ client: client() })
+      await store.migrate()
+      const s = fresh()
+      const ops = Array.from({ length: 12_345 }, (_, i) => put(`/big-batch/${i}`, `${i}`, 0))
+      expect(await store.commit('ns', s, ops)).toBe(1)
+      const snap = await store.load('ns', s)
+      expect(snap.entries).toHaveLength(12_345)
+      expect(text(snap.entries.find((e) => e.path === '/big-batch/12344')!.data)).toBe('12344')
+    })
+
     it('serialises many concurrent commits on one scope into distinct versions', async () => {
       const store = postgresStore({ client: client() })
       await store.migrate()
