@@ -102,9 +102,12 @@ const problems = [
 ]
 const checks = ['coverage', 'references', 'known-cues'].map((id) => ({ id, pass: !problems.some((p) => p.check === id) }))
 const validation = { checks, problems, pass: !problems.some((p) => p.severity === 'error') }
-await vfs.write('/outputs/assets.json', JSON.stringify(assets, null, 2))
-await vfs.write('/outputs/coverage.json', JSON.stringify(coverage, null, 2))
-await vfs.write('/outputs/validation.json', JSON.stringify(validation, null, 2))
+// Written together, so the three files land in one commit.
+await Promise.all([
+  vfs.write('/outputs/assets.json', JSON.stringify(assets, null, 2)),
+  vfs.write('/outputs/coverage.json', JSON.stringify(coverage, null, 2)),
+  vfs.write('/outputs/validation.json', JSON.stringify(validation, null, 2)),
+])
 return { characters: assets.characters.length, locations: assets.locations.length, props: assets.props.length, missing: coverage.missing, pass: validation.pass }`
 
 /** Writes /outputs/appendix.md from the JSON outputs. */

@@ -154,9 +154,14 @@ export class ExecutionJournal {
     return event
   }
 
-  /** Records a checkpoint for an accepted plan revision. */
+  /** Where the checkpoint of a plan revision is stored. */
+  checkpointPath(revision: number): string {
+    return `${this.dir}/checkpoints/r${String(revision).padStart(4, '0')}.json`
+  }
+
+  /** Records a checkpoint for an accepted plan revision (its writes are issued before the first await). */
   async checkpoint(plan: Plan): Promise<string> {
-    const path = `${this.dir}/checkpoints/r${String(plan.revision).padStart(4, '0')}.json`
+    const path = this.checkpointPath(plan.revision)
     const cp: CheckpointRecord = { executionId: this.record.id, revision: plan.revision, at: Date.now(), window: this.record.windows, toolCalls: this.record.toolCalls, plan }
     this.record.checkpoint = plan.revision
     this.record.windowsSinceCheckpoint = 0

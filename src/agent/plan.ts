@@ -75,6 +75,12 @@ export interface PlanUpdate {
 export class PlanController {
   private current: Plan | undefined
   private work = 0
+  /**
+   * Called with each accepted revision in the same tick as the plan's own write, so that what it
+   * writes (the runner's checkpoint) joins the plan in one atomic commit. The update settles when
+   * both are durable.
+   */
+  onAccept?: (plan: Plan, previous: Plan | undefined) => Promise<unknown>
 
   constructor(
     private readonly vfs: Vfs,
@@ -153,7 +159,9 @@ export class PlanController {
       steps: steps.map((s) => ({ id: s.id, title: s.title, status: s.status, ...(s.notes ? { notes: s.notes } : {}) })),
       updatedAt: Date.now(),
     }
-    await this.vfs.writeFile(this.path, JSON.stringify(plan, null, 2))
+    const write = this.vfs.writeFile(this.path, JSON.stringify(plan, null, 2))
+    const accepted = this.onAccept?.(plan, this.current)
+    await Promise.all([write, accepted])
     this.current = plan
     this.work = 0
     return { plan, completed: completedNow[0] }

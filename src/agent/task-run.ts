@@ -48,6 +48,12 @@ export class TaskRun {
 
   constructor(private readonly ctx: TaskRunContext, specs: FunctionToolSpec[]) {
     this.specs = specs
+    // Each accepted plan revision is a checkpoint, written in the same commit as the plan.
+    ctx.plan.onAccept = (plan, previous) => {
+      // An update that adds no step and changes no status (notes, titles only) is not progress.
+      this.record.stalledCheckpoints = statusSignature(previous) === statusSignature(plan) ? (this.record.stalledCheckpoints ?? 0) + 1 : 0
+      return ctx.journal.checkpoint(plan)
+    }
   }
 
   private get record() {
@@ -178,7 +184,6 @@ export class TaskRun {
     let end: WindowEnd | undefined
     let value: unknown
     let failure: ToolError | undefined
-    let planBefore: string | undefined
     try {
       if (this.record.toolCalls > limits.maxToolCalls) {
         end = { kind: 'failed' }
@@ -201,7 +206,6 @@ export class TaskRun {
         }
         if (verdict.decision === 'ask') return this.pendingOutcome(call, { kind: 'approval', reason: verdict.reason, access })
       }
-      if (call.toolName === 'update_plan') planBefore = statusSignature(plan.plan)
       value = await tool.execute(call.input, { toolCallId: call.toolCallId, ...(this.ctx.signal ? { abortSignal: this.ctx.signal } : {}) })
       if (tool.kind === 'work') plan.noteWork()
     } catch (error) {
@@ -220,9 +224,7 @@ export class TaskRun {
       return { part: errorPart(call, failure.message), ok: false, ...(end ? { end } : {}) }
     }
     if (call.toolName === 'update_plan' && plan.plan) {
-      // An update that adds no step and changes no status (notes, titles only) is not progress.
-      this.record.stalledCheckpoints = planBefore === statusSignature(plan.plan) ? (this.record.stalledCheckpoints ?? 0) + 1 : 0
-      const cpPath = await journal.checkpoint(plan.plan)
+      const cpPath = journal.checkpointPath(plan.plan.revision)
       await journal.emit({ type: 'plan-updated', plan: plan.plan, ...((value as { completed?: string }).completed ? { completed: (value as { completed: string }).completed } : {}) })
       await journal.emit({ type: 'checkpoint', revision: plan.plan.revision, path: cpPath })
       end = { kind: 'checkpoint' }
