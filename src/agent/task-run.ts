@@ -138,7 +138,8 @@ export class TaskRun {
       for (const t of texts) await journal.emit({ type: 'text', text: t.text })
       messages.push({ role: 'assistant', content: [...texts, ...calls] })
       if (calls.length === 0) {
-        if (!this.ctx.contract && (!this.ctx.plan.plan || this.ctx.plan.complete)) {
+        // Without a contract, a text answer ends the task once the plan (if any) is complete.
+        if (!this.ctx.contract && texts.length > 0 && (!this.ctx.plan.plan || this.ctx.plan.complete)) {
           return this.complete({ accepted: true, result: texts.map((t) => t.text).join('\n') })
         }
         return this.endWindow(progressed, { kind: 'no-tool-call' })
