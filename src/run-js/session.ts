@@ -44,7 +44,7 @@ export function makeBootstrap(tools: ReadonlyMap<string, BoundTool>, withVfs: bo
 }
 
 /**
- * One run: a fresh runtime and context on a pooled module instance, limits on, bridge installed,
+ * One run: a fresh context on a pooled module instance's runtime, limits on, bridge installed,
  * program compiled (TypeScript stripped if it is not JavaScript), archived, run to completion or
  * stopped, then torn down along exactly one path.
  */
@@ -58,7 +58,13 @@ export async function runSession(env: SessionEnv, code: string, signal: AbortSig
   } catch (error) {
     return failure({ name: 'InternalError', message: `QuickJS could not start: ${(error as Error)?.message ?? String(error)}` })
   }
-  const session = new Session(env, instance, signal)
+  let session: Session
+  try {
+    session = new Session(env, instance, signal)
+  } catch (error) {
+    env.pool.release(instance, 'poisoned')
+    return failure({ name: 'InternalError', message: `QuickJS could not start a context: ${(error as Error)?.message ?? String(error)}` })
+  }
   let health: InstanceHealth = 'poisoned'
   try {
     const result = await session.run(code)
@@ -116,8 +122,8 @@ class Session {
   }
 
   private shouldInterrupt(): boolean {
-    // Reading the final error may run guest getters (`stack` is an accessor): give them a small
-    // budget of their own. Interrupting them outright leaks inside quickjs-emscripten.
+    // Reading the final error may run guest getters (`stack` is an accessor, `message` can be one):
+    // they get a small budget of their own, whatever stopped the run.
     if (this.reading) return ++this.readingChecks > READING_BUDGET
     if (this.finished || this.stop || this.ending) return true
     if (++this.interrupts > this.budget) this.stop = 'budget'
@@ -425,8 +431,7 @@ class Session {
       this.rt.setMemoryLimit(-1)
       this.ctx.dispose()
       this.rt.removeInterruptHandler()
-    } catch (error) {
-      if ((globalThis as { RUNJS_DEBUG?: boolean }).RUNJS_DEBUG) console.error('run_js teardown failed', error)
+    } catch {
       return 'poisoned'
     }
     const cap = this.instance.memory.buffer.byteLength
