@@ -1,15 +1,21 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { createRunJs, durableObjectStore, openVfs, scopeRun } from '../../src/index.js'
+import { createRunJs, durableObjectStore, openVfs, scopeRun, type TypeScriptStripper } from '../../src/index.js'
 import { workerdEngine } from '../../src/run-js/runtime/workerd.js'
 import { describeRunJs } from '../run-js/suite.js'
 import { storeInsideDurableObject } from './durable-object-harness.js'
 
 // The shared suite on a durableObjectStore workspace whose every store call runs inside a real
-// Durable Object; QuickJS comes from the imported wasm module, as Workers require. TypeScript is off:
-// importing `typescript` through the pool kills the run (FIELD-NOTES).
-describeRunJs('workerd, durable object store', async () => ({ store: storeInsideDurableObject('run-js'), engine: workerdEngine(), typescript: false }))
+// Durable Object; QuickJS comes from the imported wasm module, as Workers require. TypeScript comes from
+// a pre-bundled ts-blank-space (test/run-js/ts-vendor.ts): raw `typescript` is too large for the pool.
+describeRunJs('workerd, durable object store', async () => ({
+  store: storeInsideDurableObject('run-js'),
+  engine: workerdEngine(),
+  typescript: () =>
+    // @ts-expect-error generated, untyped: the stripper's type is asserted below
+    import('../../node_modules/.cache/agent-vfs/ts-blank-space.mjs') as Promise<{ default: TypeScriptStripper }>,
+}))
 
 describe('run_js entirely inside a Durable Object', () => {
   it('runs a program against the object’s own storage, under a run scope, with the limits on', async () => {

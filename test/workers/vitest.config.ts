@@ -29,6 +29,8 @@ export default defineConfig(async () => {
       dir: `${root}/test/workers`,
       include: ['**/*.test.ts'],
       setupFiles: [`${root}/test/workers/apply-migrations.ts`],
+      // run_js: ts-blank-space pre-bundled for workerd (raw `typescript` is too large for the pool).
+      globalSetup: [`${root}/test/run-js/ts-vendor.ts`],
       testTimeout: 60_000,
       hookTimeout: 120_000,
     },

@@ -1,3 +1,4 @@
+/// <reference path="./wasm.d.ts" />
 /**
  * QuickJS for Cloudflare Workers (workerd). Workers refuse to compile wasm from bytes, so the wasm
  * is imported as a module (wrangler's CompiledWasm rule; the vitest pool needs none). Only code that
