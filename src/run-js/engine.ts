@@ -13,6 +13,7 @@ export interface QuickJsEngine {
   instantiate(memory: WebAssembly.Memory): Promise<QuickJsModule>
 }
 
+/** Options of {@link variantEngine}. */
 export interface VariantEngineOptions {
   /** A sync QuickJS variant; default the release build `@jitl/quickjs-wasmfile-release-sync`. */
   variant?: QuickJSSyncVariant

@@ -10,6 +10,7 @@ export const WASM_PAGE = 64 * 1024
 const MIN_PAGES = 256
 const MAX_PAGES = 32768
 
+/** The limits a run gets when none are given (`interruptBudget` 0 means 100 × `timeMs`). */
 export const DEFAULT_LIMITS: Readonly<ResolvedLimits> = Object.freeze({
   memoryBytes: 64 * MIB,
   stackBytes: 64 * 1024,

@@ -32,7 +32,7 @@ export interface RunJsLimits {
   inlineResultChars?: number
 }
 
-/** Context a tool gets with each call. */
+/** What a tool gets with each call besides its input. */
 export interface RunJsToolContext {
   /** Aborts when the run ends (finished, timed out, aborted): stop work that nobody will read. */
   signal: AbortSignal
@@ -51,6 +51,7 @@ export type RunJsToolFunction = (input: unknown, context: RunJsToolContext) => u
 /** A tool: a plain async function, or one with an input schema checked before it runs. */
 export type RunJsTool = RunJsToolFunction | { inputSchema?: RunJsSchema; execute: RunJsToolFunction }
 
+/** Options of `createRunJs`. */
 export interface RunJsOptions {
   /** The workspace the guest sees as `vfs` (a run scope limits it to the run's roots). */
   vfs: Vfs
@@ -75,6 +76,7 @@ export interface RunJsOptions {
   typescript?: TypeScriptLoader | false
 }
 
+/** Options of one `run`. */
 export interface RunOptions {
   /** Aborting ends the run with `AbortError`; an already aborted signal runs nothing. */
   signal?: AbortSignal
