@@ -12,4 +12,5 @@ for (const suite of suites) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', `bench/${suite}`, ...args], { stdio: 'inherit' })
   if (r.status !== 0) failed++
 }
+spawnSync(process.execPath, ['scripts/bench-table.mjs'], { stdio: 'inherit' })
 process.exit(failed ? 1 : 0)
