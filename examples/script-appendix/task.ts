@@ -76,5 +76,6 @@ export const appendixContract: ResultContract<Assets> = {
 
 /** Copies a generated (or read) input folder into a run's read-only /context. */
 export async function seedInput(run: RunVfs, files: Record<string, string>): Promise<void> {
-  for (const [path, text] of Object.entries(files)) await run.seed(`/context/${path}`, text)
+  // Issued together, so the journal makes the whole input one commit instead of one per file.
+  await Promise.all(Object.entries(files).map(([path, text]) => run.seed(`/context/${path}`, text)))
 }

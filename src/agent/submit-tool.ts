@@ -58,7 +58,7 @@ export function submitResultTool(options: SubmitToolOptions) {
       if (state.rejected) {
         const before = new Set(state.rejected.stepIds)
         if (!plan.plan!.steps.some((s) => !before.has(s.id))) {
-          throw new ToolError('result-rejected', 'Your last result was rejected and the plan has no correction step since.', 'add a new step for the fix with update_plan, fix the problems, complete the step, then submit again.', { problems: state.rejected.problems })
+          throw new ToolError('result-rejected', `Your last result was rejected and the plan has no correction step since. The problems were:\n${state.rejected.problems.map((p) => `- ${p}`).join('\n')}`, 'add a new step for the fix with update_plan, fix the problems, complete the step, then submit again.', { problems: state.rejected.problems })
         }
       }
       const raw = result !== undefined ? result : await readResult(vfs, path ?? contract?.resultPath)
