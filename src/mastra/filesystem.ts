@@ -32,7 +32,9 @@ export interface VfsFilesystemOptions {
 
 /** Metadata {@link VfsFilesystem.getInfo} reports. */
 export interface VfsFilesystemMetadata extends Record<string, unknown> {
+  /** The workspace's namespace. */
   namespace: string
+  /** The workspace's scope (e.g. a session). */
   scope: string
 }
 
@@ -73,6 +75,11 @@ function isVfsLikeError(error: unknown, code?: string): error is VfsLikeError {
     typeof error === 'object' && error !== null && (error as Error).name === 'VfsError' &&
     typeof (error as VfsLikeError).code === 'string' && (code === undefined || (error as VfsLikeError).code === code)
   )
+}
+
+/** Whether a workspace error is about the source of a copy or move (as written, or normalised). */
+function blames(error: unknown, src: string, from: string): boolean {
+  return isVfsLikeError(error) && (error.path === src || error.path === from)
 }
 
 /** Which kind of thing an operation expects at its path, to pick FileNotFound vs DirectoryNotFound. */
@@ -126,6 +133,12 @@ function toMastraError(error: unknown, path: string, operation: string, expect: 
  * workspace's mtime, and made atomic with the file's version); reading without an encoding gives
  * a Buffer (skills rely on it). The workspace is loaded already, so `status` is `'ready'` from the
  * start; `destroy()` leaves the workspace open (its owner closes it).
+ *
+ * Skills (`new Workspace({ filesystem, skills: ['/skills'] })`) are read through this filesystem.
+ * A directory's mtime changes only when the directory itself is created, not when files inside it
+ * change, so Mastra's periodic skill re-discovery does not notice skills added later: call
+ * `workspace.skills.refresh()` after adding one, and pass `checkSkillFileMtime: true` to pick up
+ * edits of SKILL.md.
  *
  * ```ts
  * const workspace = new Workspace({ filesystem: new VfsFilesystem({ vfs }), skills: ['/skills'] })
@@ -291,7 +304,7 @@ export class VfsFilesystem extends MastraFilesystem {
       if (target && options?.overwrite === false) throw new FileExistsError(dest)
       await this.vfs.copy(from, to)
     } catch (error) {
-      throw toMastraError(error, isVfsLikeError(error) && error.path === src ? src : dest, 'copyFile')
+      throw toMastraError(error, blames(error, src, from) ? src : dest, 'copyFile')
     }
   }
 
@@ -306,7 +319,7 @@ export class VfsFilesystem extends MastraFilesystem {
     try {
       await this.vfs.rename(from, to)
     } catch (error) {
-      throw toMastraError(error, isVfsLikeError(error) && error.path === src ? src : dest, 'moveFile')
+      throw toMastraError(error, blames(error, src, from) ? src : dest, 'moveFile')
     }
   }
 
@@ -408,7 +421,9 @@ export class VfsFilesystem extends MastraFilesystem {
   // ---- helpers -------------------------------------------------------------------------------
 
   /**
-   * Optimistic concurrency. The file must still have the modification time the caller saw; the
+   * Optimistic concurrency. The file must still have the modification time the caller saw (Mastra
+   * keeps it as a Date, so millisecond resolution: a change landing in the very millisecond of the
+   * caller's read goes unnoticed); the
    * write is then made conditional on the version that stat showed, so a write landing between
    * the check and ours is caught too. A write of the file still in flight (no version yet) is
    * waited for once, then checked again.

@@ -15,6 +15,7 @@ describe('a Mastra Agent on a VfsFilesystem workspace, with its file tools and r
     const { files, truth } = generateEpisodes({ count: EPISODES, seed: 7 })
     const vfs = await openVfs({ store: memoryStore(), namespace: 'mastra-agent', scope: 'appendix' })
     for (const [rel, text] of Object.entries(files)) await vfs.writeFile(`/context/${rel}`, text)
+    await vfs.writeFile('/skills/fountain/SKILL.md', '---\nname: fountain\ndescription: Reading simplified Fountain scripts\n---\nCues are in capitals.\n')
 
     const seen: ScriptedView[] = []
     const model = scriptedModel((view) => {
@@ -43,6 +44,7 @@ describe('a Mastra Agent on a VfsFilesystem workspace, with its file tools and r
           return { toolCalls: [{ toolName: 'mastra_workspace_read_file', input: { path: 'outputs/coverage.json', showLineNumbers: false } }] }
         case 6: {
           // A new file in a new directory through Mastra's write_file (its pre-write stat must be a FileNotFoundError).
+          if (!view.last[0]?.ok) return { text: `failed: ${JSON.stringify(view.results)}` }
           const text = String(last[0])
           const coverage = JSON.parse(text.slice(text.indexOf('{')))
           return { toolCalls: [{ toolName: 'mastra_workspace_write_file', input: { path: 'notes/summary.md', content: `covered ${coverage.covered.length} of ${coverage.episodes}\n` } }] }
@@ -52,7 +54,7 @@ describe('a Mastra Agent on a VfsFilesystem workspace, with its file tools and r
       }
     })
 
-    const workspace = new Workspace({ filesystem: new VfsFilesystem({ vfs }) })
+    const workspace = new Workspace({ filesystem: new VfsFilesystem({ vfs }), skills: ['/skills'] })
     const agent = new Agent({
       id: 'appendix',
       name: 'appendix',
@@ -65,6 +67,10 @@ describe('a Mastra Agent on a VfsFilesystem workspace, with its file tools and r
 
     // The model was offered Mastra's workspace tools and run_js, and every call succeeded.
     expect(seen[0].toolNames).toEqual(expect.arrayContaining(['mastra_workspace_read_file', 'mastra_workspace_write_file', 'mastra_workspace_list_files', 'run_js']))
+    // Skills come from the workspace too: listed in the system prompt, with their tool.
+    expect(seen[0].system).toContain('fountain')
+    expect(seen[0].system).toContain('Reading simplified Fountain scripts')
+    expect(seen[0].toolNames).toContain('skill')
     const results = seen.at(-1)!.results
     expect(results.map((r) => r.toolName)).toEqual([
       'mastra_workspace_list_files', 'mastra_workspace_read_file', 'mastra_workspace_read_file', 'run_js', 'run_js', 'run_js', 'mastra_workspace_read_file',

@@ -314,5 +314,9 @@ describe('VfsFilesystem', () => {
     expect(skill?.instructions).toContain('Use one bullet per character.')
     expect(skill?.references).toEqual(['tone.md'])
     expect(await skills.getReference('appendix-style', 'references/tone.md')).toBe('Dry and factual.')
+    // A skill added later is found after refresh() (directory mtimes do not follow their contents).
+    await fs.writeFile('skills/second/SKILL.md', '---\nname: second\ndescription: Another one\n---\nBody.\n')
+    await skills.refresh()
+    expect((await skills.list()).map((s) => s.name).sort()).toEqual(['appendix-style', 'second'])
   })
 })

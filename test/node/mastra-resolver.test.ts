@@ -133,7 +133,6 @@ describe('vfsWorkspaceResolver', () => {
     expect(await vfsOf(ws).readFile('/notes/hello.md', 'utf8')).toBe('hello from the session')
     expect(session.getWorkspace()).toBe(ws)
     expect(await controller.resolveWorkspace({ session })).toBe(ws)
-    console.log(`factory calls: ${factoryCalls}`)
     expect(factoryCalls).toBeGreaterThan(3)
     expect(loads).toEqual(['ctl/alice'])
     expect(resolve.cached()).toEqual(['alice'])
