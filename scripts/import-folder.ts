@@ -1,9 +1,9 @@
 /**
- * `npm start`: a small real job on embedded defaults. Opens a persistent workspace on an embedded
+ * `npm run import-folder`: a small real job on embedded defaults. Opens a persistent workspace on an embedded
  * PGlite store kept in `.agent-vfs/`, imports a folder into it, and reports files, bytes and a
  * grep. Run it twice: the second run finds the data already there and only writes what changed.
  *
- *   npm start -- [--import DIR] [--grep PATTERN] [--data DIR] [--scope NAME]
+ *   npm run import-folder -- [--import DIR] [--grep PATTERN] [--data DIR] [--scope NAME]
  */
 import { PGlite } from '@electric-sql/pglite'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -11,7 +11,7 @@ import { basename, join, relative, resolve, sep } from 'node:path'
 import { parseArgs } from 'node:util'
 import { openVfs, postgresStore } from '../src/index.js'
 
-const usage = `usage: npm start -- [--import DIR] [--grep PATTERN] [--data DIR] [--scope NAME]
+const usage = `usage: npm run import-folder -- [--import DIR] [--grep PATTERN] [--data DIR] [--scope NAME]
   --import DIR     folder to import (default: examples/sample)
   --grep PATTERN   text to search for after the import (default: LANTERN)
   --data DIR       where the embedded PGlite database lives (default: .agent-vfs)
@@ -91,7 +91,7 @@ async function main() {
   for (const m of found.matches) console.log(`  ${m.path}:${m.line}: ${m.text}`)
   await vfs.close()
   await db.close()
-  console.log(before > 0 ? 'the data was already there: this workspace persists across runs' : 'run `npm start` again: the second run finds this data already there')
+  console.log(before > 0 ? 'the data was already there: this workspace persists across runs' : 'run `npm run import-folder` again: the second run finds this data already there')
 }
 
 main().catch((error) => {
