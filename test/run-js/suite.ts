@@ -302,6 +302,22 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         expect(await again.readFile('/.run_js/run-011.js', 'utf8')).toBe('taken elsewhere')
       })
 
+      it('two writers on one scope (two processes) never take the same number', async () => {
+        const scope = `two-writers-${Date.now().toString(36)}`
+        const a = await open(scope)
+        const b = await open(scope)
+        const runs = await Promise.all([
+          ...Array.from({ length: 5 }, (_, i) => runner(a).run(`return 'a${i}'`)),
+          ...Array.from({ length: 5 }, (_, i) => runner(b).run(`return 'b${i}'`)),
+        ])
+        const paths = runs.map((r) => r.scriptPath)
+        expect(runs.every((r) => r.success)).toBe(true)
+        expect(new Set(paths).size).toBe(10)
+        const reader = await open(scope)
+        const sources = await Promise.all(paths.map((p) => reader.readFile(p!, 'utf8')))
+        expect(sources.sort()).toEqual([...Array.from({ length: 5 }, (_, i) => `return 'a${i}'`), ...Array.from({ length: 5 }, (_, i) => `return 'b${i}'`)].sort())
+      })
+
       it('a result over the inline limit goes to result-NNN.json with path, size and preview', async () => {
         const vfs = await open()
         const r = await runner(vfs, { limits: { inlineResultChars: 1000 } }).run(`return Array.from({ length: 500 }, (_, i) => ({ i, s: 'é' }))`)
