@@ -10,6 +10,8 @@
 /** Raw globals the host defines before the bootstrap runs; the bootstrap deletes them. */
 export const HOST_CALL = '__agentvfs_call'
 export const HOST_LOG = '__agentvfs_log'
+/** Optional raw global: a synchronous `vfs.read` for workspaces served from memory (see bridge.ts). */
+export const HOST_READ_NOW = '__agentvfs_read_now'
 
 /** What the run function resolves to when the program returned `undefined` (JSON is never empty). */
 export const UNDEFINED_RESULT = ''
@@ -27,12 +29,14 @@ export function encodeRaw(text: string): string {
 export const RAW_ARGUMENT_CALLS: ReadonlySet<string> = new Set(['vfs.read', 'vfs.readBytes', 'vfs.stat', 'vfs.exists', 'vfs.glob'])
 
 /**
- * Guest source. `toolNames` pairs each global name with its tool id; `withVfs` adds the `vfs` global.
+ * Guest source. `toolNames` pairs each global name with its tool id; `withVfs` adds the `vfs` global;
+ * `readNow` makes `vfs.read` use the host's synchronous reader (an already-settled promise, no host
+ * round trip) instead of a host call.
  * Kept terse on purpose: QuickJS parses ~8 KB per ms and this runs for every run.
  */
-export function bootstrapSource(toolNames: ReadonlyArray<readonly [string, string]>, withVfs: boolean): string {
+export function bootstrapSource(toolNames: ReadonlyArray<readonly [string, string]>, withVfs: boolean, readNow = false): string {
   return `(function(g){'use strict';
-const call=g.${HOST_CALL},log=g.${HOST_LOG};delete g.${HOST_CALL};delete g.${HOST_LOG};
+const call=g.${HOST_CALL},log=g.${HOST_LOG},now=g.${HOST_READ_NOW};delete g.${HOST_CALL};delete g.${HOST_LOG};delete g.${HOST_READ_NOW};
 const O=Object,OP=O.prototype,AP=Array.prototype,gp=O.getPrototypeOf,S=JSON.stringify,P=JSON.parse,F=O.freeze,R=(e)=>Promise.reject(e);
 const D=(o,k,v)=>O.defineProperty(o,k,{value:v});
 function bad(what,found,key){return new TypeError(what+' is not JSON-serializable: found '+found+(key===''?'':' (at '+S(key)+')'))}
@@ -47,7 +51,7 @@ function bin(u){let s='';for(let i=0;i<u.length;i+=8192)s+=String.fromCharCode.a
 ${withVfs ? `const rd=raw('vfs.read','path'),rb=raw('vfs.readBytes','path'),st=raw('vfs.stat','path'),ex=raw('vfs.exists','path'),gl=raw('vfs.glob','pattern');
 const opt=(o)=>o===undefined?null:o;
 D(g,'vfs',F({
-read:(p)=>rd(p).then(dec),
+read:${readNow ? `(p)=>{if(typeof p!=='string')return rd(p);const r=now(p);return typeof r==='string'?Promise.resolve(dec(r)):R(r)}` : `(p)=>rd(p).then(dec)`},
 readBytes:(p)=>rb(p).then((s)=>{s=dec(s);const u=new Uint8Array(s.length);for(let i=0;i<s.length;i++)u[i]=s.charCodeAt(i);return u}),
 write(p,d){if(typeof d==='string')return send('vfs.write',[p,d]).then(none);
 if(d instanceof ArrayBuffer)d=new Uint8Array(d);

@@ -1,6 +1,7 @@
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten-core'
 import type { Vfs } from '../vfs/types.js'
-import { decodeRaw, encodeRaw, HOST_CALL, HOST_LOG, RAW_ARGUMENT_CALLS } from './bootstrap.js'
+import { textReaderOf } from '../vfs/read-now.js'
+import { decodeRaw, encodeRaw, HOST_CALL, HOST_LOG, HOST_READ_NOW, RAW_ARGUMENT_CALLS } from './bootstrap.js'
 import { LogBuffer } from './logs.js'
 import { validateInput, type BoundTool } from './tools.js'
 
@@ -51,6 +52,22 @@ export class Bridge {
     this.ctx.setProp(this.ctx.global, HOST_LOG, log)
     call.dispose()
     log.dispose()
+    const readText = textReaderOf(this.options.vfs)
+    if (readText) {
+      // Reads come from memory: answering at once saves a deferred promise, a host event-loop
+      // turn and a job pump per call. The guest still gets a promise (an already-settled one).
+      const readNow = this.ctx.newFunction(HOST_READ_NOW, (path) => {
+        if (this.closed) throw new Error('the run has ended')
+        this.dispatched++
+        try {
+          return this.ctx.newString(encodeRaw(readText(this.ctx.getString(path))))
+        } catch (error) {
+          return newGuestError(this.ctx, toGuestError(error))
+        }
+      })
+      this.ctx.setProp(this.ctx.global, HOST_READ_NOW, readNow)
+      readNow.dispose()
+    }
   }
 
   /** Number of host calls whose guest promise is still open. */

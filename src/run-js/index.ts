@@ -42,7 +42,7 @@ export function createRunner(options: RunnerOptions): RunJs {
     tools,
     vfs: options.vfs,
     archiveDir: archiveDirFor(options.vfs, options.archiveDir),
-    bootstrap: makeBootstrap(tools, options.vfs !== undefined),
+    bootstrap: makeBootstrap(tools, options.vfs),
     typescript: options.typescript === undefined ? defaultTypeScriptLoader : options.typescript,
   }
   return {

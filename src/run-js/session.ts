@@ -1,5 +1,6 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core'
 import type { Vfs } from '../vfs/types.js'
+import { textReaderOf } from '../vfs/read-now.js'
 import { archiveResult, archiveScript } from './archive.js'
 import { bootstrapSource, UNDEFINED_RESULT } from './bootstrap.js'
 import { Bridge, toGuestError } from './bridge.js'
@@ -39,8 +40,8 @@ function wrap(code: string): string {
   return `(async () => {\n${code}\n})`
 }
 
-export function makeBootstrap(tools: ReadonlyMap<string, BoundTool>, withVfs: boolean): string {
-  return bootstrapSource([...tools.values()].map((t) => [t.globalName, t.id] as const), withVfs)
+export function makeBootstrap(tools: ReadonlyMap<string, BoundTool>, vfs: Vfs | undefined): string {
+  return bootstrapSource([...tools.values()].map((t) => [t.globalName, t.id] as const), vfs !== undefined, textReaderOf(vfs) !== undefined)
 }
 
 /**

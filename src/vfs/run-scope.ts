@@ -1,6 +1,7 @@
 import { VfsError } from './errors.js'
 import { compileGlob } from './glob.js'
 import { isWithin, normalizePath } from './paths.js'
+import { readTextNow, textReaderOf, type ReadsTextNow } from './read-now.js'
 import type {
   FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange, VfsStat, VfsUsage, WriteOptions,
 } from './types.js'
@@ -69,7 +70,7 @@ export function scopeRun(vfs: Vfs, options: ScopeRunOptions): RunVfs {
   return new RunScope(vfs, runId, Object.freeze(roots))
 }
 
-class RunScope implements RunVfs {
+class RunScope implements RunVfs, Partial<ReadsTextNow> {
   readonly namespace: string
   readonly scope: string
 
@@ -80,7 +81,21 @@ class RunScope implements RunVfs {
   ) {
     this.namespace = base.namespace
     this.scope = base.scope
+    // readFile(path, 'utf8') without the promise, only when the workspace below has it (read-now.ts).
+    const read = textReaderOf(base)
+    if (read) {
+      this[readTextNow] = (path: string) => {
+        const { inner } = this.map(path)
+        try {
+          return read(inner)
+        } catch (error) {
+          throw this.asLogical(path, error)
+        }
+      }
+    }
   }
+
+  readonly [readTextNow]?: (path: string) => string
 
   resolve(path: string): string {
     return this.map(path).inner
@@ -245,13 +260,15 @@ class RunScope implements RunVfs {
     try {
       return await fn()
     } catch (error) {
-      if (error instanceof VfsError && error.path !== undefined && error.path !== path) {
-        let detail = error.detail.replaceAll(error.path, path)
-        for (const [name, root] of Object.entries(this.roots)) detail = detail.replaceAll(root.target, '/' + name)
-        throw new VfsError(error.code, path, detail, { cause: error })
-      }
-      throw error
+      throw this.asLogical(path, error)
     }
+  }
+
+  private asLogical(path: string, error: unknown): unknown {
+    if (!(error instanceof VfsError) || error.path === undefined || error.path === path) return error
+    let detail = error.detail.replaceAll(error.path, path)
+    for (const [name, root] of Object.entries(this.roots)) detail = detail.replaceAll(root.target, '/' + name)
+    return new VfsError(error.code, path, detail, { cause: error })
   }
 
   private rootsUnder(base: string): Array<[string, Required<RunRoot>]> {

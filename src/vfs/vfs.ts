@@ -4,6 +4,7 @@ import { compileGlob } from './glob.js'
 import { compileGrep } from './grep.js'
 import { Journal } from './journal.js'
 import { mimeTypeOf } from './mime.js'
+import { readTextNow, type ReadsTextNow } from './read-now.js'
 import { ancestorsOf, isWithin, joinPath, normalizePath } from './paths.js'
 import type { ScopeSnapshot, VfsStore } from './store.js'
 import { dirNode, nodeText, Tree, type Node } from './tree.js'
@@ -13,7 +14,7 @@ import type {
 } from './types.js'
 
 /** The workspace over one store scope. Create it with `openVfs()`. */
-export class StoreVfs implements Vfs {
+export class StoreVfs implements Vfs, ReadsTextNow {
   private tree = new Tree()
   private readonly journal: Journal
   private readonly listeners = new Set<(change: VfsChange) => void>()
@@ -84,6 +85,11 @@ export class StoreVfs implements Vfs {
     if (encoding === undefined) return node.data.slice()
     if (encoding !== 'utf8' && encoding !== 'utf-8') throw new VfsError('EINVAL', path, `unknown encoding ${JSON.stringify(encoding)}; use 'utf8' or none for bytes`)
     return nodeText(node)
+  }
+
+  /** readFile(path, 'utf8') without the promise; see read-now.ts. */
+  [readTextNow](path: string): string {
+    return nodeText(this.fileAt(path))
   }
 
   async readdir(path: string, options: ReaddirOptions = {}): Promise<string[]> {

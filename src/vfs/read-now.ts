@@ -1,0 +1,17 @@
+/**
+ * A synchronous text read for layers that live in the same process as the workspace (run_js's
+ * bridge). Reads are served from memory, so waiting for a promise only adds a round trip through
+ * the caller's event loop; this keyed method skips it. It is not part of the public `Vfs` API.
+ */
+export const readTextNow: unique symbol = Symbol('agent-vfs.readTextNow')
+
+/** A workspace that can read text without a promise; throws the same VfsError readFile would. */
+export interface ReadsTextNow {
+  [readTextNow](path: string): string
+}
+
+/** The synchronous reader of `vfs`, if it has one. */
+export function textReaderOf(vfs: object | undefined): ((path: string) => string) | undefined {
+  const read = (vfs as Partial<ReadsTextNow> | undefined)?.[readTextNow]
+  return typeof read === 'function' ? (path) => read.call(vfs, path) : undefined
+}
