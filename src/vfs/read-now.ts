@@ -3,7 +3,8 @@
  * bridge). Reads are served from memory, so waiting for a promise only adds a round trip through
  * the caller's event loop; this keyed method skips it. It is not part of the public `Vfs` API.
  */
-export const readTextNow: unique symbol = Symbol('agent-vfs.readTextNow')
+// Symbol.for: the agent-vfs/mastra bundle carries its own copy of this module and must still find it.
+export const readTextNow: unique symbol = Symbol.for('agent-vfs.readTextNow')
 
 /** A workspace that can read text without a promise; throws the same VfsError readFile would. */
 export interface ReadsTextNow {
