@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url'
 import { createRunJs, memoryStore, openVfs, type Vfs } from '../src/index.js'
 import { runWithJsonBridge } from './baselines/json-bridge.js'
 import { runInWorker } from './baselines/worker-vm.js'
+import { MEMORY_BOMBS } from '../test/run-js/bombs.js'
 import { compareMedian, Results, wanted, type Measurement } from './harness.js'
 
 const results = new Results('run-js.json')
@@ -147,13 +148,8 @@ console.log(JSON.stringify(r.result)); process.exit(0)`,
 
 async function bombs() {
   if (!wanted('runjs.bomb')) return
-  const kinds: Record<string, string> = {
-    arrays: `const a = []; for (;;) a.push(new Array(1000).fill(1))`,
-    strings: `const a = []; let i = 0; for (;;) a.push('x'.repeat(100000) + (i++))`,
-    typed: `const a = []; for (;;) a.push(new Uint8Array(1 << 20))`,
-    objects: `const a = []; for (let i = 0; ; i++) a.push({ i, s: 'k' + i, o: { i } })`,
-    maps: `const m = new Map(); for (let i = 0; ; i++) m.set('key' + i, [i, i])`,
-  }
+  // The test suite's bombs; benchmark names use `typed` for typed arrays.
+  const kinds = Object.fromEntries(Object.entries(MEMORY_BOMBS).map(([kind, program]) => [kind === 'typed arrays' ? 'typed' : kind, program]))
   const vfs = await workspace()
   const runJs = createRunJs({ vfs, archiveDir: false, limits: { timeMs: 60_000 } })
   await runJs.run('return 1')

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createRunJs, memoryStore, openVfs } from '../../src/index.js'
+import { MEMORY_BOMBS } from '../run-js/bombs.js'
 
 const MIB = 1024 * 1024
 const LIMIT = 64 * MIB
@@ -10,11 +11,7 @@ const LIMIT = 64 * MIB
  */
 describe('run_js memory bombs and process RSS (node)', () => {
   const bombs: Record<string, string> = {
-    arrays: `const a = []; for (;;) a.push(new Array(1000).fill(1))`,
-    strings: `const a = []; let i = 0; for (;;) a.push('x'.repeat(100000) + (i++))`,
-    'typed arrays': `const a = []; for (;;) a.push(new Uint8Array(1 << 20))`,
-    objects: `const a = []; for (let i = 0; ; i++) a.push({ i, s: 'k' + i, o: { i } })`,
-    maps: `const m = new Map(); for (let i = 0; ; i++) m.set('key' + i, [i, i])`,
+    ...MEMORY_BOMBS,
     'one huge allocation': `return new Uint8Array(1024 * 1024 * 1024).length`,
   }
   for (const [kind, program] of Object.entries(bombs)) {

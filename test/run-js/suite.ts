@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRunJs, openVfs, scopeRun, type QuickJsEngine, type RunJsOptions, type TypeScriptLoader, type Vfs, type VfsStore } from '../../src/index.js'
 import { Bridge } from '../../src/run-js/bridge.js'
 import { bindTools } from '../../src/run-js/tools.js'
+import { MEMORY_BOMBS } from './bombs.js'
 
 /** What a runtime provides to the shared run_js suite. */
 export interface RunJsHarness {
@@ -339,14 +340,7 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
     })
 
     describe('memory is a hard cap', () => {
-      const bombs: Record<string, string> = {
-        arrays: `const a = []; for (;;) a.push(new Array(1000).fill(1))`,
-        strings: `const a = []; let i = 0; for (;;) a.push('x'.repeat(100000) + (i++))`,
-        'typed arrays': `const a = []; for (;;) a.push(new Uint8Array(1 << 20))`,
-        objects: `const a = []; for (let i = 0; ; i++) a.push({ i, s: 'k' + i, o: { i } })`,
-        maps: `const m = new Map(); for (let i = 0; ; i++) m.set('key' + i, [i, i])`,
-      }
-      for (const [kind, program] of Object.entries(bombs)) {
+      for (const [kind, program] of Object.entries(MEMORY_BOMBS)) {
         it(`a ${kind} bomb ends with a memory error, the memory stays capped, and the instance is replaced`, async () => {
           const engine = recordingEngine(defaultEngineRef)
           const run = runner(await open(), { engine, limits: { memoryBytes: 32 * MIB, timeMs: 30_000 } })
