@@ -218,7 +218,11 @@ async function drive(run: RunVfs, options: JobOptions, input: Record<string, str
       result = await resumeTask({ ...args, answer })
     }
     if (result.status === 'interrupted') {
-      io.log(`stopped; run again with --session ${options.session} (same --store) to resume from the last checkpoint`)
+      io.log(
+        options.store.kind === 'memory'
+          ? 'stopped; the memory store does not outlive this process, so there is nothing to resume: use --store pglite:DIR (the default) to see a resume'
+          : `stopped; run again with --session ${options.session} (same --store) to resume from the last checkpoint`,
+      )
       return EXIT.stopped
     }
     if (result.status !== 'completed') {
