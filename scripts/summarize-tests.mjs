@@ -12,8 +12,9 @@ for (const file of process.argv.slice(2)) {
     passed += report.numPassedTests
     failed += report.numFailedTests
     skipped += report.numPendingTests + (report.numTodoTests ?? 0)
-    // Files that failed to load have no tests but are failures all the same.
-    failed += report.testResults.filter((r) => r.status === 'failed' && r.assertionResults.length === 0).length
+    // A file that failed to load, or whose hook failed (its tests then show as skipped), has no
+    // failed test of its own but is a failure all the same.
+    failed += report.testResults.filter((r) => r.status === 'failed' && !r.assertionResults.some((a) => a.status === 'failed')).length
   } catch (error) {
     console.error(`no usable test report in ${file}: ${error.message}`)
     failed++
