@@ -186,8 +186,13 @@ async function drive(run: RunVfs, options: JobOptions, input: Record<string, str
   }
   const model = (scripted: () => ReturnType<typeof appendixModel>): LanguageModel =>
     options.model.kind === 'scripted' ? scriptedModel(scripted()) : openAiCompatibleModel(options.model)
-  // Deliverables are written by run_js programs; a file tool writing outside /work needs approval.
-  const policy: PolicyRule[] = [{ decision: 'ask', access: 'write', exceptPaths: ['/work/**'], reason: 'writes outside /work need approval' }]
+  // Deliverables are written by run_js programs, which this job trusts (the first matching rule
+  // decides; without the allow, run_js could write anywhere and would need approval); a file tool
+  // writing outside /work needs approval.
+  const policy: PolicyRule[] = [
+    { decision: 'allow', tools: ['run_js'], reason: 'the job runs run_js programs without approval' },
+    { decision: 'ask', access: 'write', exceptPaths: ['/work/**'], reason: 'writes outside /work need approval' },
+  ]
   const common = { vfs: run, policy, onEvent, signal: controller.signal, runJs: (vfs: RunVfs) => createRunJs({ vfs }) }
 
   const stages = [

@@ -43,10 +43,23 @@ const STATE_GUARD: PolicyRule = {
   reason: '/state is kept by the runner: change the plan with update_plan and finish with submit_result',
 }
 
-const globs = new Map<string, CompiledGlob>()
-function matches(pattern: string, path: string): boolean {
+const globs = new Map<string, CompiledGlob | null>()
+function compiled(pattern: string): CompiledGlob | null {
   let glob = globs.get(pattern)
-  if (!glob) globs.set(pattern, (glob = compileGlob(pattern)))
+  if (glob === undefined) {
+    try {
+      glob = compileGlob(pattern)
+    } catch {
+      glob = null // an invalid pattern or path matches nothing; the tool reports the error
+    }
+    globs.set(pattern, glob)
+  }
+  return glob
+}
+
+function matches(pattern: string, path: string): boolean {
+  const glob = compiled(pattern)
+  if (!glob) return false
   let p = path
   try {
     p = normalizePath(path)
@@ -56,12 +69,48 @@ function matches(pattern: string, path: string): boolean {
   return glob.test(p)
 }
 
-/** True when `rule` applies to a call of `toolName` with `access`. */
+function isAncestorOrSelf(ancestor: string, path: string): boolean {
+  return ancestor === '/' || path === ancestor || path.startsWith(ancestor + '/')
+}
+
+/**
+ * True when a call on `path` may touch something `pattern` matches: the path matches the pattern,
+ * or the path is a directory or glob (grep `/`, glob `/**`, ls -r) whose fixed prefix is an
+ * ancestor of, or equal to, the pattern's fixed prefix. A file path cannot be an ancestor of
+ * anything, so treating every path this way only widens calls that can reach below it.
+ */
+function mayTouch(pattern: string, path: string): boolean {
+  if (matches(pattern, path)) return true
+  const rule = compiled(pattern)
+  const call = compiled(path)
+  return rule !== null && call !== null && isAncestorOrSelf(call.base, rule.base)
+}
+
+/**
+ * True when `rule` applies to a call of `toolName` with `access`.
+ *
+ * Restrictive rules (deny, ask) apply to every call that may touch a path they name: a call on a
+ * directory or glob above the rule's paths, and a call that reads or writes without naming its
+ * paths (run_js: `paths: []`, it can touch anything), which `exceptPaths` never exempts. Allow
+ * rules with `paths` apply only to calls whose named paths match them, so a broad call is never
+ * allowed by a narrow allow rule.
+ */
 export function ruleApplies(rule: PolicyRule, toolName: string, access: ToolAccess): boolean {
   if (rule.tools && !rule.tools.includes('*') && !rule.tools.includes(toolName)) return false
   if (rule.access && rule.access !== access.access) return false
-  if (rule.paths && !access.paths.some((p) => rule.paths!.some((g) => matches(g, p)))) return false
-  if (rule.exceptPaths && access.paths.every((p) => rule.exceptPaths!.some((g) => matches(g, p)))) return false
+  const restrictive = rule.decision !== 'allow'
+  const unknownPaths = access.access !== 'none' && access.paths.length === 0
+  if (rule.paths) {
+    const touched = unknownPaths
+      ? restrictive
+      : access.paths.some((p) => rule.paths!.some((g) => (restrictive ? mayTouch(g, p) : matches(g, p))))
+    if (!touched) return false
+  }
+  if (rule.exceptPaths) {
+    // A call that may touch anything is exempt only from allow rules (it may touch an excepted path).
+    if (unknownPaths) return restrictive
+    if (access.paths.every((p) => rule.exceptPaths!.some((g) => matches(g, p)))) return false
+  }
   return true
 }
 
@@ -72,7 +121,9 @@ export function ruleApplies(rule: PolicyRule, toolName: string, access: ToolAcce
  * rule such as "ask before every write" does not block planning.
  */
 export function evaluatePolicy(rules: readonly PolicyRule[], toolName: string, access: ToolAccess, kind: 'work' | 'plan' | 'control' = 'work'): PolicyVerdict {
-  for (const rule of [STATE_GUARD, ...rules]) {
+  // Calls without named paths (run_js) get a view with /state read-only instead of the guard.
+  const guard = access.paths.length > 0 ? [STATE_GUARD] : []
+  for (const rule of [...guard, ...rules]) {
     if (kind !== 'work' && !rule.tools?.includes(toolName)) continue
     if (ruleApplies(rule, toolName, access)) {
       return { decision: rule.decision, rule, reason: rule.reason ?? `rule ${JSON.stringify(rule)}` }

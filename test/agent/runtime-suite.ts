@@ -23,6 +23,8 @@ export interface AgentHarness {
 }
 
 const askOutsideWork: PolicyRule = { decision: 'ask', access: 'write', exceptPaths: ['/work/**'], reason: 'writes outside /work need approval' }
+/** run_js may write anywhere, so askOutsideWork asks about it; runs meant to proceed allow it first. */
+const allowRunJs: PolicyRule = { decision: 'allow', tools: ['run_js'] }
 const COPY_NAMES = ['a.md', 'b.md', 'c.md']
 
 /** Counts calls per (method, path) so a kill can target the n-th one. */
@@ -77,7 +79,7 @@ export function describeAgentRuntime(name: string, setup: () => Promise<AgentHar
       const events: ExecutionEvent[] = []
       const first = await runTask({
         vfs: run, model: scriptedModel(appendixModel()), instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract,
-        policy: [askOutsideWork], runJs, onEvent: (e) => events.push(e),
+        policy: [allowRunJs, askOutsideWork], runJs, onEvent: (e) => events.push(e),
       })
       expect(first.status).toBe('completed')
       const rejections = events.filter((e) => e.type === 'result-rejected') as Array<{ problems: string[] }>

@@ -21,6 +21,28 @@ describe('evaluatePolicy', () => {
     expect(evaluatePolicy([{ decision: 'ask', access: 'write' }], 'update_plan', w([]), 'plan').decision).toBe('allow')
     expect(evaluatePolicy([{ decision: 'ask', tools: ['update_plan'] }], 'update_plan', w([]), 'plan').decision).toBe('ask')
   })
+
+  it('a call on a directory or glob above a rule path is covered by it; run_js (no named paths) may touch anything', () => {
+    const r = (paths: string[]) => ({ access: 'read' as const, paths })
+    const denySecret: PolicyRule = { decision: 'deny', access: 'read', paths: ['/context/secret/**'] }
+    expect(evaluatePolicy([denySecret], 'grep', r(['/'])).decision).toBe('deny')
+    expect(evaluatePolicy([denySecret], 'grep', r(['/context'])).decision).toBe('deny')
+    expect(evaluatePolicy([denySecret], 'glob', r(['/**'])).decision).toBe('deny')
+    expect(evaluatePolicy([denySecret], 'glob', r(['/context/**/*.md'])).decision).toBe('deny')
+    expect(evaluatePolicy([denySecret], 'ls', r(['/'])).decision).toBe('deny')
+    expect(evaluatePolicy([denySecret], 'run_js', { access: 'write', paths: [] }).decision).toBe('allow') // a read rule; run_js reports write
+    expect(evaluatePolicy([{ ...denySecret, access: undefined }], 'run_js', { access: 'write', paths: [] }).decision).toBe('deny')
+    // Beside or below the denied folder stays allowed.
+    expect(evaluatePolicy([denySecret], 'grep', r(['/context/public'])).decision).toBe('allow')
+    expect(evaluatePolicy([denySecret], 'read_file', r(['/context/a.md'])).decision).toBe('allow')
+    expect(evaluatePolicy([denySecret], 'glob', r(['/work/**'])).decision).toBe('allow')
+    // run_js can write anywhere: "ask outside /work" asks, unless a rule before it allows run_js.
+    expect(evaluatePolicy([askOutsideWork], 'run_js', { access: 'write', paths: [] }).decision).toBe('ask')
+    expect(evaluatePolicy([{ decision: 'allow', tools: ['run_js'] }, askOutsideWork], 'run_js', { access: 'write', paths: [] }).decision).toBe('allow')
+    // A narrow allow rule does not allow a broad call.
+    expect(evaluatePolicy([{ decision: 'allow', paths: ['/work/**'] }, { decision: 'deny' }], 'grep', r(['/'])).decision).toBe('deny')
+    expect(evaluatePolicy([{ decision: 'allow', paths: ['/work/**'] }, { decision: 'deny' }], 'run_js', { access: 'write', paths: [] }).decision).toBe('deny')
+  })
 })
 
 /** Writes /outputs/<n>.md for each name, then answers; reports every tool result it sees. */
