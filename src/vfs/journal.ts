@@ -23,6 +23,8 @@ export class Journal {
   private queuedPaths = new Set<string>()
   private running: Promise<void> | null = null
   private scheduled = false
+  /** The promise of the last write to each path that is not settled yet (see whenDurable). */
+  private readonly lastWrite = new Map<string, Promise<void>>()
   /** Errors of failed batches not yet reported by flush(). */
   private unreported: unknown[] = []
 
@@ -39,11 +41,6 @@ export class Journal {
     if (!this.baseline.has(path)) this.baseline.set(path, this.treeOf().get(path) ?? null)
   }
 
-  /** True when `path` has a change that is not durable yet. */
-  isPending(path: string): boolean {
-    return this.baseline.has(path)
-  }
-
   /** Paths with changes that are not durable yet. */
   pendingPaths(): IterableIterator<string> {
     return this.baseline.keys()
@@ -51,22 +48,38 @@ export class Journal {
 
   /** Queues the paths a write changed; the promise settles when they are durable. */
   enqueue(paths: string[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+    const done = new Promise<void>((resolve, reject) => {
       this.queue.push({ paths, resolve, reject })
       for (const p of paths) this.queuedPaths.add(p)
       this.schedule()
     })
+    const settled = done.catch(() => undefined)
+    for (const p of paths) this.lastWrite.set(p, done)
+    void settled.then(() => {
+      for (const p of paths) if (this.lastWrite.get(p) === done) this.lastWrite.delete(p)
+    })
+    return done
   }
 
   /** Settles when everything queued so far is durable; rejects with the first failure since the last flush. */
   async flush(): Promise<void> {
+    await this.idle()
+    const errors = this.unreported
+    this.unreported = []
+    if (errors.length > 0) throw errors[0]
+  }
+
+  /** Settles when nothing is queued or committing; reports nothing (flush() does). */
+  async idle(): Promise<void> {
     while (this.running || this.queue.length > 0 || this.scheduled) {
       if (this.running) await this.running
       else await new Promise<void>((r) => queueMicrotask(r))
     }
-    const errors = this.unreported
-    this.unreported = []
-    if (errors.length > 0) throw errors[0]
+  }
+
+  /** Settles when the last writes to these paths are durable; rejects with their failure, if any. */
+  async whenDurable(paths: string[]): Promise<void> {
+    await Promise.all(paths.map((p) => this.lastWrite.get(p)))
   }
 
   private schedule(): void {
@@ -128,7 +141,7 @@ export class Journal {
   private succeeded(version: number, nodes: Map<string, Node | null>): void {
     for (const [path, node] of nodes) {
       if (node) {
-        node.version = node.kind === 'dir' && version === 0 ? node.version : version
+        node.version = version
         node.pending = false
       }
       if (this.queuedPaths.has(path)) {

@@ -26,6 +26,8 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   private readonly ownVersions = new Set<number>()
   private backgroundRefresh: Promise<void> | undefined
   private refreshAgain = false
+  /** For each refresh() in progress: paths this instance committed while the snapshot loaded, and their version. */
+  private readonly loading = new Set<Map<string, number>>()
 
   constructor(
     private readonly store: VfsStore,
@@ -34,6 +36,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     private readonly quota: VfsQuota = {},
   ) {
     this.journal = new Journal(() => this.tree, store, namespace, scope, (version, paths) => {
+      for (const seen of this.loading) for (const p of paths) seen.set(p, version)
       this.version = Math.max(this.version, version)
       this.ownVersions.add(version)
       if (this.ownVersions.size > 256) this.ownVersions.delete(this.ownVersions.values().next().value!)
@@ -249,19 +252,33 @@ export class StoreVfs implements Vfs, ReadsTextNow {
 
   async refresh(): Promise<void> {
     this.check('/')
-    await this.journal.flush().catch(() => undefined)
-    const snapshot = await this.store.load(this.namespace, this.scope)
+    await this.journal.idle()
+    const committedMeanwhile = new Map<string, number>()
+    this.loading.add(committedMeanwhile)
+    let snapshot: ScopeSnapshot
+    try {
+      snapshot = await this.store.load(this.namespace, this.scope)
+    } finally {
+      this.loading.delete(committedMeanwhile)
+    }
     const old = this.tree
     this.replaceTree(snapshot)
-    // Writes issued while the snapshot loaded stay on top of it.
-    for (const p of [...this.journal.pendingPaths()].sort()) this.tree.set(p, old.get(p) ?? null)
+    // Our writes that the snapshot may predate stay on top of it: those still pending, and those
+    // that became durable while it loaded (their version is newer than the snapshot's).
+    const keep = new Set(this.journal.pendingPaths())
+    for (const [p, version] of committedMeanwhile) if (version > snapshot.version) keep.add(p)
+    for (const p of [...keep].sort()) {
+      const node = old.get(p) ?? null
+      if (node) this.tree.addMissingAncestors(p)
+      this.tree.set(p, node)
+    }
     this.emit({ type: 'refreshed', version: snapshot.version })
   }
 
   async close(): Promise<void> {
     if (this.closed) return
     // Failed batches were already reported to their writers; closing only waits for the rest.
-    await this.journal.flush().catch(() => undefined)
+    await this.journal.idle()
     this.closed = true
     this.unwatch?.()
     this.listeners.clear()
@@ -372,7 +389,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
 
   /** For a write that changed nothing: settles once the paths it relies on are durable. */
   private settled(paths: string[]): Promise<void> {
-    return paths.some((p) => this.journal.isPending(p)) ? this.journal.flush() : Promise.resolve()
+    return this.journal.whenDurable(paths)
   }
 
   private replaceTree(snapshot: ScopeSnapshot): void {

@@ -59,3 +59,45 @@ describe('learning of other writers’ commits', () => {
     expect(await a.readFile('/late', 'utf8')).toBe('late')
   })
 })
+
+describe('refresh and no-op writes around the journal', () => {
+  it('keeps its own write that became durable while a refresh was loading', async () => {
+    const inner = memoryStore()
+    let release!: () => void
+    let hold: Promise<void> | undefined
+    const store: VfsStore = {
+      ...inner,
+      async load(ns, scope) {
+        const snapshot = await inner.load(ns, scope)
+        if (hold) await hold
+        return snapshot
+      },
+    }
+    const vfs = await openVfs({ store, namespace: 'w', scope: 'r', autoRefresh: false })
+    hold = new Promise<void>((r) => (release = r))
+    const refreshing = vfs.refresh()
+    await new Promise((r) => setTimeout(r, 0))
+    await vfs.writeFile('/b.txt', 'written during the load')
+    release()
+    await refreshing
+    expect(await vfs.readFile('/b.txt', 'utf8')).toBe('written during the load')
+    await vfs.writeFile('/b.txt', 'and again') // no ECONFLICT against its own write
+  })
+
+  it('a no-op mkdir waits for that directory only, not for an unrelated failure', async () => {
+    const inner = memoryStore()
+    let fail = false
+    const store: VfsStore = { ...inner, commit: (ns, scope, ops) => (fail ? Promise.reject(new Error('down')) : inner.commit(ns, scope, ops)) }
+    const vfs = await openVfs({ store, namespace: 'w', scope: 'm' })
+    await vfs.mkdir('/d')
+    fail = true
+    await expect(vfs.writeFile('/x', 'x')).rejects.toThrow(/ESTORE/)
+    fail = false
+    await vfs.mkdir('/d') // exists and is durable: nothing to wait for, nothing to report
+    await expect(vfs.flush()).rejects.toThrow(/ESTORE/) // the failure is still reported by flush()
+    const pending = vfs.mkdir('/e')
+    await vfs.mkdir('/e') // waits for /e's own write
+    await pending
+    expect(await vfs.exists('/e')).toBe(true)
+  })
+})
