@@ -32,14 +32,18 @@ export function memoryStore(): VfsStore {
           throw new VfsError('ECONFLICT', op.path, `expected version ${op.expectedVersion}, the store has ${current}`)
         }
       }
-      // Apply to a copy so an exception half-way (a bad op) leaves the scope untouched.
-      const entries = new Map(s.entries)
+      // Read every op before changing anything, so an exception half-way (a bad op) leaves the
+      // scope untouched; the cost is the batch's, not the scope's.
       const version = s.version + 1
-      for (const op of ops) {
-        if (op.op === 'delete') entries.delete(op.path)
-        else entries.set(op.path, { path: op.path, kind: op.kind, data: op.data.slice(), version, mtime: op.mtime, ctime: op.ctime })
+      const staged = ops.map((op): [string, StoredEntry | null] =>
+        op.op === 'delete' ? [op.path, null] : [op.path, { path: op.path, kind: op.kind, data: op.data.slice(), version, mtime: op.mtime, ctime: op.ctime }],
+      )
+      for (const [path, entry] of staged) {
+        if (entry) s.entries.set(path, entry)
+        else s.entries.delete(path)
       }
-      scopes.set(key, { version, entries })
+      s.version = version
+      scopes.set(key, s)
       return version
     },
     async deleteScope(namespace, scope) {

@@ -41,7 +41,7 @@ export function failingStore(inner: VfsStore, plan: FailurePlan = {}): FailingSt
       if (wrapper.plan.gate) await wrapper.plan.gate
       if (wrapper.plan.failCommits?.includes(n)) throw new Error(`injected failure of commit ${n}`)
       if (wrapper.plan.failMidBatch?.includes(n)) {
-        const at = Math.min(ops.length - 1, wrapper.plan.midBatchIndex ?? Math.floor(ops.length / 2))
+        const at = poisonIndex(ops, wrapper.plan.midBatchIndex ?? Math.floor(ops.length / 2))
         batchSizes.push(ops.length)
         return inner.commit(ns, scope, ops.map((op, i) => (i === at ? poisoned(op, n) : op)))
       }
@@ -54,13 +54,24 @@ export function failingStore(inner: VfsStore, plan: FailurePlan = {}): FailingSt
   return wrapper
 }
 
-/** An op that throws as soon as the adapter touches its data or path. */
+/** The first put at or after `from` (else the last put): only a put has data to poison. */
+function poisonIndex(ops: StoreOp[], from: number): number {
+  for (let i = Math.min(from, ops.length - 1); i < ops.length; i++) if (ops[i].op === 'put') return i
+  for (let i = ops.length - 1; i >= 0; i--) if (ops[i].op === 'put') return i
+  return ops.length - 1
+}
+
+/**
+ * An op whose content throws when the adapter reads it. Path and expected version stay readable, so
+ * adapters pass their version checks and fail only where they read content: after earlier ops of
+ * the batch may already be written, which is what the rollback must undo.
+ */
 export function poisoned(op: StoreOp, n: number): StoreOp {
-  const fail = () => {
-    throw new Error(`injected mid-batch failure of commit ${n}`)
+  if (op.op !== 'put') return op
+  return {
+    op: 'put', path: op.path, kind: op.kind, mtime: op.mtime, ctime: op.ctime, expectedVersion: op.expectedVersion,
+    get data(): Uint8Array {
+      throw new Error(`injected mid-batch failure of commit ${n}`)
+    },
   }
-  if (op.op === 'put') {
-    return { op: 'put', kind: op.kind, mtime: op.mtime, ctime: op.ctime, expectedVersion: op.expectedVersion, get path() { return fail() }, get data() { return fail() } } as StoreOp
-  }
-  return { op: 'delete', expectedVersion: op.expectedVersion, get path() { return fail() } } as StoreOp
 }
