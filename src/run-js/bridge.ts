@@ -3,6 +3,7 @@ import type { Vfs } from '../vfs/types.js'
 import { textReaderOf } from '../vfs/read-now.js'
 import { decodeRaw, encodeRaw, HOST_CALL, HOST_LOG, HOST_READ_NOW, RAW_ARGUMENT_CALLS } from './bootstrap.js'
 import { LogBuffer } from './logs.js'
+import { utf8Length } from './result.js'
 import { validateInput, type BoundTool } from './tools.js'
 
 /** What a bridge needs from its run. */
@@ -14,6 +15,17 @@ export interface BridgeOptions {
   logChars: number
   /** Called after a host call settled its guest promise: the run should execute pending jobs. */
   onSettled: () => void
+  /**
+   * Largest string (UTF-8 bytes) handed to the guest; larger answers become a guest RangeError with
+   * code E2BIG. quickjs-emscripten copies a string into the capped wasm memory without checking
+   * malloc, so an unbounded one can trap inside wasm. Default: no bound.
+   */
+  maxStringBytes?: number
+  /**
+   * Called when answering an asynchronous host call failed on the host (an exception out of wasm):
+   * the instance cannot be trusted and the run must end. Without it the error is dropped.
+   */
+  onHostError?: (error: unknown) => void
 }
 
 /** A host error as the guest sees it. */
@@ -59,11 +71,14 @@ export class Bridge {
       const readNow = this.ctx.newFunction(HOST_READ_NOW, (path) => {
         if (this.closed) throw new Error('the run has ended')
         this.dispatched++
+        let text: string
         try {
-          return this.ctx.newString(encodeRaw(readText(this.ctx.getString(path))))
+          text = encodeRaw(readText(this.ctx.getString(path)))
         } catch (error) {
-          return newGuestError(this.ctx, toGuestError(error))
+          return newGuestError(this.ctx, toGuestError(error), this.maxStringBytes)
         }
+        // An oversized answer comes back as an error object, which the bootstrap rejects with.
+        return guestString(this.ctx, text, this.maxStringBytes).handle
       })
       this.ctx.setProp(this.ctx.global, HOST_READ_NOW, readNow)
       readNow.dispose()
@@ -95,23 +110,45 @@ export class Bridge {
     } catch (error) {
       work = Promise.reject(error)
     }
-    work.then(
-      (answer) => this.settle(deferred, (ctx) => ctx.newString(answer), false),
-      (error: unknown) => this.settle(deferred, (ctx) => newGuestError(ctx, toGuestError(error)), true),
-    )
+    const max = this.maxStringBytes
+    work
+      .then(
+        (answer) => this.settle(deferred, (ctx) => guestString(ctx, answer, max)),
+        (error: unknown) => this.settle(deferred, (ctx) => ({ handle: newGuestError(ctx, toGuestError(error), max), error: true })),
+      )
+      // settle() reports its own failures; this only keeps anything else from escaping as an unhandled rejection.
+      .catch((error: unknown) => this.hostError(error))
     // The caller disposes what we return; the deferred keeps its own handle until it settles.
     return deferred.handle.dup()
   }
 
-  private settle(deferred: QuickJSDeferredPromise, make: (ctx: QuickJSContext) => QuickJSHandle, reject: boolean): void {
+  private get maxStringBytes(): number {
+    return this.options.maxStringBytes ?? Infinity
+  }
+
+  private settle(deferred: QuickJSDeferredPromise, make: (ctx: QuickJSContext) => GuestValue): void {
     if (this.closed || !deferred.alive) return
     this.inFlight.delete(deferred)
-    const value = make(this.ctx)
-    if (reject) deferred.reject(value)
-    else deferred.resolve(value)
-    value.dispose()
-    deferred.dispose()
+    try {
+      const { handle, error } = make(this.ctx)
+      if (error) deferred.reject(handle)
+      else deferred.resolve(handle)
+      handle.dispose()
+      deferred.dispose()
+    } catch (error) {
+      // Thrown from inside wasm: nothing more may touch this context.
+      this.hostError(error)
+      return
+    }
     this.options.onSettled()
+  }
+
+  private hostError(error: unknown): void {
+    try {
+      this.options.onHostError?.(error)
+    } catch {
+      // The run is ending anyway; nothing may escape into the host's event loop.
+    }
   }
 
   private dispatch(op: string, args: unknown): Promise<string> {
@@ -202,8 +239,37 @@ export function toGuestError(error: unknown): GuestError {
   return { name: 'Error', message: String(error) }
 }
 
-function newGuestError(ctx: QuickJSContext, error: GuestError): QuickJSHandle {
-  const handle = ctx.newError({ name: error.name, message: error.message })
+/** A value for the guest: a string, or the error to reject with instead. */
+interface GuestValue {
+  handle: QuickJSHandle
+  error: boolean
+}
+
+/**
+ * `s` as a guest string, or, when its UTF-8 form is larger than `maxBytes`, a guest RangeError with
+ * code E2BIG instead: nothing is allocated for it in the capped memory.
+ */
+export function guestString(ctx: QuickJSContext, s: string, maxBytes: number): GuestValue {
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: short strings need no count.
+  if (s.length * 3 > maxBytes) {
+    const bytes = utf8Length(s)
+    if (bytes > maxBytes) {
+      const message = `the value (${bytes} bytes) is too large for this run's memory: at most ${maxBytes} bytes can be handed to a program at once`
+      return { handle: newGuestError(ctx, { name: 'RangeError', message, code: 'E2BIG' }, maxBytes), error: true }
+    }
+  }
+  return { handle: ctx.newString(s), error: false }
+}
+
+/** Cuts a host error's message that would not fit, like any other string (see {@link guestString}). */
+function clip(message: string, maxBytes: number): string {
+  if (message.length * 3 <= maxBytes) return message
+  const keep = Math.max(0, Math.floor(maxBytes / 3) - 1)
+  return message.length > keep ? message.slice(0, keep) + '…' : message
+}
+
+function newGuestError(ctx: QuickJSContext, error: GuestError, maxBytes: number): QuickJSHandle {
+  const handle = ctx.newError({ name: error.name, message: clip(error.message, maxBytes) })
   if (error.code !== undefined) {
     const code = ctx.newString(error.code)
     ctx.setProp(handle, 'code', code)

@@ -115,6 +115,11 @@ class Session {
       signal: this.runAbort.signal,
       logChars: limits.logChars,
       onSettled: () => this.queuePump(),
+      maxStringBytes: maxStringBytes(limits.memoryBytes),
+      onHostError: (error) => {
+        this.poisoned = true
+        this.settle?.({ kind: 'host', error })
+      },
     })
   }
 
@@ -439,6 +444,14 @@ class Session {
     if (this.outOfMemory || cap >= this.env.limits.memoryBytes) return 'exhausted'
     return 'healthy'
   }
+}
+
+/**
+ * Largest string handed to a program at once: it is copied into the capped memory (unchecked by
+ * quickjs-emscripten) and then becomes a QuickJS string, so it needs well under the whole cap.
+ */
+export function maxStringBytes(memoryBytes: number): number {
+  return Math.floor(memoryBytes / 4)
 }
 
 /** Interrupt checks allowed while reading the error that ended a run. */

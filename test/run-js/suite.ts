@@ -354,6 +354,25 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
           expect(engine.memories.length).toBe(2)
         }, 60_000)
       }
+
+      it('a file or tool answer too large for the run\'s memory is a guest RangeError E2BIG, and the next run works', async () => {
+        const vfs = await open()
+        const big = 'a'.repeat(5 * MIB) // over the bound for 16 MiB (a quarter of it)
+        await vfs.writeFile('/big.txt', big)
+        const run = runner(vfs, { limits: { memoryBytes: 16 * MIB }, tools: { huge: async () => big } })
+        const r = await run.run(`
+          const out = []
+          for (const f of [() => vfs.read('/big.txt'), () => vfs.readBytes('/big.txt'), () => external_huge({})]) {
+            try { out.push((await f()).length) } catch (e) { out.push([e.name, e.code, e.message]) }
+          }
+          return out`)
+        expect(r.error).toBeUndefined()
+        const out = r.result as Array<[string, string, string]>
+        expect(out.map(([name, code]) => [name, code])).toEqual([['RangeError', 'E2BIG'], ['RangeError', 'E2BIG'], ['RangeError', 'E2BIG']])
+        for (const [, , message] of out) expect(message).toMatch(/too large for this run's memory/)
+        expect((await run.run(`return (await vfs.read('/big.txt')).length`)).error?.code).toBe('E2BIG')
+        expect(await run.run('return 1 + 1')).toMatchObject({ success: true, result: 2 })
+      }, 60_000)
     })
 
     describe('stack', () => {
@@ -492,7 +511,7 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         const ac = new AbortController()
         setTimeout(() => ac.abort(), 50)
         const r = await runner(await open(), { tools: { hang: () => new Promise(() => {}) } }).run(`await external_hang({})`, { signal: ac.signal })
-        expect(r.error?.name).toBe('AbortError')
+        expect(r.error?.name, JSON.stringify(r.error)).toBe('AbortError')
       })
     })
   })

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest'
+import { createRunJs, memoryStore, openVfs } from '../../src/index.js'
+import { Bridge } from '../../src/run-js/bridge.js'
+import { defaultEngine } from '../../src/run-js/engine.js'
+import { bindTools } from '../../src/run-js/tools.js'
+
+const MIB = 1024 * 1024
+
+describe('strings larger than a run can hold', () => {
+  // The reviewer's reproduction: before the bound, copying 40 MiB into a 32 MiB memory trapped
+  // inside wasm in a detached promise chain, and the unhandled rejection ended the process.
+  it('a 40 MiB file read into a 32 MiB run is a guest error; the process survives and the next run works', async () => {
+    const vfs = await openVfs({ store: memoryStore(), namespace: 'big', scope: 's' })
+    await vfs.writeFile('/big.bin', new Uint8Array(40 * MIB).fill(97))
+    const tool = async () => 'x'.repeat(40 * MIB)
+    const run = createRunJs({ vfs, archiveDir: false, limits: { memoryBytes: 32 * MIB }, tools: { tool } })
+    const unhandled: unknown[] = []
+    const onUnhandled = (error: unknown) => void unhandled.push(error)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      for (const program of [`return (await vfs.readBytes('/big.bin')).length`, `return (await vfs.read('/big.bin')).length`, `return (await external_tool({})).length`]) {
+        const r = await run.run(program)
+        expect(r.success, program).toBe(false)
+        expect(r.error, program).toMatchObject({ name: 'RangeError', code: 'E2BIG' })
+        expect(r.error?.message).toMatch(/too large for this run's memory/)
+      }
+      expect(await run.run('return 40')).toMatchObject({ success: true, result: 40 })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+      run.close()
+    }
+  }, 60_000)
+
+  it('an exception out of wasm while settling a host call goes to onHostError, not into the event loop', async () => {
+    const module = await defaultEngine().instantiate(new WebAssembly.Memory({ initial: 256, maximum: 512 }))
+    const rt = module.newRuntime()
+    const ctx = rt.newContext()
+    const errors: unknown[] = []
+    const bridge = new Bridge(ctx, {
+      tools: bindTools({ t: async () => 'answer' }),
+      signal: new AbortController().signal,
+      logChars: 100,
+      onSettled: () => {},
+      onHostError: (error) => void errors.push(error),
+    })
+    bridge.install()
+    const trap = new Error('RuntimeError: memory access out of bounds')
+    const original = ctx.newString.bind(ctx)
+    ctx.newString = (s: string) => (s === '"answer"' ? (() => { throw trap })() : original(s))
+    const p = ctx.unwrapResult(ctx.evalCode(`__agentvfs_call('tool', JSON.stringify({ id: 't', input: {} }))`))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(errors).toEqual([trap])
+    p.dispose()
+    bridge.close()
+  })
+})
