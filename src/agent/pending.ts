@@ -28,7 +28,15 @@ export interface PendingAction {
   answer?: PendingAnswer
   answeredAt?: number
   /** The window to continue: its messages, the results before this call and the results after it. */
-  window: { number: number; messages: PromptMessage[]; before: ToolResultPart[]; after: ToolResultPart[]; usage?: ModelUsageTotals }
+  window: {
+    number: number
+    messages: PromptMessage[]
+    before: ToolResultPart[]
+    after: ToolResultPart[]
+    usage?: ModelUsageTotals
+    /** Successful non-plan tool calls since the last plan update when the window suspended (restored on resume). */
+    workSinceUpdate?: number
+  }
 }
 
 /** A pending action without its window transcript, as returned to callers. */

@@ -115,6 +115,11 @@ export class PlanController {
     return this.work
   }
 
+  /** Restores the count of work since the last update, e.g. when a suspended window continues. */
+  restoreWork(count: number): void {
+    this.work = Number.isInteger(count) && count > 0 ? count : 0
+  }
+
   /** Counts one successful non-plan tool call. */
   noteWork(): void {
     this.work++

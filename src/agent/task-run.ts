@@ -242,7 +242,7 @@ export class TaskRun {
 
   private async suspend(call: ToolCallPart, s: NonNullable<CallOutcome['suspend']>, messages: PromptMessage[], before: ToolResultPart[], after: ToolResultPart[]): Promise<WindowEnd> {
     const id = `${this.record.id}-p${this.record.toolCalls}`
-    const pending: PendingAction = { ...s, id, executionId: this.record.id, createdAt: Date.now(), window: { number: this.record.windows, messages, before, after } }
+    const pending: PendingAction = { ...s, id, executionId: this.record.id, createdAt: Date.now(), window: { number: this.record.windows, messages, before, after, workSinceUpdate: this.ctx.plan.workSinceUpdate } }
     await writePending(this.ctx.vfs, pending)
     this.record.status = 'suspended'
     this.record.pendingId = id
@@ -257,6 +257,8 @@ export class TaskRun {
   private async continueSuspended(p: PendingAction): Promise<WindowEnd> {
     const call: ToolCallPart = { type: 'tool-call', toolCallId: p.toolCallId, toolName: p.toolName, input: p.input }
     const answer = p.answer!
+    // The work done in this window before it suspended still counts towards completing a step.
+    this.ctx.plan.restoreWork(p.window.workSinceUpdate ?? 0)
     await this.ctx.journal.emit({ type: 'window-start', window: p.window.number, reason: 'resume' })
     let outcome: CallOutcome
     if ('answer' in answer) {

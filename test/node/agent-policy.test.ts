@@ -142,4 +142,27 @@ describe('ask_user', () => {
     expect(done.status).toBe('completed')
     expect(await again.readFile('/outputs/choice.md', 'utf8')).toBe('blue')
   })
+
+  it('keeps the work done before the question: the step can be completed after the resume', async () => {
+    const { run, store } = await freshRun()
+    const plan = (status: 'in_progress' | 'completed') => ({ toolName: 'update_plan', input: { steps: [{ id: 'write', title: 'Write', status }] } })
+    const script = (v: ScriptedView) => {
+        const last = v.last.at(-1)
+        const step = v.state?.plan?.steps[0]
+        if (!step) return { toolCalls: [plan('in_progress')] }
+        if (step.status === 'completed') return { text: 'done' }
+        if (v.results.length === 0) return { toolCalls: [{ toolName: 'write_file', input: { path: '/work/a.md', content: 'a' } }] }
+        if (last?.toolName === 'write_file') return { toolCalls: [{ toolName: 'ask_user', input: { question: 'Done?' } }] }
+        return { toolCalls: [plan('completed')] }
+      }
+    const r = await runTask({ vfs: run, instructions: 'write then ask', model: scriptedModel(script) })
+    expect(r.status).toBe('suspended')
+    const again = await reopen(store)
+    const events: ExecutionEvent[] = []
+    const done = await resumeTask({ vfs: again, answer: { answer: 'yes' }, model: scriptedModel(script), onEvent: (e) => events.push(e) })
+    const planResults = events.filter((e) => e.type === 'tool-result' && e.toolName === 'update_plan')
+    expect(planResults).toEqual([expect.objectContaining({ ok: true })])
+    expect(done.status).toBe('completed')
+    expect(done.plan!.steps).toEqual([expect.objectContaining({ id: 'write', status: 'completed' })])
+  })
 })
