@@ -1,5 +1,5 @@
 import { VfsError } from '../src/vfs/errors.js'
-import type { EntryKind, ScopeSnapshot, StoredEntry, StoreOp, VfsStore } from '../src/vfs/store.js'
+import { conflictError, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/vfs/store.js'
 import { joinChunks, splitChunks, VFS_TABLE_NAMES, VFS_TABLES } from './sql-layout.js'
 
 /**
@@ -218,7 +218,7 @@ async function explainConflict(db: D1DatabaseLike, namespace: string, scope: str
         .bind(namespace, scope, ...group.map((c) => c.path))))
     for (const r of results) for (const row of (r.results ?? []) as { path: string; version: number }[]) found.set(row.path, row.version)
     const bad = checks.find((c) => (found.get(c.path) ?? 0) !== c.expected)
-    if (bad) return new VfsError('ECONFLICT', bad.path, `expected version ${bad.expected}, the store has ${found.get(bad.path) ?? 0}`, { cause })
+    if (bad) return conflictError(bad.path, bad.expected, found.get(bad.path) ?? 0, { cause })
   } catch {
     // The diagnosis is a courtesy; the conflict stands either way.
   }

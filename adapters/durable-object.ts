@@ -1,6 +1,5 @@
-import { VfsError } from '../src/vfs/errors.js'
 import { joinChunks, splitChunks, VFS_TABLE_NAMES, VFS_TABLES } from './sql-layout.js'
-import type { EntryKind, ScopeSnapshot, StoredEntry, StoreOp, VfsStore } from '../src/vfs/store.js'
+import { checkExpectedVersions, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/vfs/store.js'
 
 /** A value SQLite-backed Durable Object storage binds and returns. */
 type SqlValue = ArrayBuffer | string | number | null
@@ -64,14 +63,8 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
       schema()
       // Throwing inside the closure (a conflict, a bad op) rolls back everything it wrote.
       return storage.transactionSync(() => {
-        for (const op of ops) {
-          if (op.expectedVersion === null) continue
-          const current = sql<{ version: number }>(
-            'SELECT version FROM vfs_entries WHERE namespace = ? AND scope = ? AND path = ?', namespace, scope, op.path)[0]?.version ?? 0
-          if (current !== op.expectedVersion) {
-            throw new VfsError('ECONFLICT', op.path, `expected version ${op.expectedVersion}, the store has ${current}`)
-          }
-        }
+        checkExpectedVersions(ops, (path) =>
+          sql<{ version: number }>('SELECT version FROM vfs_entries WHERE namespace = ? AND scope = ? AND path = ?', namespace, scope, path)[0]?.version ?? 0)
         const version = sql<{ version: number }>(
           `INSERT INTO vfs_scopes (namespace, scope, version) VALUES (?, ?, 1)
            ON CONFLICT (namespace, scope) DO UPDATE SET version = version + 1 RETURNING version`, namespace, scope)[0].version

@@ -1,6 +1,6 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb'
 import { VfsError } from '../src/vfs/errors.js'
-import type { ScopeSnapshot, StoredEntry, StoreOp, VfsStore } from '../src/vfs/store.js'
+import { checkExpectedVersions, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/vfs/store.js'
 
 /** Options of {@link indexedDbStore}. */
 export interface IndexedDbStoreOptions {
@@ -106,16 +106,17 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
       const requests: Promise<unknown>[] = []
       const track = <T>(request: Promise<T>): Promise<T> => (requests.push(request), request)
       try {
-        const head = await track(tx.objectStore('scopes').get([namespace, scope]))
-        const version = (head?.version ?? 0) + 1
         // The checks run in the same transaction as the writes: IndexedDB serialises overlapping
         // readwrite transactions (across tabs too), so nobody can commit between check and write.
+        // The scope head and the checked entries are read in one round trip.
         const checked = ops.filter((op) => op.expectedVersion !== null)
-        const current = await Promise.all(checked.map((op) => track(entries.get(keyOfPath(op.path)))))
-        checked.forEach((op, i) => {
-          const has = current[i]?.version ?? 0
-          if (has !== op.expectedVersion) throw new VfsError('ECONFLICT', op.path, `expected version ${op.expectedVersion}, IndexedDB has ${has}`)
-        })
+        const [head, ...current] = await Promise.all([
+          track(tx.objectStore('scopes').get([namespace, scope])),
+          ...checked.map((op) => track(entries.get(keyOfPath(op.path)))),
+        ])
+        const version = ((head as { version?: number } | undefined)?.version ?? 0) + 1
+        const found = new Map(checked.map((op, i) => [op.path, (current[i] as { version?: number } | undefined)?.version ?? 0]))
+        checkExpectedVersions(checked, (path) => found.get(path) ?? 0)
         for (const op of ops) {
           if (op.op === 'delete') track(entries.delete(keyOfPath(op.path)))
           else track(entries.put({ namespace, scope, path: op.path, kind: op.kind, data: ownBytes(op.data), version, mtime: op.mtime, ctime: op.ctime }))
@@ -175,7 +176,7 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
   function announce(message: IndexedDbCommitMessage): void {
     channelOf()?.postMessage(message)
     // Other workspaces over this same store object hear it too, one task later: by then the
-    // committing workspace has recorded the version and ignores it (versions <= its own).
+    // committing workspace has recorded the version as its own and ignores the notice.
     if (watchers.has(keyOf(message.namespace, message.scope))) setTimeout(() => deliver(message), 0)
   }
 }

@@ -1,5 +1,4 @@
-import { VfsError } from '../src/vfs/errors.js'
-import type { ScopeSnapshot, StoredEntry, StoreOp, VfsStore } from '../src/vfs/store.js'
+import { checkExpectedVersions, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/vfs/store.js'
 
 interface MemoryScope {
   version: number
@@ -25,13 +24,7 @@ export function memoryStore(): VfsStore {
     async commit(namespace, scope, ops: StoreOp[]) {
       const key = keyOf(namespace, scope)
       const s = scopes.get(key) ?? { version: 0, entries: new Map() }
-      for (const op of ops) {
-        if (op.expectedVersion === null) continue
-        const current = s.entries.get(op.path)?.version ?? 0
-        if (current !== op.expectedVersion) {
-          throw new VfsError('ECONFLICT', op.path, `expected version ${op.expectedVersion}, the store has ${current}`)
-        }
-      }
+      checkExpectedVersions(ops, (path) => s.entries.get(path)?.version ?? 0)
       // Read every op before changing anything, so an exception half-way (a bad op) leaves the
       // scope untouched; the cost is the batch's, not the scope's.
       const version = s.version + 1

@@ -1,5 +1,5 @@
 import { VfsError } from '../src/vfs/errors.js'
-import type { ScopeSnapshot, StoredEntry, StoreOp, VfsStore } from '../src/vfs/store.js'
+import { checkExpectedVersions, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/vfs/store.js'
 
 /**
  * What the adapter needs from a Postgres driver: `query(text, params)` resolving to `{ rows }`.
@@ -105,12 +105,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
           namespace, scope, ops.map((op) => op.path),
         ])
         const current = new Map((removed.rows as { path: string; version: unknown }[]).map((r) => [r.path, Number(r.version)]))
-        for (const op of ops) {
-          const has = current.get(op.path) ?? 0
-          if (op.expectedVersion !== null && has !== op.expectedVersion) {
-            throw new VfsError('ECONFLICT', op.path, `expected version ${op.expectedVersion}, the store has ${has}`)
-          }
-        }
+        checkExpectedVersions(ops, (path) => current.get(path) ?? 0)
         const puts = ops.filter((op): op is Extract<StoreOp, { op: 'put' }> => op.op === 'put')
         for (let i = 0; i < puts.length; i += ROWS_PER_INSERT) await insert(q, namespace, scope, version, puts.slice(i, i + ROWS_PER_INSERT))
         return version

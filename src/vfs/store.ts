@@ -1,3 +1,5 @@
+import { VfsError } from './errors.js'
+
 /**
  * The contract between the workspace core and a backend. An adapter knows only keys
  * `(namespace, scope, path)`, bytes and a little metadata; everything else (the tree, journaling,
@@ -71,4 +73,21 @@ export interface VfsStore {
 }
 
 /** The conflict error adapters throw when an expected version does not match. */
-export { VfsError } from './errors.js'
+export function conflictError(path: string, expected: number, has: number, options?: { cause?: unknown }): VfsError {
+  return new VfsError('ECONFLICT', path, `expected version ${expected}, the store has ${has}`, options)
+}
+
+/**
+ * Checks every op's expected version against what the store holds (`versionOf`: 0 when absent)
+ * and throws {@link conflictError} for the first mismatch. Adapters call it inside their
+ * transaction, before writing.
+ */
+export function checkExpectedVersions(ops: readonly StoreOp[], versionOf: (path: string) => number): void {
+  for (const op of ops) {
+    if (op.expectedVersion === null) continue
+    const has = versionOf(op.path)
+    if (has !== op.expectedVersion) throw conflictError(op.path, op.expectedVersion, has)
+  }
+}
+
+export { VfsError }
