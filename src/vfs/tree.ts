@@ -98,6 +98,11 @@ export class Tree {
     return out
   }
 
+  /** Every file strictly below `dir`. */
+  filesUnder(dir: string): string[] {
+    return this.descendants(dir).filter((p) => this.nodes.get(p)!.kind === 'file')
+  }
+
   /** Adds directory nodes for ancestors that have no entry of their own (stores need not keep them). */
   addMissingAncestors(path: string): void {
     for (const a of ancestorsOf(path)) if (!this.nodes.has(a)) this.set(a, dirNode(0))

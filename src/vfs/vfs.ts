@@ -156,7 +156,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   }
 
   private async grepFiles(scopes: string[] | undefined): Promise<string[]> {
-    if (!scopes || scopes.length === 0) return this.tree.descendants('/').filter((p) => this.tree.get(p)!.kind === 'file').sort()
+    if (!scopes || scopes.length === 0) return this.tree.filesUnder('/').sort()
     const out = new Set<string>()
     for (const s of scopes) {
       if (/[*?[\]{}]/.test(s)) {
@@ -167,7 +167,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
       const node = this.tree.get(p)
       if (!node) throw new VfsError('ENOENT', s, 'grep path does not exist')
       if (node.kind === 'file') out.add(p)
-      else for (const d of this.tree.descendants(p)) if (this.tree.get(d)!.kind === 'file') out.add(d)
+      else for (const d of this.tree.filesUnder(p)) out.add(d)
     }
     return [...out].sort()
   }
