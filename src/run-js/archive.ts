@@ -44,6 +44,11 @@ export async function archiveScript(vfs: Vfs, dir: string, source: string, ext: 
     c.ready = highestNumber(vfs, dir).then((n) => {
       c.next = Math.max(c.next, n + 1)
     })
+    // A failed scan is not kept: the next run scans again (this one fails with the error).
+    const map = byDir
+    c.ready.catch(() => {
+      if (map.get(dir) === c) map.delete(dir)
+    })
     byDir.set(dir, (counter = c))
   }
   await counter.ready

@@ -303,6 +303,33 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         expect(await again.readFile('/.run_js/run-011.js', 'utf8')).toBe('taken elsewhere')
       })
 
+      it('a failed directory scan is not remembered: the next run scans again and is archived', async () => {
+        const base = await open()
+        let failures = 0
+        // The same workspace, except that its first readdir fails.
+        const vfs = new Proxy(base, {
+          get(target, key) {
+            if (key === 'readdir' && failures === 0) {
+              return async () => {
+                failures++
+                throw Object.assign(new Error('disk hiccup'), { code: 'EIO' })
+              }
+            }
+            const value: unknown = Reflect.get(target, key, target)
+            return typeof value === 'function' ? value.bind(target) : value
+          },
+        })
+        const run = runner(vfs)
+        const first = await run.run('return 1')
+        expect(first.success).toBe(false)
+        expect(first.error).toMatchObject({ name: 'ArchiveError', code: 'EIO' })
+        expect(first.error?.message).toMatch(/disk hiccup/)
+        expect(failures).toBe(1)
+        const second = await run.run('return 2')
+        expect(second).toMatchObject({ success: true, result: 2, scriptPath: '/.run_js/run-001.js' })
+        expect(await base.readFile('/.run_js/run-001.js', 'utf8')).toBe('return 2')
+      })
+
       it('two writers on one scope (two processes) never take the same number', async () => {
         const scope = `two-writers-${Date.now().toString(36)}`
         const a = await open(scope)
