@@ -35,6 +35,7 @@ export const PLAN_RULES = {
   'work-before-completion': 'completing a step needs at least one non-plan tool call since the previous plan update',
   'completed-is-final': 'a completed step cannot be removed or reopened',
   'plan-must-change': 'an update must change something (a status, a step, a title or notes)',
+  'plan-complete': 'submit_result needs a plan whose every step is completed',
 } as const
 
 /** Name of a plan rule. */

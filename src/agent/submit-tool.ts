@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { checkResult, type ResultContract } from './contract.js'
-import type { PlanController } from './plan.js'
+import { planRuleError, type PlanController } from './plan.js'
 import { defineTool, ToolError } from './tool.js'
 import type { Vfs } from '../vfs/types.js'
 
@@ -50,9 +50,9 @@ export function submitResultTool(options: SubmitToolOptions) {
     async execute({ result, path, summary }): Promise<AcceptedResult> {
       if (plan.plan || contract) {
         const open = plan.plan?.steps.filter((s) => s.status !== 'completed') ?? []
-        if (!plan.plan) throw new ToolError('plan-rule', 'There is no plan yet.', 'make a plan with update_plan, do its steps, then submit.')
+        if (!plan.plan) throw planRuleError('plan-complete', 'There is no plan yet.', 'make a plan with update_plan, do its steps, then submit.')
         if (open.length > 0) {
-          throw new ToolError('plan-rule', `The plan is not complete: ${open.map((s) => `"${s.id}" is ${s.status}`).join(', ')}.`, 'finish these steps and complete them with update_plan, then submit.', { rule: 'plan-complete' })
+          throw planRuleError('plan-complete', `The plan is not complete: ${open.map((s) => `"${s.id}" is ${s.status}`).join(', ')}.`, 'finish these steps and complete them with update_plan, then submit.')
         }
       }
       if (state.rejected) {

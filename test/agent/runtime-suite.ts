@@ -146,7 +146,8 @@ export function describeAgentRuntime(name: string, setup: () => Promise<AgentHar
       ])
       const rules = seen.filter((s) => !s.ok).map((s) => /Plan rule "([a-z-]+)" broken/.exec(String(s.value))?.[1] ?? String(s.value))
       expect(rules.slice(0, 5)).toEqual(['plan-first', 'new-step-not-completed', 'work-before-completion', 'one-completion-per-update', 'completed-is-final'])
-      expect(rules[5]).toMatch(/The plan is not complete: "b" is in_progress/)
+      expect(rules[5]).toBe('plan-complete')
+      expect(seen.filter((s) => !s.ok)[5].value).toMatch(/The plan is not complete: "b" is in_progress/)
       for (const s of seen.filter((x) => !x.ok)) expect(String(s.value)).toMatch(/Next: /)
       const stored = JSON.parse(await run.readFile('/state/plan.json', 'utf8')) as Plan
       expect(stored.steps.map((s) => [s.id, s.status])).toEqual([['a', 'completed'], ['b', 'in_progress']])

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PlanController, runTask, scriptedModel, ToolError, updatePlanTool, type PlanStep } from '../../src/index.js'
+import { PLAN_RULES, PlanController, runTask, scriptedModel, submitResultTool, ToolError, updatePlanTool, type PlanStep } from '../../src/index.js'
 import { copyContract } from '../agent/copy-task.js'
 import { freshRun } from '../agent/workspace.js'
 
@@ -75,6 +75,18 @@ describe('plan rules', () => {
     expect(await tool.execute({ steps: [step('a', 'in_progress')] })).toEqual({ revision: 1, remaining: 1, next: 'a: Step a' })
     const e = (await tool.execute({ steps: [step('a', 'completed')] }).catch((x: unknown) => x)) as ToolError
     expect(e.message).toMatch(/Plan rule "work-before-completion" broken/)
+  })
+
+  it('submit_result without a plan, or with open steps, breaks plan-complete', async () => {
+    const { run } = await freshRun()
+    const plan = new PlanController(run, 'e1')
+    const tool = submitResultTool({ vfs: run, plan, contract: copyContract, state: { attempts: 0 } })
+    expect(PLAN_RULES['plan-complete']).toBeTruthy()
+    expect(await brokenRule(tool.execute({ result: { files: [] } }))).toBe('plan-complete')
+    await plan.update([step('a', 'in_progress')])
+    const e = (await tool.execute({ result: { files: [] } }).catch((x: unknown) => x)) as ToolError
+    expect(e.detail?.rule).toBe('plan-complete')
+    expect(e.message).toMatch(/Plan rule "plan-complete" broken: .*The plan is not complete: "a" is in_progress/)
   })
 
   it('a task with a contract must plan before any other tool call', async () => {
