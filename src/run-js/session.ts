@@ -91,6 +91,8 @@ class Session {
   /** Set once the outcome is known: from then on, no guest code may run. */
   private finished = false
   private poisoned = false
+  /** What poisoned the instance, for the run's error message. */
+  private hostError: unknown
   private outOfMemory = false
   private interrupts = 0
   private budget = Infinity
@@ -118,6 +120,7 @@ class Session {
       maxStringBytes: maxStringBytes(limits.memoryBytes),
       onHostError: (error) => {
         this.poisoned = true
+        this.hostError ??= error
         this.settle?.({ kind: 'host', error })
       },
     })
@@ -161,7 +164,7 @@ class Session {
         language = 'ts'
       }
     }
-    if (this.poisoned) return this.hostFailure(undefined)
+    if (this.poisoned) return this.hostFailure(undefined, this.hostError)
 
     let scriptPath: string | undefined
     let scriptNumber: number | undefined
@@ -185,7 +188,7 @@ class Session {
       case 'stopped':
         return failure(this.stopError(outcome.stop), logs, scriptPath)
       case 'host':
-        return this.hostFailure(scriptPath)
+        return this.hostFailure(scriptPath, outcome.error)
       case 'error':
         if (this.isOutOfMemory(outcome.error)) {
           this.outOfMemory = true
@@ -229,12 +232,12 @@ class Session {
     return { ...base, result: preview(json, bytes, resultPath), bytes, ...(resultPath ? { resultPath } : {}) }
   }
 
-  private hostFailure(scriptPath: string | undefined): RunJsResult {
-    return failure(
-      { name: 'InternalError', message: 'stack overflow: the program recursed too deeply for the host (the engine was replaced); reduce the nesting depth' },
-      this.logs(),
-      scriptPath,
-    )
+  /** A failure on the host side of the engine (see {@link guard}); only a host stack overflow is worded as one. */
+  private hostFailure(scriptPath: string | undefined, error: unknown): RunJsResult {
+    const message = isHostStackOverflow(error)
+      ? 'stack overflow: the program recursed too deeply for the host (the engine was replaced); reduce the nesting depth'
+      : `the engine failed on the host (${describeHostError(error)}); the engine was replaced`
+    return failure({ name: 'InternalError', message }, this.logs(), scriptPath)
   }
 
   private stopError(stop: Stop): RunJsError {
@@ -302,6 +305,7 @@ class Session {
       return fn()
     } catch (error) {
       this.poisoned = true
+      this.hostError ??= error
       this.settle?.({ kind: 'host', error })
       return undefined
     }
@@ -452,6 +456,24 @@ class Session {
  */
 export function maxStringBytes(memoryBytes: number): number {
   return Math.floor(memoryBytes / 4)
+}
+
+/**
+ * A native stack overflow escaping wasm: V8 throws RangeError "Maximum call stack size exceeded"
+ * (Firefox: InternalError "too much recursion"). Read by name: the error may come from another realm.
+ */
+function isHostStackOverflow(error: unknown): boolean {
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown }
+  if (typeof message !== 'string') return false
+  return (name === 'RangeError' && /call stack|stack/i.test(message)) || (name === 'InternalError' && /too much recursion/i.test(message))
+}
+
+function describeHostError(error: unknown): string {
+  if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
+    const { name, message } = error as { name?: unknown; message?: unknown }
+    return `${typeof name === 'string' && name ? name + ': ' : ''}${String(message)}`
+  }
+  return String(error)
 }
 
 /** Interrupt checks allowed while reading the error that ended a run. */

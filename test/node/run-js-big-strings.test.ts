@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createRunJs, memoryStore, openVfs } from '../../src/index.js'
 import { Bridge } from '../../src/run-js/bridge.js'
-import { defaultEngine } from '../../src/run-js/engine.js'
+import { defaultEngine, type QuickJsEngine } from '../../src/run-js/engine.js'
 import { bindTools } from '../../src/run-js/tools.js'
 
 const MIB = 1024 * 1024
@@ -54,5 +54,41 @@ describe('strings larger than a run can hold', () => {
     expect(errors).toEqual([trap])
     p.dispose()
     bridge.close()
+  })
+
+  it('a host failure that is not a stack overflow is reported as what it was, and the next run gets a new engine', async () => {
+    // An engine whose contexts fail on the host when handed one particular string: a stand-in for
+    // any exception out of wasm while a host call settles.
+    let instances = 0
+    const engine: QuickJsEngine = {
+      async instantiate(memory) {
+        instances++
+        const module = await defaultEngine().instantiate(memory)
+        return {
+          newRuntime(...args) {
+            const rt = module.newRuntime(...args)
+            const newContext = rt.newContext.bind(rt)
+            rt.newContext = (...b) => {
+              const ctx = newContext(...b)
+              const newString = ctx.newString.bind(ctx)
+              ctx.newString = (s: string) => {
+                if (s === '"boom"') throw new Error('simulated trap')
+                return newString(s)
+              }
+              return ctx
+            }
+            return rt
+          },
+        }
+      },
+    }
+    const run = createRunJs({ vfs: await openVfs({ store: memoryStore(), namespace: 'host', scope: 's' }), archiveDir: false, engine, tools: { boom: async () => 'boom' } })
+    const r = await run.run(`console.log('before'); return await external_boom({})`)
+    expect(r.success).toBe(false)
+    expect(r.logs).toEqual(['before'])
+    expect(r.error).toMatchObject({ name: 'InternalError', message: 'the engine failed on the host (Error: simulated trap); the engine was replaced' })
+    expect(await run.run('return 3')).toMatchObject({ success: true, result: 3 })
+    expect(instances).toBe(2)
+    run.close()
   })
 })
