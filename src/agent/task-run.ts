@@ -68,6 +68,11 @@ export class TaskRun {
       if ('pending' in next) {
         end = await this.continueSuspended(next.pending)
       } else {
+        // An abort during the previous window's last call (e.g. the checkpointing update_plan) opens no new window.
+        if (this.ctx.signal?.aborted) {
+          await this.interrupt()
+          return this.result()
+        }
         const limit = this.overLimit()
         if (limit) return this.fail(limit[0], limit[1])
         // Counted in memory; stored with the window's end (a crash mid-window loses one count at most).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { readEvents, resumeTask, runTask, scriptedModel, type Plan, type RunVfs } from '../../src/index.js'
+import { readEvents, readExecution, resumeTask, runTask, scriptedModel, type Plan, type RunVfs } from '../../src/index.js'
 import { COPY_INSTRUCTIONS, copyContract, copyModel, type Action } from '../agent/copy-task.js'
 import { Killed, killable } from '../agent/kill-switch.js'
 import { freshRun, reopen } from '../agent/workspace.js'
@@ -84,6 +84,27 @@ describe('resumeTask after a crash', () => {
     const done = await resumeTask({ vfs: run, model: scriptedModel(copyModel(NAMES)), contract: copyContract })
     expect(done.status).toBe('completed')
     expect(done.result).toEqual({ files: NAMES })
+  })
+
+  it('an abort during the checkpointing update_plan opens no new window', async () => {
+    const { run } = await freshRun()
+    await seed(run)
+    const controller = new AbortController()
+    const events: Array<{ type: string }> = []
+    const r = await runTask({
+      vfs: run, model: scriptedModel(copyModel(NAMES)), instructions: COPY_INSTRUCTIONS, contract: copyContract, signal: controller.signal,
+      onEvent: (e) => {
+        events.push(e)
+        if (e.type === 'tool-call' && e.toolName === 'update_plan') controller.abort()
+      },
+    })
+    expect(r.status).toBe('interrupted')
+    expect(events.some((e) => e.type === 'checkpoint')).toBe(true)
+    expect(events.filter((e) => e.type === 'window-start')).toHaveLength(1)
+    expect(events.at(-1)).toMatchObject({ type: 'execution-end', status: 'interrupted' })
+    expect((await readExecution(run, r.executionId))?.windows).toBe(1)
+    const done = await resumeTask({ vfs: run, model: scriptedModel(copyModel(NAMES)), contract: copyContract })
+    expect(done.status).toBe('completed')
   })
 
   it('resuming a finished execution returns it unchanged', async () => {
