@@ -10,6 +10,20 @@ function withoutSyncReader(vfs: Vfs): Vfs {
   return Object.assign(out, { namespace: vfs.namespace, scope: vfs.scope }) as unknown as Vfs
 }
 
+/** The same workspace, counting readFile calls; everything else (the synchronous reader too) passes through. */
+function countingReads(vfs: Vfs): { vfs: Vfs; readFiles: () => number } {
+  let n = 0
+  const spied = new Proxy(vfs, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target)
+      if (typeof value !== 'function') return value
+      if (key === 'readFile') return (...args: unknown[]) => (n++, (value as (...a: unknown[]) => unknown).apply(target, args))
+      return (value as (...a: unknown[]) => unknown).bind(target)
+    },
+  })
+  return { vfs: spied, readFiles: () => n }
+}
+
 const program = `
   let n = 0
   for (let i = 0; i < 3000; i++) n += (await vfs.read('/work/a.txt')).length
@@ -26,8 +40,12 @@ describe('vfs.read answered synchronously from memory', () => {
     const run = scopeRun(vfs, { runId: 'r1' })
     await run.writeFile('/work/a.txt', 'héllo\u0000x')
     await run.seed('/context/c.md', 'ctx')
-    const fast = await createRunJs({ vfs: run, archiveDir: false }).run(program)
-    const slow = await createRunJs({ vfs: scopeRun(withoutSyncReader(vfs), { runId: 'r1' }), archiveDir: false }).run(program)
+    const counted = countingReads(vfs)
+    const fast = await createRunJs({ vfs: scopeRun(counted.vfs, { runId: 'r1' }), archiveDir: false }).run(program)
+    // The fast path was taken: not one read went through the promise API.
+    expect(counted.readFiles()).toBe(0)
+    const slow = await createRunJs({ vfs: scopeRun(withoutSyncReader(counted.vfs), { runId: 'r1' }), archiveDir: false }).run(program)
+    expect(counted.readFiles()).toBeGreaterThanOrEqual(3000)
     expect(fast.success, JSON.stringify(fast.error)).toBe(true)
     expect(fast.result).toEqual(slow.result)
     const { n, errors, both } = fast.result as { n: number; errors: string[][]; both: unknown[] }
