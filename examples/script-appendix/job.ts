@@ -13,7 +13,7 @@ import {
 import { generateEpisodes } from './generator.js'
 import { InputError, readInputFolder } from './input.js'
 import { appendixModel, followUpModel } from './scripted.js'
-import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from './task.js'
+import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from './task.js'
 
 /** What the job prints to and asks through; the CLI passes the console and the terminal. */
 export interface JobIo {
@@ -189,10 +189,7 @@ async function drive(run: RunVfs, options: JobOptions, input: Record<string, str
   // Deliverables are written by run_js programs, which this job trusts (the first matching rule
   // decides; without the allow, run_js could write anywhere and would need approval); a file tool
   // writing outside /work needs approval.
-  const policy: PolicyRule[] = [
-    { decision: 'allow', tools: ['run_js'], reason: 'the job runs run_js programs without approval' },
-    { decision: 'ask', access: 'write', exceptPaths: ['/work/**'], reason: 'writes outside /work need approval' },
-  ]
+  const policy: PolicyRule[] = [ALLOW_RUN_JS, ASK_OUTSIDE_WORK]
   const common = { vfs: run, policy, onEvent, signal: controller.signal, runJs: (vfs: RunVfs) => createRunJs({ vfs }) }
 
   const stages = [

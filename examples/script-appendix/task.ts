@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { ResultContract } from '../../src/agent/contract.js'
+import type { PolicyRule } from '../../src/agent/policy.js'
 import type { RunVfs } from '../../src/vfs/run-scope.js'
 import type { Vfs } from '../../src/vfs/types.js'
 
@@ -12,6 +13,12 @@ export const APPENDIX_INSTRUCTIONS = [
   'validation.json { checks, problems, pass } (report cues that match no known character).',
   'Submit assets.json as the result. Use run_js programs for the bulk work.',
 ].join('\n')
+
+/** A file tool writing outside /work needs approval. run_js may write anywhere, so this asks about it too. */
+export const ASK_OUTSIDE_WORK: PolicyRule = { decision: 'ask', access: 'write', exceptPaths: ['/work/**'], reason: 'writes outside /work need approval' }
+
+/** Lets run_js programs run without approval; put it before {@link ASK_OUTSIDE_WORK} (the first matching rule decides). */
+export const ALLOW_RUN_JS: PolicyRule = { decision: 'allow', tools: ['run_js'], reason: 'the job runs run_js programs without approval' }
 
 /** The follow-up message of the example session. */
 export const FOLLOW_UP_INSTRUCTIONS = 'Add an index of characters by location to /outputs/characters-by-location.md.'

@@ -5,6 +5,12 @@ export class Killed extends Error {
   override readonly name = 'Killed'
 }
 
+/** A kill condition true at the n-th call of `method` whose first argument is `path` (or matches it). */
+export function nth(method: string, path: string | RegExp, n: number): (method: string, args: unknown[]) => boolean {
+  let seen = 0
+  return (m: string, args: unknown[]) => m === method && (typeof path === 'string' ? args[0] === path : path.test(String(args[0]))) && ++seen === n
+}
+
 /**
  * Wraps a workspace so that the process "dies" at the first call for which `when(method, args)` is
  * true: that call and every later one throw, so nothing after the kill point reaches the store.

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createRunJs, listExecutionIds, listPending, openVfs, readExecution, readEvents, resumeTask, runTask, scopeRun, scriptedModel,
-  type ExecutionEvent, type Plan, type PolicyRule, type QuickJsEngine, type RunVfs, type ScriptedTurn, type ScriptedView,
+  type ExecutionEvent, type Plan, type QuickJsEngine, type RunVfs, type ScriptedTurn, type ScriptedView,
   type TypeScriptLoader, type Vfs, type VfsStore,
 } from '../../src/index.js'
 import { generateEpisodes } from '../../examples/script-appendix/generator.js'
 import { appendixModel, followUpModel } from '../../examples/script-appendix/scripted.js'
-import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../../examples/script-appendix/task.js'
+import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../../examples/script-appendix/task.js'
 import { COPY_INSTRUCTIONS, copyContract, copyModel, type Action } from './copy-task.js'
-import { Killed, killable } from './kill-switch.js'
+import { Killed, killable, nth } from './kill-switch.js'
 
 /** What a runtime provides to the shared agent-runtime suite. */
 export interface AgentHarness {
@@ -22,16 +22,8 @@ export interface AgentHarness {
   cleanup?: () => Promise<void>
 }
 
-const askOutsideWork: PolicyRule = { decision: 'ask', access: 'write', exceptPaths: ['/work/**'], reason: 'writes outside /work need approval' }
-/** run_js may write anywhere, so askOutsideWork asks about it; runs meant to proceed allow it first. */
-const allowRunJs: PolicyRule = { decision: 'allow', tools: ['run_js'] }
 const COPY_NAMES = ['a.md', 'b.md', 'c.md']
 
-/** Counts calls per (method, path) so a kill can target the n-th one. */
-function nth(method: string, path: string | RegExp, n: number) {
-  let seen = 0
-  return (m: string, args: unknown[]) => m === method && (typeof path === 'string' ? args[0] === path : path.test(String(args[0]))) && ++seen === n
-}
 
 /**
  * The agent runtime's important behaviours, the same in every runtime and on every store: the
@@ -79,7 +71,7 @@ export function describeAgentRuntime(name: string, setup: () => Promise<AgentHar
       const events: ExecutionEvent[] = []
       const first = await runTask({
         vfs: run, model: scriptedModel(appendixModel()), instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract,
-        policy: [allowRunJs, askOutsideWork], runJs, onEvent: (e) => events.push(e),
+        policy: [ALLOW_RUN_JS, ASK_OUTSIDE_WORK], runJs, onEvent: (e) => events.push(e),
       })
       expect(first.status).toBe('completed')
       const rejections = events.filter((e) => e.type === 'result-rejected') as Array<{ problems: string[] }>
@@ -191,7 +183,7 @@ export function describeAgentRuntime(name: string, setup: () => Promise<AgentHar
         return v.results.some((x) => x.toolName === 'write_file') ? { text: 'done' } : { toolCalls: [{ toolName: 'write_file', input: { path: '/outputs/a.md', content: 'a' } }] }
       }
       const events: ExecutionEvent[] = []
-      const first = await runTask({ vfs: run, instructions: 'write', model: scriptedModel(writer()), policy: [askOutsideWork], onEvent: (e) => events.push(e) })
+      const first = await runTask({ vfs: run, instructions: 'write', model: scriptedModel(writer()), policy: [ASK_OUTSIDE_WORK], onEvent: (e) => events.push(e) })
       expect(first.status).toBe('suspended')
       expect(first.pending).toMatchObject({ kind: 'approval', toolName: 'write_file', input: { path: '/outputs/a.md' }, reason: 'writes outside /work need approval' })
       expect(events.map((e) => e.type).slice(-2)).toEqual(['approval-required', 'execution-end'])
@@ -201,7 +193,7 @@ export function describeAgentRuntime(name: string, setup: () => Promise<AgentHar
       expect((await listPending(again)).map((p) => p.id)).toEqual([first.pending!.id])
       expect((await readExecution(again, first.executionId))?.status).toBe('suspended')
       const seen: ScriptedView['results'] = []
-      const done = await resumeTask({ vfs: again, model: scriptedModel(writer(seen)), policy: [askOutsideWork], answer: { decision: 'approve' } })
+      const done = await resumeTask({ vfs: again, model: scriptedModel(writer(seen)), policy: [ASK_OUTSIDE_WORK], answer: { decision: 'approve' } })
       expect(done.status).toBe('completed')
       expect(done.executionId).toBe(first.executionId)
       expect(seen[0]).toMatchObject({ toolName: 'write_file', ok: true })

@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { createRunJs, resumeTask, runTask, scriptedModel, type ExecutionEvent } from '../../src/index.js'
+import { createRunJs, runTask, scriptedModel, type ExecutionEvent } from '../../src/index.js'
 import { generateEpisodes } from '../../examples/script-appendix/generator.js'
 import { appendixModel, followUpModel } from '../../examples/script-appendix/scripted.js'
 import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../../examples/script-appendix/task.js'
-import { Killed, killable } from '../agent/kill-switch.js'
-import { freshRun, reopen } from '../agent/workspace.js'
+import { freshRun } from '../agent/workspace.js'
 
-function nthWrite(path: string, n: number) {
-  let seen = 0
-  return (m: string, a: unknown[]) => m === 'writeFile' && a[0] === path && ++seen === n
-}
-
+// Kill and resume of this example (three kill points) runs in test/agent/runtime-suite.ts, on every store.
 describe('the script-appendix example, end to end on a memory store', () => {
   it('extracts through run_js, is rejected once for a gap, corrects it, and a follow-up reuses the work', async () => {
     const { files, truth } = generateEpisodes()
@@ -50,41 +45,4 @@ describe('the script-appendix example, end to end on a memory store', () => {
     expect(index).toMatch(/^# Characters by location\n\n- [A-Z]/)
     expect(index.split('\n').filter((l) => l.startsWith('- '))).toHaveLength(truth.locations.length)
   })
-})
-
-describe('the example survives being killed', () => {
-  const kills: Array<[string, (m: string, a: unknown[]) => boolean]> = [
-    ['inside run_js (writing assets.json)', (m, a) => m === 'writeFile' && a[0] === '/outputs/assets.json'],
-    ['between run_js and the checkpoint', (m, a) => m === 'writeFile' && a[0] === '/state/plan.json' && String(a[1]).includes('"revision": 4')],
-    ['inside the correction step (second write of extract.json)', nthWrite('/work/extract.json', 2)],
-  ]
-  for (const [where, when] of kills) {
-    it(`killed ${where}: same outputs as an uninterrupted run, no completed step redone`, async () => {
-      const { files } = generateEpisodes({ count: 12 })
-      const clean = await freshRun()
-      await seedInput(clean.run, files)
-      await runTask({ vfs: clean.run, model: scriptedModel(appendixModel()), instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract, runJs: (vfs) => createRunJs({ vfs }) })
-
-      const { run, store } = await freshRun()
-      await seedInput(run, files)
-      const dying = killable(run, when)
-      await expect(runTask({ vfs: dying, model: scriptedModel(appendixModel()), instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract, runJs: (vfs) => createRunJs({ vfs }) })).rejects.toBeInstanceOf(Killed)
-      const again = await reopen(store)
-      const done = JSON.parse(await again.readFile('/state/plan.json', 'utf8')).steps.filter((s: { status: string }) => s.status === 'completed').map((s: { id: string }) => s.id)
-      const model = appendixModel()
-      const worked: string[] = []
-      const r = await resumeTask({
-        vfs: again, contract: appendixContract, runJs: (vfs) => createRunJs({ vfs }),
-        model: scriptedModel((v) => {
-          const turn = model(v)
-          if (turn.toolCalls?.some((c) => c.toolName === 'run_js')) worked.push(v.state!.nextStep!.id)
-          return turn
-        }),
-      })
-      expect(r.status).toBe('completed')
-      expect(worked.filter((s) => done.includes(s))).toEqual([])
-      for (const p of await clean.run.glob('/outputs/**')) expect(await again.readFile(p, 'utf8')).toBe(await clean.run.readFile(p, 'utf8'))
-      expect(await again.glob('/outputs/**')).toEqual(await clean.run.glob('/outputs/**'))
-    })
-  }
 })

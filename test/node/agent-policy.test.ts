@@ -2,17 +2,16 @@ import { describe, expect, it } from 'vitest'
 import {
   evaluatePolicy, listPending, loadSavedRules, resumeTask, runTask, scriptedModel, type ExecutionEvent, type PolicyRule, type ScriptedView,
 } from '../../src/index.js'
+import { ASK_OUTSIDE_WORK } from '../../examples/script-appendix/task.js'
 import { freshRun, reopen } from '../agent/workspace.js'
-
-const askOutsideWork: PolicyRule = { decision: 'ask', access: 'write', exceptPaths: ['/work/**'], reason: 'writes outside /work need approval' }
 
 describe('evaluatePolicy', () => {
   it('first matching rule decides; no rule allows; /state is never writable by tools', () => {
     const w = (paths: string[]) => ({ access: 'write' as const, paths })
-    expect(evaluatePolicy([askOutsideWork], 'write_file', w(['/work/a.md'])).decision).toBe('allow')
-    expect(evaluatePolicy([askOutsideWork], 'write_file', w(['/outputs/a.md'])).decision).toBe('ask')
-    expect(evaluatePolicy([askOutsideWork], 'move', w(['/work/a.md', '/outputs/a.md'])).decision).toBe('ask')
-    expect(evaluatePolicy([askOutsideWork], 'read_file', { access: 'read', paths: ['/outputs/a.md'] }).decision).toBe('allow')
+    expect(evaluatePolicy([ASK_OUTSIDE_WORK], 'write_file', w(['/work/a.md'])).decision).toBe('allow')
+    expect(evaluatePolicy([ASK_OUTSIDE_WORK], 'write_file', w(['/outputs/a.md'])).decision).toBe('ask')
+    expect(evaluatePolicy([ASK_OUTSIDE_WORK], 'move', w(['/work/a.md', '/outputs/a.md'])).decision).toBe('ask')
+    expect(evaluatePolicy([ASK_OUTSIDE_WORK], 'read_file', { access: 'read', paths: ['/outputs/a.md'] }).decision).toBe('allow')
     expect(evaluatePolicy([{ decision: 'deny', tools: ['delete'] }, { decision: 'allow' }], 'delete', w(['/work/x'])).decision).toBe('deny')
     expect(evaluatePolicy([{ decision: 'deny', tools: ['run_js'] }], 'run_js', { access: 'write', paths: [] }).decision).toBe('deny')
     expect(evaluatePolicy([{ decision: 'allow' }], 'write_file', w(['/state/plan.json']))).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/update_plan/) })
@@ -37,8 +36,8 @@ describe('evaluatePolicy', () => {
     expect(evaluatePolicy([denySecret], 'read_file', r(['/context/a.md'])).decision).toBe('allow')
     expect(evaluatePolicy([denySecret], 'glob', r(['/work/**'])).decision).toBe('allow')
     // run_js can write anywhere: "ask outside /work" asks, unless a rule before it allows run_js.
-    expect(evaluatePolicy([askOutsideWork], 'run_js', { access: 'write', paths: [] }).decision).toBe('ask')
-    expect(evaluatePolicy([{ decision: 'allow', tools: ['run_js'] }, askOutsideWork], 'run_js', { access: 'write', paths: [] }).decision).toBe('allow')
+    expect(evaluatePolicy([ASK_OUTSIDE_WORK], 'run_js', { access: 'write', paths: [] }).decision).toBe('ask')
+    expect(evaluatePolicy([{ decision: 'allow', tools: ['run_js'] }, ASK_OUTSIDE_WORK], 'run_js', { access: 'write', paths: [] }).decision).toBe('allow')
     // A narrow allow rule does not allow a broad call.
     expect(evaluatePolicy([{ decision: 'allow', paths: ['/work/**'] }, { decision: 'deny' }], 'grep', r(['/'])).decision).toBe('deny')
     expect(evaluatePolicy([{ decision: 'allow', paths: ['/work/**'] }, { decision: 'deny' }], 'run_js', { access: 'write', paths: [] }).decision).toBe('deny')
@@ -59,7 +58,7 @@ describe('ASK: durable pending approvals', () => {
   it('suspends, survives a restart, and resumes the same window once approved', async () => {
     const { run, store } = await freshRun()
     const events: ExecutionEvent[] = []
-    const first = await runTask({ vfs: run, instructions: 'write', model: scriptedModel(writer(['a'])), policy: [askOutsideWork], onEvent: (e) => events.push(e) })
+    const first = await runTask({ vfs: run, instructions: 'write', model: scriptedModel(writer(['a'])), policy: [ASK_OUTSIDE_WORK], onEvent: (e) => events.push(e) })
     expect(first.status).toBe('suspended')
     expect(first.pending).toMatchObject({ kind: 'approval', toolName: 'write_file', input: { path: '/outputs/a.md' }, reason: 'writes outside /work need approval' })
     expect(events.map((e) => e.type).slice(-2)).toEqual(['approval-required', 'execution-end'])
@@ -69,7 +68,7 @@ describe('ASK: durable pending approvals', () => {
     const again = await reopen(store)
     expect((await listPending(again)).map((p) => p.id)).toEqual([first.pending!.id])
     const seen: ScriptedView['last'] = []
-    const done = await resumeTask({ vfs: again, model: scriptedModel(writer(['a'], seen)), policy: [askOutsideWork], answer: { decision: 'approve' } })
+    const done = await resumeTask({ vfs: again, model: scriptedModel(writer(['a'], seen)), policy: [ASK_OUTSIDE_WORK], answer: { decision: 'approve' } })
     expect(done.status).toBe('completed')
     expect(await again.readFile('/outputs/a.md', 'utf8')).toBe('a')
     expect(seen[0]).toMatchObject({ toolName: 'write_file', ok: true })
@@ -78,7 +77,7 @@ describe('ASK: durable pending approvals', () => {
 
   it('"always" saves an allow rule in the workspace; other paths still ask', async () => {
     const { run } = await freshRun()
-    const policy = [askOutsideWork]
+    const policy = [ASK_OUTSIDE_WORK]
     const r1 = await runTask({ vfs: run, instructions: 'w', model: scriptedModel(writer(['a', 'a', 'b'])), policy })
     expect(r1.status).toBe('suspended')
     const r2 = await resumeTask({ vfs: run, model: scriptedModel(writer(['a', 'a', 'b'])), policy, answer: { decision: 'always' } })
@@ -90,11 +89,11 @@ describe('ASK: durable pending approvals', () => {
 
   it('a denial reaches the model as a tool error that says what to do', async () => {
     const { run } = await freshRun()
-    await runTask({ vfs: run, instructions: 'w', model: scriptedModel(writer(['a'])), policy: [askOutsideWork] })
+    await runTask({ vfs: run, instructions: 'w', model: scriptedModel(writer(['a'])), policy: [ASK_OUTSIDE_WORK] })
     const seen: ScriptedView['last'] = []
     const r = await resumeTask({
       vfs: run,
-      policy: [askOutsideWork],
+      policy: [ASK_OUTSIDE_WORK],
       answer: { decision: 'deny', message: 'not there' },
       model: scriptedModel((v) => {
         seen.push(...v.last)
@@ -116,8 +115,8 @@ describe('ASK: durable pending approvals', () => {
 
   it('resuming without an answer keeps waiting', async () => {
     const { run } = await freshRun()
-    await runTask({ vfs: run, instructions: 'w', model: scriptedModel(writer(['a'])), policy: [askOutsideWork] })
-    const r = await resumeTask({ vfs: run, model: scriptedModel(writer(['a'])), policy: [askOutsideWork] })
+    await runTask({ vfs: run, instructions: 'w', model: scriptedModel(writer(['a'])), policy: [ASK_OUTSIDE_WORK] })
+    const r = await resumeTask({ vfs: run, model: scriptedModel(writer(['a'])), policy: [ASK_OUTSIDE_WORK] })
     expect(r.status).toBe('suspended')
     await expect(resumeTask({ vfs: run, model: scriptedModel(writer(['a'])), answer: { answer: 'text' } })).rejects.toMatchObject({ code: 'invalid-answer' })
   })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { readEvents, readExecution, resumeTask, runTask, scriptedModel, type Plan, type RunVfs } from '../../src/index.js'
 import { COPY_INSTRUCTIONS, copyContract, copyModel, type Action } from '../agent/copy-task.js'
-import { Killed, killable } from '../agent/kill-switch.js'
+import { Killed, killable, nth } from '../agent/kill-switch.js'
 import { freshRun, reopen } from '../agent/workspace.js'
 
 const NAMES = ['a.md', 'b.md', 'c.md']
@@ -23,11 +23,6 @@ async function reference(): Promise<{ files: Record<string, string>; result: unk
   return { files: await outputs(run), result: r.result, toolCalls: r.toolCalls }
 }
 
-/** Counts calls per (method, path) so a kill can target the n-th one. */
-function nth(method: string, path: string | RegExp, n: number) {
-  let seen = 0
-  return (m: string, args: unknown[]) => m === method && (typeof path === 'string' ? args[0] === path : path.test(String(args[0]))) && ++seen === n
-}
 
 const killPoints: Array<[string, (m: string, args: unknown[]) => boolean]> = [
   ['inside a tool (writing /outputs/b.md)', nth('writeFile', '/outputs/b.md', 1)],
