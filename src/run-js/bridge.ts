@@ -1,6 +1,5 @@
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten-core'
 import type { Vfs } from '../vfs/types.js'
-import { textReaderOf } from '../vfs/read-now.js'
 import { decodeRaw, encodeRaw, HOST_CALL, HOST_LOG, HOST_READ_NOW, RAW_ARGUMENT_CALLS } from './bootstrap.js'
 import { LogBuffer } from './logs.js'
 import { utf8Length } from './result.js'
@@ -9,6 +8,11 @@ import { validateInput, type BoundTool } from './tools.js'
 /** What a bridge needs from its run. */
 export interface BridgeOptions {
   vfs?: Vfs
+  /**
+   * The workspace's synchronous text reader (see src/vfs/read-now.ts); when given, `vfs.read` is
+   * answered at once. It must match what the bootstrap was built with.
+   */
+  readText?: (path: string) => string
   tools: ReadonlyMap<string, BoundTool>
   /** Aborted when the run ends; passed to tools. */
   signal: AbortSignal
@@ -42,8 +46,6 @@ interface GuestError {
  */
 export class Bridge {
   readonly logs: LogBuffer
-  /** Host calls started (vfs and tools), for tests and benchmarks. */
-  dispatched = 0
   private readonly inFlight = new Set<QuickJSDeferredPromise>()
   private closed = false
 
@@ -64,13 +66,12 @@ export class Bridge {
     this.ctx.setProp(this.ctx.global, HOST_LOG, log)
     call.dispose()
     log.dispose()
-    const readText = textReaderOf(this.options.vfs)
-    if (readText) {
+    const readText = this.options.readText
+    if (readText && this.options.vfs) {
       // Reads come from memory: answering at once saves a deferred promise, a host event-loop
       // turn and a job pump per call. The guest still gets a promise (an already-settled one).
       const readNow = this.ctx.newFunction(HOST_READ_NOW, (path) => {
         if (this.closed) throw new Error('the run has ended')
-        this.dispatched++
         let text: string
         try {
           text = encodeRaw(readText(this.ctx.getString(path)))
@@ -106,7 +107,6 @@ export class Bridge {
     try {
       const args: unknown = RAW_ARGUMENT_CALLS.has(op) ? [json] : JSON.parse(json)
       work = this.dispatch(op, args)
-      this.dispatched++
     } catch (error) {
       work = Promise.reject(error)
     }

@@ -1,3 +1,4 @@
+import { textReaderOf } from '../vfs/read-now.js'
 import { archiveDirFor } from './archive.js'
 import { defaultEngine } from './engine.js'
 import { resolveLimits } from './limits.js'
@@ -36,13 +37,15 @@ export interface RunnerOptions extends Omit<RunJsOptions, 'vfs'> {
 export function createRunner(options: RunnerOptions): RunJs {
   const limits = resolveLimits(options.limits)
   const tools = bindTools(options.tools)
+  const readText = textReaderOf(options.vfs)
   const env: SessionEnv = {
     pool: options.pool ?? new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes),
     limits,
     tools,
     vfs: options.vfs,
+    readText,
     archiveDir: archiveDirFor(options.vfs, options.archiveDir),
-    bootstrap: makeBootstrap(tools, options.vfs),
+    bootstrap: makeBootstrap(tools, options.vfs, readText),
     typescript: options.typescript === undefined ? defaultTypeScriptLoader : options.typescript,
   }
   return {

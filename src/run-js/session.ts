@@ -1,6 +1,5 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core'
 import type { Vfs } from '../vfs/types.js'
-import { textReaderOf } from '../vfs/read-now.js'
 import { archiveResult, archiveScript } from './archive.js'
 import { bootstrapSource, UNDEFINED_RESULT } from './bootstrap.js'
 import { Bridge, toGuestError } from './bridge.js'
@@ -18,6 +17,8 @@ export interface SessionEnv {
   limits: ResolvedLimits
   tools: ReadonlyMap<string, BoundTool>
   vfs?: Vfs
+  /** The workspace's synchronous text reader, if it has one: decided once, for the bootstrap and every bridge. */
+  readText?: (path: string) => string
   archiveDir?: string
   /** Cached bootstrap source for this tool set. */
   bootstrap: string
@@ -40,8 +41,8 @@ function wrap(code: string): string {
   return `(async () => {\n${code}\n})`
 }
 
-export function makeBootstrap(tools: ReadonlyMap<string, BoundTool>, vfs: Vfs | undefined): string {
-  return bootstrapSource([...tools.values()].map((t) => [t.globalName, t.id] as const), vfs !== undefined, textReaderOf(vfs) !== undefined)
+export function makeBootstrap(tools: ReadonlyMap<string, BoundTool>, vfs: Vfs | undefined, readText: ((path: string) => string) | undefined): string {
+  return bootstrapSource([...tools.values()].map((t) => [t.globalName, t.id] as const), vfs !== undefined, vfs !== undefined && readText !== undefined)
 }
 
 /**
@@ -113,6 +114,7 @@ class Session {
     this.ctx = this.rt.newContext()
     this.bridge = new Bridge(this.ctx, {
       vfs: env.vfs,
+      readText: env.readText,
       tools: env.tools,
       signal: this.runAbort.signal,
       logChars: limits.logChars,
