@@ -142,9 +142,8 @@ async function start(options: TaskRunOptions<any>, journal: ExecutionJournal, fi
       toolSpecs(tools),
     )
     await journal.emit({ type: 'execution-start', instructions: journal.record.instructions, resumed })
-    const result = await run.drive(first)
-    await journal.flush()
-    return result
+    // Every way a run ends emits its final events before its last save, so nothing is left to flush.
+    return await run.drive(first)
   } finally {
     unsubscribe()
   }

@@ -25,7 +25,7 @@ export interface SubmitToolOptions {
   plan: PlanController
   contract?: ResultContract<any>
   state: SubmissionState
-  /** Called after every change of `state`, so the runner can persist it before answering. */
+  /** Called after a rejection changes `state`, so the runner can persist it before answering (an accepted result is saved by the runner when it completes the execution). */
   onState?: (state: SubmissionState) => Promise<void>
 }
 
@@ -74,8 +74,8 @@ export function submitResultTool(options: SubmitToolOptions) {
           { problems: verdict.problems, rejected: true },
         )
       }
+      // Accepted: the runner ends the execution and saves the state with its final record.
       state.rejected = undefined
-      await options.onState?.(state)
       return { accepted: true, result: verdict.value, ...(summary ? { summary } : {}) }
     },
   })

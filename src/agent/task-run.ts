@@ -248,13 +248,13 @@ export class TaskRun {
   private async suspend(call: ToolCallPart, s: NonNullable<CallOutcome['suspend']>, messages: PromptMessage[], before: ToolResultPart[], after: ToolResultPart[]): Promise<WindowEnd> {
     const id = `${this.record.id}-p${this.record.toolCalls}`
     const pending: PendingAction = { ...s, id, executionId: this.record.id, createdAt: Date.now(), window: { number: this.record.windows, messages, before, after, workSinceUpdate: this.ctx.plan.workSinceUpdate } }
-    await writePending(this.ctx.vfs, pending)
     this.record.status = 'suspended'
     this.record.pendingId = id
-    await this.ctx.journal.save()
     if (s.kind === 'question') await this.ctx.journal.emit({ type: 'question', pendingId: id, question: s.question ?? '', ...(s.options ? { options: s.options } : {}) })
     else await this.ctx.journal.emit({ type: 'approval-required', pendingId: id, toolName: call.toolName, input: call.input, reason: s.reason ?? '' })
     await this.ctx.journal.emit({ type: 'execution-end', status: 'suspended' })
+    // Issued in one tick: the pending action, the record and the final events share a commit.
+    await Promise.all([writePending(this.ctx.vfs, pending), this.ctx.journal.save()])
     return { kind: 'suspended' }
   }
 
@@ -296,10 +296,14 @@ export class TaskRun {
     r.result = accepted.result
     if (accepted.summary) r.summary = accepted.summary
     r.endedAt = Date.now()
-    if (this.ctx.plan.plan) await this.ctx.vfs.writeFile(`${this.ctx.journal.dir}/plan.json`, JSON.stringify(this.ctx.plan.plan, null, 2))
-    await this.ctx.journal.save()
     await this.ctx.journal.emit({ type: 'result-accepted', result: accepted.result })
     await this.ctx.journal.emit({ type: 'execution-end', status: 'completed' })
+    // Issued in one tick: the final plan, the record (with the submission state) and the final events share a commit.
+    const plan = this.ctx.plan.plan
+    await Promise.all([
+      ...(plan ? [this.ctx.vfs.writeFile(`${this.ctx.journal.dir}/plan.json`, JSON.stringify(plan, null, 2))] : []),
+      this.ctx.journal.save(),
+    ])
     return { kind: 'done' }
   }
 
@@ -309,16 +313,16 @@ export class TaskRun {
     r.status = 'failed'
     r.error = { code, message }
     r.endedAt = Date.now()
-    await this.ctx.journal.save()
     await this.ctx.journal.emit({ type: 'error', code, message })
     await this.ctx.journal.emit({ type: 'execution-end', status: 'failed', error: r.error })
+    await this.ctx.journal.save() // the record and the final events in one commit
     return this.result()
   }
 
   private async interrupt(): Promise<WindowEnd> {
     this.record.status = 'interrupted'
-    await this.ctx.journal.save()
     await this.ctx.journal.emit({ type: 'execution-end', status: 'interrupted' })
+    await this.ctx.journal.save() // the record and the final event in one commit
     return { kind: 'interrupted' }
   }
 

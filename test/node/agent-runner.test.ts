@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
-  readEvents, readExecution, runTask, resumeTask, scriptedModel, TaskError, type ExecutionEvent, type RunVfs,
+  memoryStore, readEvents, readExecution, runTask, resumeTask, scriptedModel, TaskError, type ExecutionEvent, type RunVfs,
 } from '../../src/index.js'
 import { COPY_INSTRUCTIONS, copyContract, copyModel, type Action } from '../agent/copy-task.js'
 import { freshRun } from '../agent/workspace.js'
@@ -36,6 +36,29 @@ describe('runTask', () => {
     const record = await readExecution(run, r.executionId)
     expect(record).toMatchObject({ status: 'completed', toolCalls: r.toolCalls, checkpoint: 5 })
     expect(await run.readdir(`/state/executions/${r.executionId}/checkpoints`)).toEqual(['r0001.json', 'r0002.json', 'r0003.json', 'r0004.json', 'r0005.json'])
+  })
+
+  it('ending the run after an accepted result is one commit: record, final plan and final events together', async () => {
+    const store = memoryStore()
+    let commits = 0
+    const commit = store.commit.bind(store)
+    store.commit = (...args) => (commits++, commit(...args))
+    const { run } = await freshRun('r1', store)
+    for (const n of NAMES) await run.seed(`/context/${n}`, `# ${n}\nhello ${n}\n`)
+    let atSubmit = -1
+    const r = await runTask({
+      vfs: run, model: scriptedModel(copyModel(NAMES)), instructions: COPY_INSTRUCTIONS, contract: copyContract,
+      onEvent: (e) => {
+        if (e.type === 'tool-call' && e.toolName === 'submit_result') atSubmit = commits
+      },
+    })
+    expect(r.status).toBe('completed')
+    expect(atSubmit).toBeGreaterThanOrEqual(0)
+    expect(commits - atSubmit).toBe(1)
+    const events = await readEvents(run, r.executionId)
+    expect(events.slice(-2).map((e) => e.type)).toEqual(['result-accepted', 'execution-end'])
+    expect(await readExecution(run, r.executionId)).toMatchObject({ status: 'completed', submission: { attempts: 1 } })
+    expect(JSON.parse(await run.readFile(`/state/executions/${r.executionId}/plan.json`, 'utf8'))).toEqual(r.plan)
   })
 
   it('gets a rejected result back as problems, adds a correction step and resubmits', async () => {
