@@ -45,6 +45,8 @@ export type WindowStart = { reason: 'start' | 'resume'; note?: string } | { pend
 /** Drives one execution through windows until it completes, fails, suspends or is interrupted. */
 export class TaskRun {
   private readonly specs: FunctionToolSpec[]
+  /** Rules saved by "always allow" answers: read once per run, appended to as answers save more. */
+  private savedRules: PolicyRule[] | undefined
 
   constructor(private readonly ctx: TaskRunContext, specs: FunctionToolSpec[]) {
     this.specs = specs
@@ -206,7 +208,8 @@ export class TaskRun {
           if (q.success) return this.pendingOutcome(call, { kind: 'question', question: q.data.question, ...(q.data.options ? { options: q.data.options } : {}) })
         }
         const access = tool.access(call.input)
-        const verdict = evaluatePolicy([...(await loadSavedRules(this.ctx.vfs)), ...this.ctx.rules], call.toolName, access, tool.kind)
+        this.savedRules ??= await loadSavedRules(this.ctx.vfs)
+        const verdict = evaluatePolicy([...this.savedRules, ...this.ctx.rules], call.toolName, access, tool.kind)
         if (verdict.decision === 'deny') {
           throw new ToolError('denied', `The policy does not allow ${call.toolName}${access.paths.length ? ` on ${access.paths.join(', ')}` : ''}: ${verdict.reason}.`, 'do it another way the policy allows, or ask_user if you cannot continue without it.')
         }
@@ -274,7 +277,11 @@ export class TaskRun {
       outcome = { part: errorPart(call, message), ok: false }
       await this.ctx.journal.emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, ok: false, error: { code: 'denied', message } })
     } else {
-      if (answer.decision === 'always') await saveRule(this.ctx.vfs, allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] }))
+      if (answer.decision === 'always') {
+        const rule = allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] })
+        await saveRule(this.ctx.vfs, rule)
+        this.savedRules?.push(rule) // not loaded yet: the first load reads it from the file
+      }
       outcome = await this.callTool(call, true)
     }
     const messages = [...p.window.messages, { role: 'tool' as const, content: [...p.window.before, outcome.part, ...p.window.after] }]

@@ -3,6 +3,7 @@ import {
   evaluatePolicy, listPending, loadSavedRules, resumeTask, runTask, scriptedModel, type ExecutionEvent, type PolicyRule, type ScriptedView,
 } from '../../src/index.js'
 import { ASK_OUTSIDE_WORK } from '../../examples/script-appendix/task.js'
+import { killable } from '../agent/kill-switch.js'
 import { freshRun, reopen } from '../agent/workspace.js'
 
 describe('evaluatePolicy', () => {
@@ -85,6 +86,19 @@ describe('ASK: durable pending approvals', () => {
     // The second write of a.md passed without asking; b.md asks.
     expect(r2.status).toBe('suspended')
     expect(r2.pending?.input).toEqual({ path: '/outputs/b.md', content: 'b' })
+  })
+
+  it('saved rules are read once per run, not on every tool call', async () => {
+    const { run } = await freshRun()
+    const policy = [ASK_OUTSIDE_WORK]
+    await runTask({ vfs: run, instructions: 'w', model: scriptedModel(writer(['a'])), policy })
+    await resumeTask({ vfs: run, model: scriptedModel(writer(['a'])), policy, answer: { decision: 'always' } })
+    let reads = 0
+    const counting = killable(run, (m, a) => (m === 'readFile' && a[0] === '/state/policy.json' && reads++, false))
+    const r = await runTask({ vfs: counting, instructions: 'w', model: scriptedModel(writer(['a', 'a', 'a'])), policy })
+    expect(r.status).toBe('completed')
+    expect(r.toolCalls).toBe(3)
+    expect(reads).toBe(1)
   })
 
   it('a denial reaches the model as a tool error that says what to do', async () => {
