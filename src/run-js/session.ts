@@ -137,31 +137,77 @@ class Session {
     // they get a small budget of their own, whatever stopped the run.
     if (this.reading) return ++this.readingChecks > READING_BUDGET
     if (this.finished || this.stop || this.ending) return true
+    // Before the clock starts only the host's bootstrap runs: it is not stopped half-way.
+    if (!this.clockStarted) return false
     if (++this.interrupts > this.budget) this.stop = 'budget'
     else if (Date.now() > this.deadline) this.stop = 'timeout'
     else if (this.signal?.aborted) this.stop = 'abort'
     return this.stop !== undefined
   }
 
-  /** Starts the clock for the part of the run that counts: compile and execution. */
+  /**
+   * Starts the clock, once, for everything after the bootstrap: compile, TypeScript stripping,
+   * archiving and execution share one deadline and one interrupt budget.
+   */
   private startClock(): void {
+    this.clockStarted = true
     this.interrupts = 0
     this.budget = this.env.limits.interruptBudget
     this.deadline = Date.now() + this.env.limits.timeMs
   }
 
+  private clockStarted = false
+
+  /**
+   * Resolves when the deadline passes or the signal aborts, whatever the run is waiting for (the
+   * interrupt handler only runs while guest code runs). Ends an executing program through `settle`.
+   */
+  private watchStop(): Promise<typeof STOPPED> {
+    return new Promise((resolve) => {
+      const fire = (stop: Stop) => {
+        this.stop ??= stop
+        resolve(STOPPED)
+        this.settle?.({ kind: 'stopped', stop: this.stop })
+      }
+      const onAbort = () => fire('abort')
+      const timer = setTimeout(() => fire('timeout'), Math.max(0, this.deadline - Date.now()))
+      this.unwatchStop = () => {
+        clearTimeout(timer)
+        this.signal?.removeEventListener('abort', onAbort)
+      }
+      if (this.signal?.aborted) onAbort()
+      else this.signal?.addEventListener('abort', onAbort, { once: true })
+    })
+  }
+
+  private unwatchStop: () => void = () => {}
+
   async run(code: string): Promise<RunJsResult> {
     this.bridge.install()
     const runFn = this.evalOrThrow(this.env.bootstrap, 'bootstrap.js')
     this.startClock()
+    const stopped = this.watchStop()
+    try {
+      return await this.runProgram(code, runFn, stopped)
+    } finally {
+      this.unwatchStop()
+    }
+  }
 
+  /** Waits for `work` unless the run is stopped first; a late failure of `work` is dropped. */
+  private async unlessStopped<T>(work: Promise<T>, stopped: Promise<typeof STOPPED>): Promise<T | typeof STOPPED> {
+    work.catch(() => {})
+    return Promise.race([work, stopped])
+  }
+
+  private async runProgram(code: string, runFn: QuickJSHandle, stopped: Promise<typeof STOPPED>): Promise<RunJsResult> {
     // Compile: the program as JavaScript first; TypeScript only if that fails.
     let language: 'js' | 'ts' = 'js'
     let compiled = this.compile(wrap(code))
     if ('error' in compiled && compiled.error.name === 'SyntaxError' && !this.stopped() && this.env.typescript) {
-      const stripped = await stripTypes(wrap(code), this.env.typescript)
+      const stripped = await this.unlessStopped(stripTypes(wrap(code), this.env.typescript), stopped)
+      if (stripped === STOPPED) return failure(this.stopError(this.stop ?? 'timeout'), this.logs())
       if (stripped !== undefined && stripped !== wrap(code)) {
-        this.startClock()
         compiled = this.compile(stripped)
         language = 'ts'
       }
@@ -172,7 +218,8 @@ class Session {
     let scriptNumber: number | undefined
     if (this.env.vfs && this.env.archiveDir) {
       try {
-        const saved = await archiveScript(this.env.vfs, this.env.archiveDir, code, language)
+        const saved = await this.unlessStopped(archiveScript(this.env.vfs, this.env.archiveDir, code, language), stopped)
+        if (saved === STOPPED) return failure(this.stopError(this.stop ?? 'timeout'), this.logs())
         scriptPath = saved.path
         scriptNumber = saved.number
       } catch (error) {
@@ -182,8 +229,8 @@ class Session {
     }
     if ('error' in compiled) return failure(compiled.error, this.logs(), scriptPath)
     if (this.signal?.aborted) return failure(abortError(this.signal), this.logs(), scriptPath)
+    if (this.stop) return failure(this.stopError(this.stop), this.logs(), scriptPath)
 
-    this.startClock()
     const outcome = await this.execute(runFn, compiled.fn)
     const logs = this.logs()
     switch (outcome.kind) {
@@ -315,24 +362,12 @@ class Session {
 
   private execute(runFn: QuickJSHandle, programFn: QuickJSHandle): Promise<Outcome> {
     return new Promise<Outcome>((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const onAbort = () => {
-        this.stop ??= 'abort'
-        this.settle?.({ kind: 'stopped', stop: this.stop })
-      }
+      // The deadline and the abort signal reach an awaiting guest through watchStop().
       this.settle = (outcome) => {
         if (this.finished) return
         this.finished = true
-        clearTimeout(timer)
-        this.signal?.removeEventListener('abort', onAbort)
         resolve(outcome)
       }
-      // The interrupt handler only runs while guest code runs; this timer covers awaiting guests.
-      timer = setTimeout(() => {
-        this.stop ??= 'timeout'
-        this.settle?.({ kind: 'stopped', stop: this.stop })
-      }, this.env.limits.timeMs)
-      this.signal?.addEventListener('abort', onAbort, { once: true })
 
       // The program's promise is only inspected once it may have settled: the guest reports that
       // through `settled` (a host function only the run wrapper holds), or nothing is left in flight.
@@ -477,6 +512,9 @@ function describeHostError(error: unknown): string {
   }
   return String(error)
 }
+
+/** What {@link Session.watchStop} resolves to. */
+const STOPPED: unique symbol = Symbol('stopped')
 
 /** Interrupt checks allowed while reading the error that ended a run. */
 const READING_BUDGET = 50

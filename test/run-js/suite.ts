@@ -457,6 +457,30 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         }, 20_000)
       }
 
+      it('the deadline covers archiving: a workspace write that never finishes ends with TimeoutError, the program not run', async () => {
+        const base = await open()
+        const hanging = new Proxy(base, {
+          get(target, key) {
+            if (key === 'writeFile') return () => new Promise(() => {})
+            const value: unknown = Reflect.get(target, key, target)
+            return typeof value === 'function' ? value.bind(target) : value
+          },
+        })
+        const s = spy()
+        const t0 = performance.now()
+        const r = await runner(hanging, { ...fast, tools: { s: s.tool } }).run(`await external_s({}); return 1`)
+        expect(r.error?.name).toBe('TimeoutError')
+        expect(performance.now() - t0).toBeLessThan(5000)
+        expect(s.calls).toEqual([])
+      }, 20_000)
+
+      it('the deadline covers TypeScript loading: a loader that never finishes ends with TimeoutError', async () => {
+        const t0 = performance.now()
+        const r = await runner(await open(), { ...fast, typescript: () => new Promise(() => {}) }).run(`const a: number = 1; return a`)
+        expect(r.error?.name).toBe('TimeoutError')
+        expect(performance.now() - t0).toBeLessThan(5000)
+      }, 20_000)
+
       it('an instance left with an endless job queue is dropped, not disposed, and the next run works', async () => {
         const engine = recordingEngine(defaultEngineRef)
         const run = runner(await open(), { engine, limits: { timeMs: 200 } })
