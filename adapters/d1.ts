@@ -1,5 +1,5 @@
-import { VfsError } from '../src/vfs/errors.js'
-import { conflictError, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/vfs/store.js'
+import { VfsError } from '../src/contract/errors.js'
+import { conflictError, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
 import { joinChunks, splitChunks, VFS_TABLE_NAMES, VFS_TABLES } from './sql-layout.js'
 
 /**

@@ -1,5 +1,5 @@
 import { joinChunks, splitChunks, VFS_TABLE_NAMES, VFS_TABLES } from './sql-layout.js'
-import { checkExpectedVersions, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/vfs/store.js'
+import { checkExpectedVersions, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
 
 /** A value SQLite-backed Durable Object storage binds and returns. */
 type SqlValue = ArrayBuffer | string | number | null

@@ -1,6 +1,6 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb'
-import { VfsError } from '../src/vfs/errors.js'
-import { checkExpectedVersions, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/vfs/store.js'
+import { VfsError } from '../src/contract/errors.js'
+import { checkExpectedVersions, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
 
 /** Options of {@link indexedDbStore}. */
 export interface IndexedDbStoreOptions {

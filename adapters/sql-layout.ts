@@ -1,4 +1,4 @@
-import { VfsError } from '../src/vfs/errors.js'
+import { VfsError } from '../src/contract/errors.js'
 
 /**
  * The table layout the SQLite-family adapters (Durable Object, D1) share. One row per scope holds

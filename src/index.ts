@@ -5,13 +5,13 @@
 export { openVfs } from './vfs/open.js'
 export { vfsRegistry, type VfsRegistry, type VfsRegistryOptions } from './vfs/registry.js'
 export { scopeRun, defaultRunRoots, type RunVfs, type RunRoot, type ScopeRunOptions } from './vfs/run-scope.js'
-export { VfsError, isVfsError, type VfsErrorCode } from './vfs/errors.js'
-export { normalizePath, MAX_NAME_LENGTH, MAX_PATH_LENGTH } from './vfs/paths.js'
+export { VfsError, isVfsError, type VfsErrorCode } from './contract/errors.js'
+export { normalizePath, MAX_NAME_LENGTH, MAX_PATH_LENGTH } from './contract/paths.js'
 export type {
   Vfs, VfsStat, VfsQuota, VfsUsage, VfsChange, FileData, WriteOptions, ReaddirOptions, RmdirOptions, GlobOptions,
   GrepOptions, GrepMatch, GrepResult, OpenVfsOptions,
 } from './vfs/types.js'
-export type { VfsStore, StoreOp, StoredEntry, ScopeSnapshot, EntryKind } from './vfs/store.js'
+export type { VfsStore, StoreOp, StoredEntry, ScopeSnapshot, EntryKind } from './contract/store.js'
 
 export { memoryStore } from '../adapters/memory.js'
 export { durableObjectStore, type DurableObjectSqlStorageLike } from '../adapters/durable-object.js'

@@ -1,11 +1,11 @@
+import { EXECUTIONS_DIR } from '../contract/layout.js'
 import { isVfsCode } from './vfs-code.js'
 import type { Vfs } from '../vfs/types.js'
 import type { ExecutionEvent, ExecutionEventBody, ExecutionEventListener, ExecutionStatus } from './events.js'
 import type { Plan } from './plan.js'
 import type { SubmissionState } from './submit-tool.js'
 
-/** Where executions are recorded: `<dir>/<id>/execution.json`, `events.jsonl`, `checkpoints/`. */
-export const EXECUTIONS_DIR = '/state/executions'
+export { EXECUTIONS_DIR }
 
 /** Tokens used, summed over model calls. */
 export interface ModelUsageTotals {

@@ -1,11 +1,11 @@
 import { isVfsCode } from './vfs-code.js'
+import { PENDING_DIR } from '../contract/layout.js'
 import type { Vfs } from '../vfs/types.js'
 import type { ModelUsageTotals } from './journal.js'
 import type { PromptMessage, ToolResultPart } from './model.js'
 import type { ToolAccess } from './tool.js'
 
-/** Where pending actions are kept, one JSON file each. */
-export const PENDING_DIR = '/state/pending'
+export { PENDING_DIR }
 
 /** How a person answers a pending approval (`always` also saves an allow rule) or question. */
 export type PendingAnswer = { decision: 'approve' | 'deny' | 'always'; message?: string } | { answer: string }

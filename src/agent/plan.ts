@@ -1,10 +1,11 @@
+import { PLAN_PATH } from '../contract/layout.js'
 import { z } from 'zod'
 import { isVfsCode } from './vfs-code.js'
 import type { Vfs } from '../vfs/types.js'
 import { ToolError } from './tool.js'
 
 /** Where the current execution's plan lives. */
-export const PLAN_PATH = '/state/plan.json'
+export { PLAN_PATH }
 
 /** Status of one plan step. */
 export type StepStatus = 'pending' | 'in_progress' | 'completed'

@@ -1,6 +1,7 @@
+import { POLICY_PATH, STATE_ROOT } from '../contract/layout.js'
 import { isVfsCode } from './vfs-code.js'
 import { compileGlob, type CompiledGlob } from '../vfs/glob.js'
-import { normalizePath } from '../vfs/paths.js'
+import { normalizePath } from '../contract/paths.js'
 import type { Vfs } from '../vfs/types.js'
 import type { ToolAccess } from './tool.js'
 
@@ -33,13 +34,12 @@ export interface PolicyVerdict {
   reason: string
 }
 
-/** Where "always allow" answers are saved as rules, so later executions keep them. */
-export const POLICY_PATH = '/state/policy.json'
+export { POLICY_PATH }
 
 const STATE_GUARD: PolicyRule = {
   decision: 'deny',
   access: 'write',
-  paths: ['/state', '/state/**'],
+  paths: [STATE_ROOT, `${STATE_ROOT}/**`],
   reason: '/state is kept by the runner: change the plan with update_plan and finish with submit_result',
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { decodeUtf8 } from '../vfs/bytes.js'
-import { normalizePath } from '../vfs/paths.js'
+import { normalizePath } from '../contract/paths.js'
 import { defineTool, ToolError } from './tool.js'
 import type { FileToolContext } from './tool-context.js'
 

@@ -1,4 +1,4 @@
-import { normalizePath } from '../vfs/paths.js'
+import { normalizePath } from '../contract/paths.js'
 import type { Vfs } from '../vfs/types.js'
 
 /** Size limits of the workspace tools. Every one has a default; override any of them. */

@@ -1,3 +1,4 @@
+import { RUN_ROOTS, STATE_ROOT } from '../contract/layout.js'
 import { z } from 'zod'
 import { scopeRun, type RunVfs } from '../vfs/run-scope.js'
 import type { Vfs } from '../vfs/types.js'
@@ -48,13 +49,11 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
   return tools
 }
 
-const ROOTS = ['context', 'skills', 'work', 'outputs', 'state']
-
 /** A view of the workspace's roots in which `/state` (and every root already read-only) cannot change. */
 export function stateReadOnly(vfs: Vfs): RunVfs {
   const runRoots = (vfs as Partial<RunVfs>).roots
-  const names = runRoots ? Object.keys(runRoots) : ROOTS
-  const roots = Object.fromEntries(names.map((n) => [n, { writable: n !== 'state' && (runRoots?.[n]?.writable ?? true), target: '/' + n }]))
+  const names = runRoots ? Object.keys(runRoots) : RUN_ROOTS
+  const roots = Object.fromEntries(names.map((n) => [n, { writable: n !== STATE_ROOT.slice(1) && (runRoots?.[n]?.writable ?? true), target: '/' + n }]))
   return scopeRun(vfs, { runId: 'agent', roots })
 }
 

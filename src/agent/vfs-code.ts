@@ -1,4 +1,4 @@
-import type { VfsErrorCode } from '../vfs/errors.js'
+import type { VfsErrorCode } from '../contract/errors.js'
 
 /**
  * The code of a workspace error, read structurally rather than with `instanceof`: the package ships

@@ -1,23 +1,26 @@
+import { READ_ONLY_ROOTS, STATE_ROOT, WRITABLE_ROOTS } from '../contract/layout.js'
 import { EXECUTIONS_DIR, listExecutionIds, readExecution } from './journal.js'
 import type { Plan } from './plan.js'
 import { renderOpening, systemPrompt, type EarlierExecution, type WindowReason, type WindowState } from './prompt.js'
 import type { TaskRunContext } from './task-run.js'
 
 const MAX_FILES = 200
+/** The roots whose files a window opening lists: the agent's own work. */
+const WORKING_ROOTS = WRITABLE_ROOTS.filter((r) => `/${r}` !== STATE_ROOT).map((r) => `/${r}`)
 
 /** Builds a window's system prompt and opening message from the plan, the files and the session's history. */
 export async function windowOpening(ctx: TaskRunContext, reason: WindowReason, note?: string): Promise<{ system: string; user: string; state: WindowState }> {
   const { vfs, journal, plan, contract } = ctx
   const r = journal.record
   const files: WindowState['files'] = []
-  for (const root of ['/work', '/outputs']) {
+  for (const root of WORKING_ROOTS) {
     for (const path of await vfs.glob(`${root}/**`)) {
       if (files.length >= MAX_FILES) break
       files.push({ path, size: (await vfs.stat(path)).size })
     }
   }
   const inputs: Record<string, number> = {}
-  for (const root of ['context', 'skills']) inputs[root] = (await vfs.glob(`/${root}/**`)).length
+  for (const root of READ_ONLY_ROOTS) inputs[root] = (await vfs.glob(`/${root}/**`)).length
   const current = plan.plan
   const next = current?.steps.find((s) => s.status !== 'completed')
   const state: WindowState = {

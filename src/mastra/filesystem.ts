@@ -6,7 +6,7 @@ import type {
   CopyOptions, FileContent, FileEntry, FileStat, FilesystemInfo, ListOptions, ProviderStatus, ReadOptions, RemoveOptions,
   WriteOptions,
 } from '@mastra/core/workspace'
-import { baseName, normalizePath, parentOf } from '../vfs/paths.js'
+import { baseName, normalizePath, parentOf } from '../contract/paths.js'
 import type { Vfs, VfsStat } from '../vfs/types.js'
 
 /** Options of {@link VfsFilesystem}. */

@@ -2,7 +2,7 @@ import type { AgentControllerRequestContext } from '@mastra/core/agent-controlle
 import type { RequestContext } from '@mastra/core/request-context'
 import { Workspace, type WorkspaceConfig } from '@mastra/core/workspace'
 import { vfsRegistry, type VfsRegistry } from '../vfs/registry.js'
-import type { VfsStore } from '../vfs/store.js'
+import type { VfsStore } from '../contract/store.js'
 import type { Vfs } from '../vfs/types.js'
 import { VfsFilesystem } from './filesystem.js'
 

@@ -1,4 +1,5 @@
-import { normalizePath } from '../vfs/paths.js'
+import { RUN_JS_ARCHIVE_DIR, RUN_JS_ARCHIVE_NAME } from '../contract/layout.js'
+import { normalizePath } from '../contract/paths.js'
 import type { RunVfs } from '../vfs/run-scope.js'
 import type { Vfs } from '../vfs/types.js'
 
@@ -23,11 +24,11 @@ export function archiveDirFor(vfs: Vfs | undefined, option: string | false | und
   const roots = (vfs as Partial<RunVfs>).roots
   if (roots && typeof (vfs as Partial<RunVfs>).resolve === 'function') {
     // A run scope has no `/`: keep archives in its own state, or the first writable root.
-    if (roots.state?.writable) return '/state/.run_js'
+    if (roots.state?.writable) return RUN_JS_ARCHIVE_DIR
     const writable = Object.keys(roots).find((name) => roots[name].writable)
-    return writable === undefined ? undefined : `/${writable}/.run_js`
+    return writable === undefined ? undefined : `/${writable}/${RUN_JS_ARCHIVE_NAME}`
   }
-  return '/.run_js'
+  return `/${RUN_JS_ARCHIVE_NAME}`
 }
 
 export function pad(n: number): string {

@@ -1,4 +1,4 @@
-import { VfsError } from './errors.js'
+import { VfsError } from '../contract/errors.js'
 import type { FileData } from './types.js'
 
 const encoder = new TextEncoder()

@@ -1,6 +1,6 @@
 import picomatch from 'picomatch/posix.js'
-import { normalizePath } from './paths.js'
-import { VfsError } from './errors.js'
+import { normalizePath } from '../contract/paths.js'
+import { VfsError } from '../contract/errors.js'
 
 export interface CompiledGlob {
   /** The longest directory prefix without wildcards; only paths below it can match. */

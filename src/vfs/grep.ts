@@ -1,4 +1,4 @@
-import { VfsError } from './errors.js'
+import { VfsError } from '../contract/errors.js'
 import type { GrepMatch } from './types.js'
 
 /** Finds matches in one text. Returns how many it added, at most `room`. */

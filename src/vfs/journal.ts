@@ -1,6 +1,6 @@
-import { VfsError } from './errors.js'
-import { isWithin } from './paths.js'
-import type { StoreOp, VfsStore } from './store.js'
+import { VfsError } from '../contract/errors.js'
+import { isWithin } from '../contract/paths.js'
+import type { StoreOp, VfsStore } from '../contract/store.js'
 import type { Node, Tree } from './tree.js'
 
 /** One caller's write: the paths it changed, and its promise to settle. */

@@ -1,4 +1,4 @@
-import { VfsError } from './errors.js'
+import { VfsError } from '../contract/errors.js'
 import type { OpenVfsOptions, Vfs } from './types.js'
 import { StoreVfs } from './vfs.js'
 

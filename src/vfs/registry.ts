@@ -1,5 +1,5 @@
 import { openVfs } from './open.js'
-import type { VfsStore } from './store.js'
+import type { VfsStore } from '../contract/store.js'
 import type { Vfs, VfsQuota } from './types.js'
 
 export interface VfsRegistryOptions {

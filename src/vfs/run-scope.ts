@@ -1,6 +1,7 @@
-import { VfsError } from './errors.js'
+import { RUN_ROOTS, WRITABLE_ROOTS } from '../contract/layout.js'
+import { VfsError } from '../contract/errors.js'
 import { compileGlob } from './glob.js'
-import { isWithin, normalizePath } from './paths.js'
+import { isWithin, normalizePath } from '../contract/paths.js'
 import { readTextNow, textReaderOf, type ReadsTextNow } from './read-now.js'
 import type {
   FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange, VfsStat, VfsUsage, WriteOptions,
@@ -41,13 +42,8 @@ const GLOB_CHARS = /[*?[\]{}()!+@]/
 /** Roots a run gets when `roots` is not given. */
 export function defaultRunRoots(runId: string): Record<string, Required<RunRoot>> {
   const base = `/runs/${runId}`
-  return {
-    context: { writable: false, target: `${base}/context` },
-    skills: { writable: false, target: `${base}/skills` },
-    work: { writable: true, target: `${base}/work` },
-    outputs: { writable: true, target: `${base}/outputs` },
-    state: { writable: true, target: `${base}/state` },
-  }
+  const writable = new Set<string>(WRITABLE_ROOTS)
+  return Object.fromEntries(RUN_ROOTS.map((name) => [name, { writable: writable.has(name), target: `${base}/${name}` }]))
 }
 
 /**

@@ -1,6 +1,6 @@
 import { decodeUtf8 } from './bytes.js'
-import { ancestorsOf, baseName, joinPath, parentOf } from './paths.js'
-import type { EntryKind } from './store.js'
+import { ancestorsOf, baseName, joinPath, parentOf } from '../contract/paths.js'
+import type { EntryKind } from '../contract/store.js'
 
 /**
  * One entry in memory. Nodes are never mutated after they are placed in the tree, except to stamp

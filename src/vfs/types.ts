@@ -1,4 +1,4 @@
-import type { VfsStore } from './store.js'
+import type { VfsStore } from '../contract/store.js'
 
 /** What `stat()` returns. Times are milliseconds since the epoch, so they cross JSON unchanged. */
 export interface VfsStat {

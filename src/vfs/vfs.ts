@@ -1,12 +1,12 @@
 import { concatBytes, toBytes } from './bytes.js'
-import { VfsError } from './errors.js'
+import { VfsError } from '../contract/errors.js'
 import { compileGlob } from './glob.js'
 import { compileGrep } from './grep.js'
 import { Journal } from './journal.js'
 import { mimeTypeOf } from './mime.js'
 import { readTextNow, type ReadsTextNow } from './read-now.js'
-import { ancestorsOf, isWithin, joinPath, normalizePath } from './paths.js'
-import type { ScopeSnapshot, VfsStore } from './store.js'
+import { ancestorsOf, isWithin, joinPath, normalizePath } from '../contract/paths.js'
+import type { ScopeSnapshot, VfsStore } from '../contract/store.js'
 import { dirNode, nodeText, Tree, type Node } from './tree.js'
 import type {
   FileData, GlobOptions, GrepMatch, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange,
