@@ -1,6 +1,6 @@
 import type { CodeModeToolResult, CodeModeTransport } from '@mastra/core/tools'
 import { defaultEngine, type QuickJsEngine } from '../run-js/engine.js'
-import { createRunner, InstancePool, resolveLimits } from '../run-js/index.js'
+import { createRunner, InstancePool, resolveLimits, sanitizeToolId } from '../run-js/index.js'
 import type { TypeScriptLoader } from '../run-js/typescript.js'
 import type { RunJsLimits, RunJsToolFunction } from '../run-js/types.js'
 import type { Vfs } from '../vfs/types.js'
@@ -41,6 +41,14 @@ export class QuickJsCodeModeTransport implements CodeModeTransport {
     this.pool = new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes)
   }
 
+  /**
+   * Releases the QuickJS instances kept for reuse (their wasm memories with them). Runs in progress
+   * finish; a later `run` starts a new instance. Call it when the transport is no longer needed.
+   */
+  close(): void {
+    this.pool.close()
+  }
+
   async run(opts: RunOptions): Promise<CodeModeToolResult> {
     const { program, toolIds, dispatch, timeout, abortSignal, onExternalCall, onExternalResult } = opts
     const tools: Record<string, RunJsToolFunction> = {}
@@ -48,14 +56,18 @@ export class QuickJsCodeModeTransport implements CodeModeTransport {
       tools[id] = async (input) => {
         observe(onExternalCall, id, input)
         const started = Date.now()
+        let output: unknown
         try {
-          const output = await dispatch(id, input)
-          observe(onExternalResult, id, Date.now() - started)
-          return output
+          output = await dispatch(id, input)
+          // The bridge hands the guest JSON only: a result that does not serialise fails the call, so
+          // the hook must hear that failure (once), not a success followed by a failed run.
+          assertJson(output, `external_${sanitizeToolId(id)}`)
         } catch (error) {
           observe(onExternalResult, id, Date.now() - started, error)
           throw error
         }
+        observe(onExternalResult, id, Date.now() - started)
+        return output
       }
     }
     let runner
@@ -78,6 +90,21 @@ export class QuickJsCodeModeTransport implements CodeModeTransport {
     if (r.error) out.error = { name: r.error.name, message: r.error.message, ...(r.error.line !== undefined ? { line: r.error.line } : {}) }
     return out
   }
+}
+
+/**
+ * Throws the bridge's own TypeError for a tool result that is not JSON (a cycle, a BigInt, a function
+ * or symbol at the top). Costs one extra `JSON.stringify` of each result; Code Mode results are small.
+ */
+function assertJson(output: unknown, globalName: string): void {
+  if (output === undefined) return
+  let json: string | undefined
+  try {
+    json = JSON.stringify(output)
+  } catch (error) {
+    throw new TypeError(`${globalName} returned a value that is not JSON-serializable: ${(error as Error).message}`)
+  }
+  if (json === undefined) throw new TypeError(`${globalName} returned a value that is not JSON-serializable: ${typeof output === 'function' ? 'a function' : `a ${typeof output}`}`)
 }
 
 /** Tracing hooks must never break a call: their exceptions are swallowed. */

@@ -40,10 +40,10 @@ const call=g.${HOST_CALL},log=g.${HOST_LOG},now=g.${HOST_READ_NOW};delete g.${HO
 const O=Object,OP=O.prototype,AP=Array.prototype,gp=O.getPrototypeOf,S=JSON.stringify,P=JSON.parse,F=O.freeze,R=(e)=>Promise.reject(e);
 const D=(o,k,v)=>O.defineProperty(o,k,{value:v});
 function bad(what,found,key){return new TypeError(what+' is not JSON-serializable: found '+found+(key===''?'':' (at '+S(key)+')'))}
-function toJson(value,what){return S(value,function(k,v){const t=typeof v;
+function toJson(value,what){let at='';try{return S(value,function(k,v){at=k;const t=typeof v;
 if(t==='function'||t==='symbol'||t==='bigint')throw bad(what,'a '+t,k);
 if(t==='object'&&v!==null){const p=gp(v);if(p!==OP&&p!==AP&&p!==null){const c=v.constructor&&v.constructor.name;throw bad(what,typeof c==='string'&&c?'a '+c:'an object with a custom prototype',k)}}
-return v})}
+return v})}catch(e){if(e instanceof TypeError&&e.message==='circular reference')throw bad(what,'a circular reference',at);throw e}}
 function send(op,args){let j;try{j=toJson(args,'the argument of '+op)}catch(e){return R(e)}return call(op,j)}
 function raw(op,what){return function(p){return typeof p==='string'?call(op,p):R(new TypeError(op+': the '+what+' must be a string, got '+(p===null?'null':typeof p)))}}
 const ans=(s)=>s===''?undefined:P(s),dec=(s)=>s.charCodeAt(0)===1?P(s.slice(1)):s,none=()=>{};
