@@ -1,10 +1,11 @@
+import type { RequestContext } from '@mastra/core/request-context'
 import {
   DirectoryNotEmptyError, DirectoryNotFoundError, FileExistsError, FileNotFoundError, FilesystemError, IsDirectoryError,
-  MastraFilesystem, NotDirectoryError, PermissionError, StaleFileError,
+  MastraFilesystem, NotDirectoryError, PermissionError, StaleFileError, UnsupportedGrepPatternError,
 } from '@mastra/core/workspace'
 import type {
-  CopyOptions, FileContent, FileEntry, FileStat, FilesystemInfo, ListOptions, ProviderStatus, ReadOptions, RemoveOptions,
-  WriteOptions,
+  CopyOptions, FileContent, FileEntry, FileStat, FilesystemGrepOptions, FilesystemGrepResult, FilesystemInfo, InstructionsOption,
+  ListOptions, ProviderStatus, ReadOptions, RemoveOptions, WalkEntry, WalkOptions, WriteOptions,
 } from '@mastra/core/workspace'
 import { baseName, normalizePath, parentOf } from '../contract/paths.js'
 import type { Vfs, VfsStat } from '../vfs/types.js'
@@ -18,14 +19,21 @@ export interface VfsFilesystemOptions {
    * (write_file, edit_file, delete, mkdir) to agents using this filesystem. Default false.
    */
   readOnly?: boolean
-  /** Filesystem id. Default `agent-vfs:<namespace>/<scope>`. */
+  /**
+   * Filesystem id, unique per instance as Mastra requires. Default `agent-vfs:<namespace>/<scope>:<random>`:
+   * two filesystems over one scope are still two providers.
+   */
   id?: string
   /** Shown in Mastra UIs. */
   displayName?: string
   /** Shown in Mastra UIs. */
   description?: string
-  /** Replaces the text Mastra adds to the agent's system prompt about this filesystem. */
-  instructions?: string
+  /**
+   * The text Mastra adds to the agent's system prompt about this filesystem: a string replaces the
+   * default; a function (Mastra's `InstructionsOption`) gets `{ defaultInstructions, requestContext }`
+   * on every prompt and returns the text, e.g. to add per-request details.
+   */
+  instructions?: InstructionsOption
   /** More file extensions Mastra's grep treats as text (see `MastraFilesystemOptions.textExtensions`). */
   textExtensions?: string[]
 }
@@ -80,6 +88,11 @@ function isVfsLikeError(error: unknown, code?: string): error is VfsLikeError {
 /** Whether a workspace error is about the source of a copy or move (as written, or normalised). */
 function blames(error: unknown, src: string, from: string): boolean {
   return isVfsLikeError(error) && (error.path === src || error.path === from)
+}
+
+/** Like Mastra's own provider ids: time plus randomness, so every instance differs. */
+function uniqueSuffix(): string {
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
 }
 
 /** Which kind of thing an operation expects at its path, to pick FileNotFound vs DirectoryNotFound. */
@@ -162,26 +175,27 @@ export class VfsFilesystem extends MastraFilesystem {
   readonly displayName?: string
   /** Shown in Mastra UIs. */
   readonly description?: string
-  private readonly instructions?: string
+  private readonly instructions?: InstructionsOption
 
   constructor(options: VfsFilesystemOptions) {
     super({ name: 'VfsFilesystem', textExtensions: options.textExtensions })
     if (!options?.vfs || typeof options.vfs.readFile !== 'function') throw new TypeError('VfsFilesystem needs { vfs }, a workspace from openVfs()')
     this.vfs = options.vfs
     this.readOnly = options.readOnly === true
-    this.id = options.id ?? `agent-vfs:${options.vfs.namespace}/${options.vfs.scope}`
+    this.id = options.id ?? `agent-vfs:${options.vfs.namespace}/${options.vfs.scope}:${uniqueSuffix()}`
     this.displayName = options.displayName
     this.description = options.description
     this.instructions = options.instructions
   }
 
-  /** What Mastra adds to the agent's system prompt about this filesystem. */
-  getInstructions(): string {
-    if (this.instructions !== undefined) return this.instructions
-    return (
+  /** What Mastra adds to the agent's system prompt about this filesystem (see `instructions`). */
+  getInstructions(opts?: { requestContext?: RequestContext }): string {
+    if (typeof this.instructions === 'string') return this.instructions
+    const defaultInstructions =
       'Files live in a persistent virtual workspace (agent-vfs): POSIX paths, relative paths resolve against "/". ' +
       (this.readOnly ? 'The workspace is read-only.' : 'Writes create missing parent directories.')
-    )
+    if (typeof this.instructions === 'function') return this.instructions({ defaultInstructions, requestContext: opts?.requestContext })
+    return defaultInstructions
   }
 
   /** Id, provider, status and the workspace's namespace and scope. */
@@ -380,6 +394,96 @@ export class VfsFilesystem extends MastraFilesystem {
       entries.push(s.type === 'file' ? { name, type: 'file', size: s.size } : { name, type: 'directory' })
     }
     return entries
+  }
+
+  /**
+   * Every entry below a directory in one call (Mastra's list_files uses it instead of a `readdir` per
+   * directory): `path` relative to `path` (`src/a.ts`), `name` the basename, files with their size.
+   * `maxDepth` counts the directory's own entries as depth 1; names starting with `.` (and what is
+   * below them) only with `includeHidden`.
+   */
+  async walk(path: string, options?: WalkOptions): Promise<WalkEntry[]> {
+    await this.ensureReady()
+    const dir = this.normal(path, 'walk')
+    let names: string[]
+    try {
+      names = await this.vfs.readdir(dir, { recursive: true })
+    } catch (error) {
+      throw toMastraError(error, path, 'walk', 'directory')
+    }
+    const maxDepth = options?.maxDepth ?? Infinity
+    const entries: WalkEntry[] = []
+    for (const rel of names) {
+      const segments = rel.split('/')
+      if (segments.length > maxDepth) continue
+      if (!options?.includeHidden && segments.some((s) => s.startsWith('.'))) continue
+      const s = await this.vfs.stat(dir === '/' ? `/${rel}` : `${dir}/${rel}`)
+      const name = segments[segments.length - 1]!
+      entries.push(s.type === 'file' ? { name, path: rel, type: 'file', size: s.size } : { name, path: rel, type: 'directory' })
+    }
+    return entries
+  }
+
+  /**
+   * Content search by the workspace itself (Mastra's grep tool uses it instead of reading every file):
+   * `pattern` is a JavaScript regular expression, matched per line; results per file, paths relative
+   * to `path`, 1-based lines and 0-based UTF-16 columns, one match per line. Binary files are skipped.
+   * A pattern the workspace cannot run, or file names it cannot address exactly (glob characters
+   * such as `[`), throw Mastra's `UnsupportedGrepPatternError`, and Mastra searches by itself.
+   */
+  async grep(options: FilesystemGrepOptions): Promise<FilesystemGrepResult[]> {
+    await this.ensureReady()
+    const { pattern, caseSensitive, includeHidden } = options
+    try {
+      new RegExp(pattern)
+    } catch (error) {
+      throw new UnsupportedGrepPatternError(pattern, (error as Error).message)
+    }
+    const root = this.normal(options.path, 'grep')
+    const top = await this.statOrUndefined(root)
+    if (!top) throw new DirectoryNotFoundError(options.path)
+    let files: string[]
+    if (top.type === 'file') files = [root]
+    else {
+      files = []
+      for (const rel of await this.vfs.readdir(root, { recursive: true })) {
+        if (!includeHidden && rel.split('/').some((s) => s.startsWith('.'))) continue
+        const p = root === '/' ? `/${rel}` : `${root}/${rel}`
+        if ((await this.vfs.stat(p)).type === 'file') files.push(p)
+      }
+    }
+    // vfs.grep reads these characters in a path as a glob: such a file cannot be searched alone.
+    if (files.some((f) => /[*?[\]{}]/.test(f))) throw new UnsupportedGrepPatternError(pattern, 'file names with glob characters')
+    const perFile = options.maxCountPerFile ?? Infinity
+    let remaining = options.maxTotalMatches ?? Infinity
+    const context = Math.max(0, Math.floor(options.contextLines ?? 0))
+    const results: FilesystemGrepResult[] = []
+    for (const file of files) {
+      if (remaining <= 0) break
+      const room = Math.min(perFile, remaining)
+      if (room <= 0) continue
+      let found
+      try {
+        found = await this.vfs.grep(pattern, { regex: true, ignoreCase: !caseSensitive, paths: [file], maxMatches: room === Infinity ? Number.MAX_SAFE_INTEGER : room, context })
+      } catch (error) {
+        // A pattern JavaScript accepts but the workspace's matcher refuses: let Mastra search.
+        if (isVfsLikeError(error, 'EINVAL') && error.path === undefined) throw new UnsupportedGrepPatternError(pattern, error.message)
+        throw toMastraError(error, options.path, 'grep', 'directory')
+      }
+      if (found.matches.length === 0) continue
+      remaining -= found.matches.length
+      results.push({
+        path: top.type === 'file' ? baseName(file) : file.slice(root === '/' ? 1 : root.length + 1),
+        matches: found.matches.map((m) => ({
+          line: m.line,
+          column: m.column - 1,
+          text: m.text,
+          ...(m.before ? { before: m.before } : {}),
+          ...(m.after ? { after: m.after } : {}),
+        })),
+      })
+    }
+    return results
   }
 
   /** Whether a file or directory exists (false for paths the workspace cannot hold). */
