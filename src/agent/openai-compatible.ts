@@ -1,9 +1,11 @@
 import type { FinishReason, GenerateResult, LanguageModel, ModelCallOptions, PromptMessage } from './model.js'
 
-/** Options of {@link openAiCompatibleModel}. */
+/** Options of {@link openAiCompatibleModel}. Give `baseUrl` (or its alias `baseURL`). */
 export interface OpenAiCompatibleOptions {
   /** Base URL of the API, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:8080/v1`. */
-  baseURL: string
+  baseUrl?: string
+  /** The same as `baseUrl`, spelled as the OpenAI SDK spells it. */
+  baseURL?: string
   /** Sent as `Authorization: Bearer <apiKey>` when given. */
   apiKey?: string
   /** The model id the endpoint knows, e.g. `gpt-4o-mini`. */
@@ -31,8 +33,12 @@ const FINISH: Record<string, FinishReason> = { stop: 'stop', tool_calls: 'tool-c
  * `doGenerate` is provided; the runner needs nothing else.
  */
 export function openAiCompatibleModel(options: OpenAiCompatibleOptions): LanguageModel {
-  if (!options?.baseURL || !options.modelId) throw new TypeError('openAiCompatibleModel needs baseURL and modelId')
-  const url = options.baseURL.replace(/\/+$/, '') + '/chat/completions'
+  const baseUrl = options?.baseUrl ?? options?.baseURL
+  if (!baseUrl || !options.modelId) throw new TypeError('openAiCompatibleModel needs baseUrl (or its alias baseURL) and modelId')
+  if (options.baseUrl && options.baseURL && options.baseUrl !== options.baseURL) {
+    throw new TypeError(`openAiCompatibleModel: baseUrl and baseURL differ (${options.baseUrl} vs ${options.baseURL}); pass one`)
+  }
+  const url = baseUrl.replace(/\/+$/, '') + '/chat/completions'
   const doFetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args))
   return {
     specificationVersion: 'v2',

@@ -41,4 +41,17 @@ describe('openAiCompatibleModel against a local fake endpoint', () => {
     const errors = (await readEvents(run, r.executionId)).filter((e) => e.type === 'error')
     expect(errors[0]).toMatchObject({ code: 'model-error', message: expect.stringMatching(/answered 500: .*overloaded/) })
   })
+
+  it("takes the README's baseUrl (baseURL stays an alias) and says which is missing", async () => {
+    const fake = await fakeOpenAi(() => completion({ content: 'hello' }))
+    close = fake.close
+    const call = { prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] } as never
+    const documented = await openAiCompatibleModel({ baseUrl: fake.baseURL + '/', modelId: 'm' }).doGenerate(call)
+    expect(documented.content).toEqual([{ type: 'text', text: 'hello' }])
+    const alias = await openAiCompatibleModel({ baseURL: fake.baseURL, modelId: 'm' }).doGenerate(call)
+    expect(alias.content).toEqual([{ type: 'text', text: 'hello' }])
+    expect(fake.requests).toHaveLength(2)
+    expect(() => openAiCompatibleModel({ modelId: 'm' } as never)).toThrow(/needs baseUrl/)
+    expect(() => openAiCompatibleModel({ baseUrl: 'http://a/v1', baseURL: 'http://b/v1', modelId: 'm' })).toThrow(/baseUrl and baseURL differ/)
+  })
 })
