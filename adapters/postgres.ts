@@ -57,12 +57,21 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   }
   const scopes = `"${table}_scopes"`
   const entries = `"${table}_entries"`
-  const { transact, read } = transactionsFor(client)
+  const raw = transactionsFor(client)
+  // Before migrate() every statement fails with "relation does not exist": say what to do instead.
+  const missingTables = (error: unknown): never => {
+    if ((error as { code?: unknown } | null)?.code === UNDEFINED_TABLE) {
+      throw new VfsError('ESTORE', undefined, `the tables ${table}_scopes and ${table}_entries do not exist: call migrate() once before use (e.g. at deploy)`, { cause: error })
+    }
+    throw error
+  }
+  const transact: Transact = (fn) => raw.transact(fn).catch(missingTables)
+  const read: Transact = (fn) => raw.read(fn).catch(missingTables)
 
   return {
     kind: 'postgres',
     async migrate() {
-      await transact(async (q) => {
+      await raw.transact(async (q) => {
         // Two processes migrating at once would race on CREATE TABLE IF NOT EXISTS; serialise them.
         await q.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`agent-vfs migrate ${table}`])
         await q.query(`CREATE TABLE IF NOT EXISTS ${scopes} (namespace text NOT NULL, scope text NOT NULL, version int8 NOT NULL, PRIMARY KEY (namespace, scope))`)
@@ -134,6 +143,9 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     await q.query(`INSERT INTO ${entries} (namespace, scope, path, kind, data, version, mtime, ctime) VALUES ${values.join(', ')}`, params)
   }
 }
+
+/** SQLSTATE of "relation … does not exist". */
+const UNDEFINED_TABLE = '42P01'
 
 /** Postgres allows 65,535 parameters per statement; 5 per row plus 3 shared stays below it. */
 const ROWS_PER_INSERT = 10_000

@@ -28,6 +28,27 @@ export function describeSqlStoreExtras(name: string, connect: () => Promise<SqlC
       expect((await store.load('ns', s)).entries).toHaveLength(1)
     })
 
+    it('used before migrate(), every operation says to call migrate(), not a raw driver error', async () => {
+      const store = postgresStore({ client: client(), table: `never_migrated_${Date.now().toString(36)}_${n++}` })
+      const s = fresh()
+      const attempts: Array<[string, () => Promise<unknown>]> = [
+        ['load', () => store.load('ns', s)],
+        ['commit', () => store.commit('ns', s, [put('/a', 'a')])],
+        ['listScopes', () => store.listScopes('ns')],
+        ['deleteScope', () => store.deleteScope('ns', s)],
+        ['openVfs', () => openVfs({ store, namespace: 'ns', scope: s })],
+      ]
+      for (const [what, attempt] of attempts) {
+        const error = await attempt().then(() => undefined, (e: unknown) => e)
+        expect(isVfsError(error, 'ESTORE'), what).toBe(true)
+        expect((error as Error).message, what).toMatch(/never_migrated_\w+_(scopes|entries).*call migrate\(\) once/)
+        expect((error as Error & { cause?: { code?: string } }).cause?.code, what).toBe('42P01')
+      }
+      // After migrate() the same store works.
+      await store.migrate()
+      expect(await store.commit('ns', s, [put('/a', 'a')])).toBe(1)
+    })
+
     it('a custom table name works and is isolated from the default tables', async () => {
       const custom = postgresStore({ client: client(), table: 'Custom_Vfs_2' })
       const plain = postgresStore({ client: client() })
