@@ -33,14 +33,58 @@ for (const base of ['/ws/alice', '/d1/alice']) {
       expect(await gone.json()).toMatchObject({ error: { code: 'ENOENT', path: '/notes/a.md' } })
     })
 
-    it('answers a stale conditional write with 409 ECONFLICT and bad paths with 400', async () => {
-      const first = await (await call('PUT', `${base}/file/cas.txt`, { body: 'v1' })).json() as { version: number }
-      expect((await call('PUT', `${base}/file/cas.txt`, { body: 'v2', headers: { 'if-match': String(first.version) } })).status).toBe(200)
-      const stale = await call('PUT', `${base}/file/cas.txt`, { body: 'v3', headers: { 'if-match': String(first.version) } })
-      expect(stale.status).toBe(409)
-      expect(await stale.json()).toMatchObject({ error: { code: 'ECONFLICT' } })
+    it('answers a stale conditional write with 412 and bad paths with 400', async () => {
+      const put = await call('PUT', `${base}/file/cas.txt`, { body: 'v1' })
+      const first = await put.json() as { version: number }
+      expect(put.headers.get('etag')).toBe(`"${first.version}"`)
+      expect((await call('PUT', `${base}/file/cas.txt`, { body: 'v2', headers: { 'if-match': `"${first.version}"` } })).status).toBe(200)
+      const stale = await call('PUT', `${base}/file/cas.txt`, { body: 'v3', headers: { 'if-match': `"${first.version}"` } })
+      expect(stale.status).toBe(412)
+      expect(await stale.json()).toMatchObject({ error: { code: 'ECONFLICT', path: '/cas.txt' } })
       expect(await (await call('GET', `${base}/file/cas.txt`)).text()).toBe('v2')
       expect((await call('PUT', `${base}/file/a%5Cb`, { body: 'x' })).status).toBe(400)
+    })
+
+    it('ETags are quoted; If-Match takes what GET gave, lists and *; weak tags never match; malformed ones are 400', async () => {
+      await call('PUT', `${base}/file/etag/doc.txt`, { body: 'one' })
+      const get = await call('GET', `${base}/file/etag/doc.txt`)
+      const etag = get.headers.get('etag')!
+      expect(etag).toMatch(/^"\d+"$/)
+      const ifMatch = (value: string, body = 'next') => call('PUT', `${base}/file/etag/doc.txt`, { body, headers: { 'if-match': value } })
+      // The tag as GET sent it, inside a list, and * (any current file) all pass.
+      const r1 = await ifMatch(etag)
+      expect(r1.status).toBe(200)
+      const tag2 = r1.headers.get('etag')!
+      expect(tag2).not.toBe(etag)
+      const r2 = await ifMatch(`"999999", ${tag2}`)
+      expect(r2.status).toBe(200)
+      expect((await ifMatch('*')).status).toBe(200)
+      // A stale tag, a weak tag (If-Match compares strongly) and * on a missing file: 412, JSON.
+      const current = (await call('GET', `${base}/file/etag/doc.txt`)).headers.get('etag')!
+      for (const value of [etag, `W/${current}`, '"not-a-version"']) {
+        const r = await ifMatch(value, 'lost')
+        expect(r.status, value).toBe(412)
+        expect(await r.json(), value).toMatchObject({ error: { code: 'ECONFLICT' } })
+      }
+      const missing = await call('PUT', `${base}/file/etag/none.txt`, { body: 'x', headers: { 'if-match': '*' } })
+      expect(missing.status).toBe(412)
+      expect((await call('GET', `${base}/file/etag/none.txt`)).status).toBe(404)
+      // Not entity tags at all: 400 with a JSON error that says how to write one.
+      for (const value of ['5', '"unterminated', 'W/5', '"1" "2"', '"1",,', ',']) {
+        const r = await ifMatch(value, 'lost')
+        expect(r.status, value).toBe(400)
+        expect(await r.json(), value).toMatchObject({ error: { code: 'EINVAL', message: expect.stringMatching(/If-Match/) } })
+      }
+      expect(await (await call('GET', `${base}/file/etag/doc.txt`)).text()).toBe('next')
+    })
+
+    it('text types say charset=utf-8; binary types do not', async () => {
+      await call('PUT', `${base}/file/types/a.txt`, { body: 'héllo' })
+      await call('PUT', `${base}/file/types/b.md`, { body: '# hi' })
+      await call('PUT', `${base}/file/types/c.png`, { body: Uint8Array.of(137, 80, 78, 71) })
+      expect((await call('GET', `${base}/file/types/a.txt`)).headers.get('content-type')).toBe('text/plain; charset=utf-8')
+      expect((await call('GET', `${base}/file/types/b.md`)).headers.get('content-type')).toBe('text/markdown; charset=utf-8')
+      expect((await call('GET', `${base}/file/types/c.png`)).headers.get('content-type')).toBe('image/png')
     })
   })
 }

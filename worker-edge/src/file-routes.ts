@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { isVfsError, type Vfs, type VfsErrorCode } from '../../src/index.js'
+import { isVfsError, VfsError, type Vfs, type VfsErrorCode } from '../../src/index.js'
+import { etagOf, parseIfMatch, type IfMatch } from './if-match.js'
 
 /** How each workspace error reaches an HTTP client. */
 const statusOf: Record<VfsErrorCode, ContentfulStatusCode> = {
@@ -13,8 +14,10 @@ const statusOf: Record<VfsErrorCode, ContentfulStatusCode> = {
  * `/d1/:name` in the Worker. `open` says where the workspace comes from, so both hosts share the
  * routes and the error mapping.
  *
- *   PUT    /file/<path>            body = bytes; `if-match: <version>` makes it conditional
- *   GET    /file/<path>            the bytes, typed by the file name
+ *   PUT    /file/<path>            body = bytes; `If-Match: "<version>"` (the ETag a GET or PUT gave,
+ *                                  a list of them, or `*`) makes it conditional: 412 when it fails
+ *   GET    /file/<path>            the bytes, typed by the file name (`text/*` with charset=utf-8),
+ *                                  with `ETag: "<version>"`
  *   DELETE /file/<path>
  *   GET    /list?path=/&recursive=1
  *   GET    /grep?q=…&regex=1&ignoreCase=1&path=/dir
@@ -26,17 +29,35 @@ export function fileRoutes<E extends object>(open: (c: Context<E>) => Promise<Vf
   app.put('/file/:path{.+}', async (c) => {
     const vfs = await open(c)
     const path = pathOf(c)
-    const ifMatch = c.req.header('if-match')
-    await vfs.writeFile(path, new Uint8Array(await c.req.arrayBuffer()), ifMatch === undefined ? {} : { expectedVersion: Number(ifMatch) })
+    const header = c.req.header('if-match')
+    let ifMatch: IfMatch | undefined
+    try {
+      ifMatch = header === undefined ? undefined : parseIfMatch(header)
+    } catch (error) {
+      return c.json({ error: { code: 'EINVAL', message: (error as Error).message, path } }, 400)
+    }
+    const body = new Uint8Array(await c.req.arrayBuffer())
+    if (ifMatch) {
+      const expectedVersion = await versionMatching(vfs, path, ifMatch)
+      if (expectedVersion === undefined) return preconditionFailed(c, path, header!)
+      try {
+        // The version is checked again as the write commits: a write in between also fails.
+        await vfs.writeFile(path, body, { expectedVersion })
+      } catch (error) {
+        if (isVfsError(error, 'ECONFLICT')) return preconditionFailed(c, path, header!)
+        throw error
+      }
+    } else await vfs.writeFile(path, body)
     const { version, size } = await vfs.stat(path)
-    return c.json({ path, version, size })
+    return c.json({ path, version, size }, 200, { etag: etagOf(version) })
   })
   app.get('/file/:path{.+}', async (c) => {
     const vfs = await open(c)
     const path = pathOf(c)
     const st = await vfs.stat(path)
     if (st.type === 'directory') return c.json({ path, entries: await vfs.readdir(path) })
-    return c.body(await vfs.readFile(path) as Uint8Array<ArrayBuffer>, 200, { 'content-type': st.mimeType, etag: String(st.version) })
+    const type = st.mimeType.startsWith('text/') ? `${st.mimeType}; charset=utf-8` : st.mimeType
+    return c.body(await vfs.readFile(path) as Uint8Array<ArrayBuffer>, 200, { 'content-type': type, etag: etagOf(st.version) })
   })
   app.delete('/file/:path{.+}', async (c) => {
     await (await open(c)).deleteFile(pathOf(c))
@@ -52,6 +73,10 @@ export function fileRoutes<E extends object>(open: (c: Context<E>) => Promise<Vf
     const paths = c.req.queries('path')
     return c.json(await (await open(c)).grep(q, { regex: c.req.query('regex') === '1', ignoreCase: c.req.query('ignoreCase') === '1', ...(paths ? { paths } : {}) }))
   })
+  const preconditionFailed = (c: Context<E>, path: string, header: string) => {
+    const error = new VfsError('ECONFLICT', path, `If-Match ${JSON.stringify(header.slice(0, 100))} does not match the file's current ETag`)
+    return c.json({ error: { code: error.code, message: error.message, path } }, 412)
+  }
   app.onError((error, c) => {
     if (isVfsError(error)) return c.json({ error: { code: error.code, message: error.message, path: error.path } }, statusOf[error.code])
     // Not a workspace error: a bug or a runtime failure. Log it whole; tell the client only that much.
@@ -59,4 +84,18 @@ export function fileRoutes<E extends object>(open: (c: Context<E>) => Promise<Vf
     return c.json({ error: { code: 'EINTERNAL', message: 'internal error' } }, 500)
   })
   return app
+}
+
+/**
+ * The version a conditional write must find, or undefined when If-Match cannot hold: `*` needs an
+ * existing file, a list needs the file's current version in it (a missing file matches no tag).
+ */
+async function versionMatching(vfs: Vfs, path: string, ifMatch: IfMatch): Promise<number | undefined> {
+  const current = await vfs.stat(path).catch((error: unknown) => {
+    if (isVfsError(error, 'ENOENT')) return undefined
+    throw error
+  })
+  if (!current || current.type !== 'file') return undefined
+  if (ifMatch.any) return current.version
+  return ifMatch.versions.includes(current.version) ? current.version : undefined
 }
