@@ -79,7 +79,9 @@ describe('vfsWorkspaceResolver', () => {
     const ws = await resolve({ requestContext: sessionContext('ann@x') })
     expect(resolve.scopeOf(sessionContext('bob@x'))).toBe('team-x')
     expect(await resolve({ requestContext: sessionContext('bob@x') })).toBe(ws)
-    expect(vfsOf(ws)).toBe(base)
+    // The same scope of the same registry: what the base handle wrote is there.
+    expect([vfsOf(ws).namespace, vfsOf(ws).scope]).toEqual([base.namespace, base.scope])
+    expect(await vfsOf(ws).exists('/skills/greet/SKILL.md')).toBe(true)
     expect(ws.name).toBe('ws team-x')
     expect(ws.filesystem?.readOnly).toBe(true)
     expect((await ws.skills!.list()).map((s) => s.name)).toEqual(['greet'])
