@@ -42,6 +42,13 @@ export interface VfsWorkspaceResolverOptions {
   view?: (vfs: Vfs, scope: string) => Vfs
   /** Settings of each Workspace (skills, tools, …), fixed or per scope. */
   workspace?: VfsWorkspaceConfig | ((ctx: { vfs: Vfs; scope: string }) => VfsWorkspaceConfig)
+  /**
+   * Most sessions kept in memory (default 100; `Infinity` for no bound). One more evicts the least
+   * recently resolved one: its writes are flushed and its workspace released. A session still
+   * holding that Workspace keeps working (its files reopen from the store on the next call); the
+   * next resolve makes a new Workspace. Also bounds the registry the resolver makes from `store`.
+   */
+  maxCached?: number
 }
 
 /**
@@ -55,7 +62,7 @@ export interface VfsWorkspaceResolver {
   scopeOf(requestContext?: RequestContext): string
   /** The memoised Workspace of a scope, opening it on first use. */
   forScope(scope: string): Promise<Workspace>
-  /** Scopes with a cached Workspace. */
+  /** Scopes with a cached Workspace, least recently used first. */
   cached(): string[]
   /** Drops a scope's Workspace and evicts its workspace from the registry (data stays). */
   evict(scope: string): Promise<void>
@@ -87,8 +94,11 @@ export function vfsWorkspaceResolver(options: VfsWorkspaceResolverOptions): VfsW
   const { namespace } = options
   if (!options.registry && !options.store) throw new TypeError('vfsWorkspaceResolver needs { registry } or { store }')
   if (typeof namespace !== 'string' || namespace === '') throw new TypeError('vfsWorkspaceResolver needs a namespace')
-  const registry = options.registry ?? vfsRegistry({ store: options.store! })
+  const maxCached = options.maxCached ?? 100
+  if (!(maxCached >= 1)) throw new TypeError(`vfsWorkspaceResolver: maxCached must be at least 1 (or Infinity), got ${String(options.maxCached)}`)
+  const registry = options.registry ?? vfsRegistry({ store: options.store!, maxCached })
   const defaultScope = options.defaultScope ?? 'default'
+  // Map order is recency: a resolve moves the scope to the end.
   const workspaces = new Map<string, Promise<Workspace>>()
 
   const scopeOf = (requestContext?: RequestContext): string => {
@@ -109,11 +119,19 @@ export function vfsWorkspaceResolver(options: VfsWorkspaceResolverOptions): VfsW
 
   const forScope = (scope: string): Promise<Workspace> => {
     let ws = workspaces.get(scope)
-    if (!ws) {
-      ws = open(scope)
-      const mine = ws
-      mine.catch(() => workspaces.get(scope) === mine && workspaces.delete(scope))
+    if (ws) {
+      workspaces.delete(scope)
       workspaces.set(scope, ws)
+      return ws
+    }
+    ws = open(scope)
+    const mine = ws
+    mine.catch(() => workspaces.get(scope) === mine && workspaces.delete(scope))
+    workspaces.set(scope, ws)
+    for (const oldest of workspaces.keys()) {
+      if (workspaces.size <= maxCached) break
+      // Flushed and released in the background; the registry makes a reopen wait for the flush.
+      void evict(oldest).catch(() => undefined)
     }
     return ws
   }

@@ -2,7 +2,7 @@ import { Agent } from '@mastra/core/agent'
 import { AgentController } from '@mastra/core/agent-controller'
 import { RequestContext } from '@mastra/core/request-context'
 import { InMemoryStore } from '@mastra/core/storage'
-import { Workspace } from '@mastra/core/workspace'
+import { Workspace, createWorkspaceTools } from '@mastra/core/workspace'
 import { describe, expect, it } from 'vitest'
 import { memoryStore, scriptedModel, vfsRegistry, type VfsStore } from '../../src/index.js'
 import { VfsFilesystem, vfsWorkspaceResolver } from '../../src/mastra/index.js'
@@ -140,5 +140,26 @@ describe('vfsWorkspaceResolver', () => {
     expect(resolve.cached()).toEqual(['alice'])
     expect(events).toContain('agent_end')
     await controller.destroy()
+  })
+
+  it('keeps at most maxCached sessions in memory; an evicted session in use keeps working through Mastra and loses no writes', async () => {
+    const { store, loads } = countingStore()
+    const resolve = vfsWorkspaceResolver({ store, namespace: 'lru', maxCached: 2 })
+    const alice = await resolve({ requestContext: sessionContext('alice') })
+    await resolve({ requestContext: sessionContext('bob') })
+    await resolve({ requestContext: sessionContext('alice') }) // alice is used again: bob is the oldest
+    await resolve({ requestContext: sessionContext('carol') })
+    expect(resolve.cached().sort()).toEqual(['alice', 'carol'])
+    await resolve({ requestContext: sessionContext('dave') })
+    expect(resolve.cached().sort()).toEqual(['carol', 'dave'])
+    // alice's session still holds its Workspace: Mastra's own file tools write through it.
+    const tools = await createWorkspaceTools(alice)
+    const ctx = { workspace: alice, observe: { span: (_n: string, f: () => unknown) => f(), log() {} } } as never
+    expect(await tools.mastra_workspace_write_file.execute({ path: 'notes/after-eviction.md', content: 'still here' }, ctx)).toMatch(/Wrote/)
+    // Durable: another process (a fresh resolver on the same store) reads it.
+    const elsewhere = vfsWorkspaceResolver({ store, namespace: 'lru' })
+    expect(await vfsOf(await elsewhere({ requestContext: sessionContext('alice') })).readFile('/notes/after-eviction.md', 'utf8')).toBe('still here')
+    expect(loads.filter((l) => l === 'lru/alice').length).toBeGreaterThanOrEqual(2)
+    expect(() => vfsWorkspaceResolver({ store, namespace: 'lru', maxCached: 0 })).toThrow(/maxCached/)
   })
 })
