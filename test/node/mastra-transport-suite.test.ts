@@ -85,11 +85,12 @@ describe('QuickJsCodeModeTransport against the @mastra/quickjs transport cases',
   })
 
   it('limits: a hanging promise, a hanging tool call and a synchronous loop time out; a memory bomb fails; logs before a failure are kept', async () => {
-    for (const [program, extra] of [
+    const cases: Array<[string, Extra]> = [
       [`await new Promise(() => {}); return 1;`, {}],
       [`return await external_hang({});`, { toolIds: ['hang'], dispatch: () => new Promise(() => {}) }],
       [`while (true) {}`, {}],
-    ] as const) {
+    ]
+    for (const [program, extra] of cases) {
       const r = await run(program, { ...extra, timeout: 300 })
       expect(r.success, program).toBe(false)
       expect(r.error?.name, program).toBe('TimeoutError')
