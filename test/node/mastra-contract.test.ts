@@ -62,6 +62,13 @@ describe('QuickJsCodeModeTransport: Mastra transport contract', () => {
     expect(cyc.error?.message).toMatch(/not JSON-serializable/)
     expect(cyc.error?.message).toMatch(/circular/)
     expect(cyc.error?.message).toMatch(/"2"/) // the key that closes the cycle
+    let dispatched = 0
+    const arg = await run(transport, `const o = { a: {} }; o.a.back = o; try { await external_t(o) } catch (e) { return e.message }`, {
+      toolIds: ['t'],
+      dispatch: async () => void dispatched++,
+    })
+    expect(arg.result).toBe('the argument of tool is not JSON-serializable: found a circular reference (at "back")')
+    expect(dispatched).toBe(0)
     const fn = await run(transport, `return { f() {} }`)
     expect(fn.error?.message).toMatch(/the result is not JSON-serializable: found a function \(at "f"\)/)
   })
