@@ -45,7 +45,7 @@ interface JobOptions {
   session: string
   interruptAfter?: number
   approve: 'ask' | 'all'
-  model: { kind: 'scripted' } | { kind: 'openai-compatible'; baseURL: string; apiKey?: string; modelId: string }
+  model: { kind: 'scripted' } | { kind: 'openai-compatible'; baseUrl: string; apiKey?: string; modelId: string }
 }
 
 /** Parses the command line; throws a UsageError with a clear message. */
@@ -85,12 +85,12 @@ function parse(argv: string[], env: Record<string, string | undefined>): JobOpti
   let model: JobOptions['model']
   if (modelKind === 'scripted') model = { kind: 'scripted' }
   else if (modelKind === 'openai-compatible') {
-    const baseURL = values['base-url'] as string | undefined
+    const baseUrl = values['base-url'] as string | undefined
     const modelId = values['model-id'] as string | undefined
-    if (!baseURL || !/^https?:\/\//.test(baseURL)) throw new UsageError('--model openai-compatible needs --base-url http(s)://…/v1')
+    if (!baseUrl || !/^https?:\/\//.test(baseUrl)) throw new UsageError('--model openai-compatible needs --base-url http(s)://…/v1')
     if (!modelId) throw new UsageError('--model openai-compatible needs --model-id')
     const apiKey = (values['api-key'] as string | undefined) ?? env.OPENAI_API_KEY
-    model = { kind: 'openai-compatible', baseURL, modelId, ...(apiKey ? { apiKey } : {}) }
+    model = { kind: 'openai-compatible', baseUrl, modelId, ...(apiKey ? { apiKey } : {}) }
   } else throw new UsageError('--model must be scripted or openai-compatible')
   return { ...(values.input ? { input: resolve(String(values.input)) } : {}), out: resolve(String(values.out ?? 'out')), store: storeOption, session, ...(interruptAfter ? { interruptAfter } : {}), approve, model }
 }
