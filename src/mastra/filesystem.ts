@@ -90,6 +90,19 @@ function blames(error: unknown, src: string, from: string): boolean {
   return isVfsLikeError(error) && (error.path === src || error.path === from)
 }
 
+/** Most matches one native grep returns (Mastra's grep tool asks for 1000). */
+const GREP_MAX_MATCHES = 10_000
+/** Most context lines per side of a match: a model may ask for any number. */
+const GREP_MAX_CONTEXT = 100
+
+/**
+ * `vfs.grep` reads `*?[]{}` in a path as a glob; a file named with them (`app/[slug]/page.tsx`) is
+ * addressed exactly by putting each in a bracket class of its own.
+ */
+function exactGlob(path: string): string {
+  return path.replace(/[*?[\]{}]/g, (c) => `[${c}]`)
+}
+
 /** Like Mastra's own provider ids: time plus randomness, so every instance differs. */
 function uniqueSuffix(): string {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
@@ -428,8 +441,8 @@ export class VfsFilesystem extends MastraFilesystem {
    * Content search by the workspace itself (Mastra's grep tool uses it instead of reading every file):
    * `pattern` is a JavaScript regular expression, matched per line; results per file, paths relative
    * to `path`, 1-based lines and 0-based UTF-16 columns, one match per line. Binary files are skipped.
-   * A pattern the workspace cannot run, or file names it cannot address exactly (glob characters
-   * such as `[`), throw Mastra's `UnsupportedGrepPatternError`, and Mastra searches by itself.
+   * At most 10,000 matches and 100 context lines per side, whatever is asked. A pattern the
+   * workspace cannot run throws Mastra's `UnsupportedGrepPatternError`, and Mastra searches by itself.
    */
   async grep(options: FilesystemGrepOptions): Promise<FilesystemGrepResult[]> {
     await this.ensureReady()
@@ -452,11 +465,10 @@ export class VfsFilesystem extends MastraFilesystem {
         if ((await this.vfs.stat(p)).type === 'file') files.push(p)
       }
     }
-    // vfs.grep reads these characters in a path as a glob: such a file cannot be searched alone.
-    if (files.some((f) => /[*?[\]{}]/.test(f))) throw new UnsupportedGrepPatternError(pattern, 'file names with glob characters')
     const perFile = options.maxCountPerFile ?? Infinity
-    let remaining = options.maxTotalMatches ?? Infinity
-    const context = Math.max(0, Math.floor(options.contextLines ?? 0))
+    // Sizes come from the model: capped whatever it asks for.
+    let remaining = Math.min(options.maxTotalMatches ?? GREP_MAX_MATCHES, GREP_MAX_MATCHES)
+    const context = Math.min(Math.max(0, Math.floor(options.contextLines ?? 0)), GREP_MAX_CONTEXT)
     const results: FilesystemGrepResult[] = []
     for (const file of files) {
       if (remaining <= 0) break
@@ -464,13 +476,15 @@ export class VfsFilesystem extends MastraFilesystem {
       if (room <= 0) continue
       let found
       try {
-        found = await this.vfs.grep(pattern, { regex: true, ignoreCase: !caseSensitive, paths: [file], maxMatches: room === Infinity ? Number.MAX_SAFE_INTEGER : room, context })
+        found = await this.vfs.grep(pattern, { regex: true, ignoreCase: !caseSensitive, paths: [exactGlob(file)], maxMatches: room, context })
       } catch (error) {
         // A pattern JavaScript accepts but the workspace's matcher refuses: let Mastra search.
         if (isVfsLikeError(error, 'EINVAL') && error.path === undefined) throw new UnsupportedGrepPatternError(pattern, error.message)
         throw toMastraError(error, options.path, 'grep', 'directory')
       }
       if (found.matches.length === 0) continue
+      // The escaped name must have named this file alone; if not, let Mastra search by itself.
+      if (found.matches.some((m) => m.path !== file)) throw new UnsupportedGrepPatternError(pattern, `cannot search ${file} alone`)
       remaining -= found.matches.length
       results.push({
         path: top.type === 'file' ? baseName(file) : file.slice(root === '/' ? 1 : root.length + 1),

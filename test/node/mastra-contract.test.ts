@@ -185,6 +185,17 @@ describe('VfsFilesystem: Mastra filesystem contract', () => {
     expect(capped.flatMap((f) => f.matches)).toHaveLength(2)
     const one = await fs.grep({ pattern: 'x = (\\d)', path: 'src/a.ts', caseSensitive: true, includeHidden: false })
     expect(one).toEqual([{ path: 'a.ts', matches: [{ line: 1, column: 6, text: 'const x = 1' }] }])
+    // Sizes a model chooses are capped.
+    await vfs.writeFile('/big/many.txt', 'hit\n'.repeat(12_000))
+    const many = await fs.grep({ pattern: 'hit', path: '/big', caseSensitive: true, includeHidden: false, contextLines: 1e9, maxTotalMatches: 1e9 })
+    expect(many[0]!.matches).toHaveLength(10_000)
+    expect(many[0]!.matches[5000]!.before).toHaveLength(100)
+    // File names with glob characters are searched as themselves, not as patterns.
+    for (const name of ['a[1].txt', 'a1.txt', '[slug]/page.tsx', 's/page.tsx', '{x,y}.md', 'x.md', 'q?.md', 'qa.md', 'st*r.md', 'b]c.md']) await vfs.writeFile(`/odd/${name}`, `TODO ${name}`)
+    const odd = await fs.grep({ pattern: 'TODO', path: '/odd', caseSensitive: true, includeHidden: false })
+    expect(odd.map((f) => [f.path, f.matches.map((m) => m.text)])).toEqual(
+      ['[slug]/page.tsx', 'a1.txt', 'a[1].txt', 'b]c.md', 'q?.md', 'qa.md', 's/page.tsx', 'st*r.md', 'x.md', '{x,y}.md'].sort().map((p) => [p, [`TODO ${p}`]]),
+    )
     await expect(fs.grep({ pattern: '(', path: '/', caseSensitive: true, includeHidden: false })).rejects.toBeInstanceOf(UnsupportedGrepPatternError)
     await expect(fs.grep({ pattern: 'x', path: '/missing', caseSensitive: true, includeHidden: false })).rejects.toBeInstanceOf(DirectoryNotFoundError)
   })
