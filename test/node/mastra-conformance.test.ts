@@ -188,3 +188,15 @@ describeMastraFilesystem('a run scope', async () => {
   const vfs = await openVfs({ store: memoryStore(), namespace: 'suite', scope: 'run' })
   return { vfs: scopeRun(vfs, { runId: 'r1' }), base: '/work' }
 })
+
+describeMastraFilesystem('a run scope over a registry handle evicted between operations', async () => {
+  const registry = vfsRegistry({ store: memoryStore(), maxCached: 1 })
+  let k = 0
+  return {
+    vfs: scopeRun(await registry.open('suite', 'run-handle'), { runId: 'r2' }),
+    base: '/outputs',
+    churn: async () => {
+      await registry.open('suite', `other-${++k}`)
+    },
+  }
+})
