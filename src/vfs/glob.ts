@@ -48,7 +48,9 @@ export function compileGlob(pattern: string): CompiledGlob {
   if (!isGlob) return { base, depth: base === '/' ? 0 : base.split('/').length - 1, test: (p) => p === base }
   const re = RE2JS.compile(globToRegex(absolute, pattern))
   const unbounded = absolute.includes('**') || /\{[^}]*\//.test(absolute)
-  return { base, depth: unbounded ? Infinity : segments.length - 1, test: (p) => re.matches(p) }
+  // Everything after the last wildcard is literal: a cheap check that spares most paths the regex.
+  const tail = /[^*?[\]{}]*$/.exec(absolute)![0]
+  return { base, depth: unbounded ? Infinity : segments.length - 1, test: (p) => p.endsWith(tail) && re.matches(p) }
 }
 
 /** Translates a glob into an RE2 expression matching whole paths. */

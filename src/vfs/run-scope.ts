@@ -1,7 +1,8 @@
 import { RUN_ROOTS, WRITABLE_ROOTS } from '../contract/layout.js'
 import { VfsError } from '../contract/errors.js'
 import { compileGlob, escapeGlob } from './glob.js'
-import { integerOption, MAX_GREP_PATHS } from './limits.js'
+import { compileGrep } from './grep.js'
+import { checkPattern, integerOption, MAX_GREP_MATCHES, MAX_GREP_PATHS } from './limits.js'
 import { isWithin, normalizePath } from '../contract/paths.js'
 import { readTextNow, textReaderOf, type ReadsTextNow } from './read-now.js'
 import type {
@@ -193,6 +194,9 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
   }
 
   async grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
+    // Refuse a bad pattern or option before walking anything.
+    compileGrep(checkPattern('grep', pattern), options.regex === true, options.ignoreCase === true)
+    const maxMatches = integerOption('maxMatches', options.maxMatches, 1000, 1, MAX_GREP_MATCHES)
     const scopes: unknown = options.paths
     if (scopes !== undefined && (!Array.isArray(scopes) || scopes.length > MAX_GREP_PATHS)) {
       throw new VfsError('EINVAL', undefined, `paths must be an array of at most ${MAX_GREP_PATHS} strings`)
@@ -214,9 +218,8 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
     }
     // A glob can name more files than one grep call takes: search them in batches.
     const result: GrepResult = { matches: [], truncated: false, filesSearched: 0 }
-    const maxMatches = options.maxMatches ?? 1000
     for (let i = 0; i < paths.length; i += MAX_GREP_PATHS) {
-      const room = typeof maxMatches === 'number' ? maxMatches - result.matches.length : maxMatches
+      const room = maxMatches - result.matches.length
       // With no room left, one more match only tells whether the cap cut anything off.
       const r = await this.base.grep(pattern, { ...options, maxMatches: room === 0 ? 1 : room, paths: paths.slice(i, i + MAX_GREP_PATHS) })
       if (room === 0) {
