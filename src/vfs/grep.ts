@@ -34,8 +34,7 @@ function regexMatcher(re: RE2JS): LineMatcher {
       const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end)
       // test() runs RE2's DFA; the slower search for the column runs only on lines that match.
       if (re.test(line)) {
-        const m = re.matcher(line)
-        const column = m.find() ? m.start() : 0
+        const column = columnOf(re, line)
         out.push(matchAt(text, path, start + column, start, lineNo, context))
         added++
       }
@@ -45,6 +44,40 @@ function regexMatcher(re: RE2JS): LineMatcher {
     return added
   }
 }
+
+/**
+ * Thread-steps (pattern size × characters) the search for a match's column may take. Locating a
+ * match needs RE2's slower NFA; deciding whether a line matches needs only its DFA.
+ */
+const COLUMN_STEPS = 4_000_000
+
+/**
+ * Where the first match on a matching line starts. Within the first `COLUMN_STEPS / pattern size`
+ * characters the NFA finds it exactly; on a longer line where none is found there, a binary search
+ * with the DFA finds the start of the line's last match instead, so the cost stays bounded.
+ */
+function columnOf(re: RE2JS, line: string): number {
+  const window = Math.max(1_024, Math.floor(COLUMN_STEPS / re.programSize()))
+  if (line.length <= window) {
+    const m = re.matcher(line)
+    return m.find() ? m.start() : 0
+  }
+  const engine = re.re2()
+  const [found, groups] = engine.matchWithGroup(line, 0, window, UNANCHORED, 1) as [boolean, number[] | null]
+  // A match ending at the window's edge may only exist because the edge looks like the line's end.
+  if (found && groups && groups[1] < window) return groups[0]
+  // Largest k such that a match starts at or after k: the start of the last match.
+  let lo = 0
+  let hi = line.length
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1
+    if ((engine.matchWithGroup(line, mid, line.length, UNANCHORED, 0) as [boolean])[0]) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}
+
+const UNANCHORED = 0
 
 function literalMatcher(needle: string): LineMatcher {
   return (text, path, out, room, context) => {

@@ -93,7 +93,10 @@ export interface GrepMatch {
   path: string
   /** 1-based line number. */
   line: number
-  /** 1-based column (UTF-16 code units) of the first match on the line. */
+  /**
+   * 1-based column (UTF-16 code units) of the first match on the line. For a regex on a line so
+   * long that finding the first match would be costly, the start of the line's last match.
+   */
   column: number
   /** The whole matching line, without its line break. */
   text: string

@@ -92,6 +92,15 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
       expect((await vfs.grep('straße', { ignoreCase: true })).matches[0].column).toBe(16)
     })
 
+    it('a large pattern over a long line stays bounded, and the column is right', async () => {
+      const vfs = await open()
+      await vfs.writeFile('/work/one-line.txt', 'a'.repeat(200_000) + '!\n')
+      for (const [pattern, column] of [['[ab]{999}!', 199_002], ['(?:a|b){500}!', 199_501], ['(?i)A{900}!', 199_101], ['a.*!', 1], ['a{3}', 1]] as const) {
+        const r = await quick(pattern, () => vfs.grep(pattern, { regex: true }))
+        expect(r.matches.map((m) => m.column), pattern).toEqual([column])
+      }
+    })
+
     it('syntax a linear engine cannot run is EINVAL with a hint', async () => {
       const vfs = await open()
       await vfs.writeFile('/work/a.txt', 'aa\n')
