@@ -178,7 +178,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     for (const path of this.grepFiles(options.paths)) {
       if (++seen % WALK_CHECK_EVERY === 0 && stop()) break
       const node = this.tree.get(path)!
-      if (looksBinary(node.data)) continue
+      if (node.kind !== 'file' || looksBinary(node.data)) continue
       filesSearched++
       const room = maxMatches - matches.length
       // Ask for one more than fits, to know whether the cap cut anything off.
@@ -193,10 +193,13 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     return { matches, truncated: truncated || stopped, filesSearched }
   }
 
-  /** The files a grep searches, lazily, each once, in walk order. */
+  /**
+   * The files a grep searches, lazily, each once, in walk order, among the directories it walks
+   * through (yielded too, so that the caller's deadline checks count them).
+   */
   private *grepFiles(scopes: unknown): Generator<string> {
     if (scopes === undefined || (Array.isArray(scopes) && scopes.length === 0)) {
-      yield* this.filesOf(walkTree(this.tree, '/'))
+      yield* walkTree(this.tree, '/')
       return
     }
     if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string')) throw new VfsError('EINVAL', undefined, 'paths must be an array of strings')
@@ -211,7 +214,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
       const p = normalizePath(s)
       const node = this.tree.get(p)
       if (!node) throw new VfsError('ENOENT', s, 'grep path does not exist')
-      sources.push(node.kind === 'file' ? [p] : this.filesOf(walkTree(this.tree, p)))
+      sources.push(node.kind === 'file' ? [p] : walkTree(this.tree, p))
     }
     const seen = sources.length > 1 ? new Set<string>() : undefined
     for (const source of sources) {
@@ -223,12 +226,9 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     }
   }
 
+  /** Files a glob matches, and every directory walked to find them. */
   private *globFiles(glob: CompiledGlob): Generator<string> {
-    for (const p of this.filesOf(this.candidates(glob))) if (glob.test(p)) yield p
-  }
-
-  private *filesOf(paths: Iterable<string>): Generator<string> {
-    for (const p of paths) if (this.tree.get(p)?.kind === 'file') yield p
+    for (const p of this.candidates(glob)) if (this.tree.get(p)!.kind === 'dir' || glob.test(p)) yield p
   }
 
   usage(): VfsUsage {

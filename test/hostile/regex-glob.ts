@@ -194,6 +194,13 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
       expect(runWalk.truncated).toBe(true)
       expect(runWalk.entries.map((e) => e.path)).toEqual([0, 100, 200, 300, 400].map((i) => `/big/d000/f${String(i).padStart(6, '0')}.txt`))
       expect(runWalk.entries.every((e) => e.path.startsWith('/big/'))).toBe(true)
+      // Directories count too: a tree of empty directories cannot keep a search past its deadline.
+      const store = await openStore()
+      await store.commit('hostile', 'dirs', Array.from({ length: 2_000 }, (_, i) => ({ op: 'put' as const, path: `/e/${i}/x`, kind: 'dir' as const, data: new Uint8Array(0), mtime: 0, ctime: 0, expectedVersion: null })))
+      const dirs = await openVfs({ store, namespace: 'hostile', scope: 'dirs', autoRefresh: false })
+      expect((await dirs.grep('x', { deadline: Date.now() - 1 })).truncated).toBe(true)
+      expect((await dirs.grep('x', { paths: ['/e/**'], deadline: Date.now() - 1 })).truncated).toBe(true)
+      expect((await dirs.grep('x')).truncated).toBe(false)
       const runGrep = await run.grep('needle', { deadline: Date.now() - 1 })
       expect(runGrep.truncated).toBe(true)
       expect(runGrep.filesSearched).toBeLessThanOrEqual(WALK_CHECK_EVERY)
