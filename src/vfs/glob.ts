@@ -31,7 +31,9 @@ export function compileGlob(pattern: string): CompiledGlob {
   checkPattern('glob', pattern)
   if (pattern.trim() === '') throw new VfsError('EINVAL', pattern, 'a glob pattern must not be blank')
   if (pattern.includes('\\')) throw new VfsError('EINVAL', pattern, 'backslashes are not path separators here')
-  const absolute = pattern.startsWith('/') ? pattern : '/' + pattern
+  // Written like paths are normalised: `//` and `/./` collapse, a trailing `/` goes.
+  let absolute = ('/' + pattern).replace(/\/(?:\.?\/)+/g, '/').replace(/\/\.$/, '')
+  if (absolute.length > 1 && absolute.endsWith('/')) absolute = absolute.slice(0, -1)
   const segments = absolute.split('/')
   const fixed: string[] = []
   for (const s of segments.slice(0, -1)) {
