@@ -7,9 +7,12 @@ export { vfsRegistry, type VfsRegistry, type VfsRegistryOptions } from './vfs/re
 export { scopeRun, defaultRunRoots, type RunVfs, type RunRoot, type ScopeRunOptions } from './vfs/run-scope.js'
 export { VfsError, isVfsError, type VfsErrorCode } from './contract/errors.js'
 export { normalizePath, MAX_NAME_LENGTH, MAX_PATH_LENGTH } from './contract/paths.js'
+export {
+  MAX_PATTERN_LENGTH, MAX_REGEX_PROGRAM, MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, WALK_CHECK_EVERY,
+} from './vfs/limits.js'
 export type {
   Vfs, VfsStat, VfsQuota, VfsUsage, VfsChange, FileData, WriteOptions, ReaddirOptions, RmdirOptions, GlobOptions,
-  GrepOptions, GrepMatch, GrepResult, OpenVfsOptions,
+  WalkOptions, WalkEntry, WalkResult, GrepOptions, GrepMatch, GrepResult, OpenVfsOptions,
 } from './vfs/types.js'
 export type { VfsStore, StoreOp, StoredEntry, ScopeSnapshot, EntryKind } from './contract/store.js'
 

@@ -23,7 +23,6 @@ export { createWorkspaceTools, toolSpecs, stateReadOnly, type WorkspaceToolsOpti
 export { runJsTool, type RunJsRunner, type RunJsOutcome } from './run-js-tool.js'
 export { askUserTool, type AskUser } from './ask-tool.js'
 export { spillLargeResult, type SpilledResult } from './spill.js'
-export { unsafeRegexReason } from './regex-guard.js'
 export type { LsEntry } from './read-tools.js'
 export { PlanController, PLAN_PATH, PLAN_RULES, type Plan, type PlanStep, type StepStatus, type PlanRule, type PlanUpdate } from './plan.js'
 export { updatePlanTool } from './plan-tool.js'

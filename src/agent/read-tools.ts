@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { decodeUtf8 } from '../vfs/bytes.js'
 import { normalizePath } from '../contract/paths.js'
+import { escapeGlob } from '../vfs/glob.js'
 import { defineTool, ToolError } from './tool.js'
 import type { FileToolContext } from './tool-context.js'
 
@@ -25,10 +26,25 @@ export function lsTool(ctx: FileToolContext) {
     async execute({ path, recursive }) {
       const stat = await ctx.vfs.stat(path)
       if (stat.type !== 'directory') throw new ToolError('not-directory', `${path} is a file, not a directory.`, `read it with read_file({ path: "${path}" }).`)
-      const names = await ctx.vfs.readdir(path, { recursive })
       const base = normalizePath(path)
+      const limit = ctx.limits.listEntries
+      if (recursive) {
+        // A walk stops at the entry limit or the time budget, however big the tree.
+        const prefix = base === '/' ? 1 : base.length + 1
+        const walked = await ctx.vfs.walk(`${escapeGlob(base)}/**`, { includeDirs: true, limit: limit + 1, deadline: Date.now() + ctx.limits.searchMillis, filter: (p) => p !== base })
+        const entries: LsEntry[] = walked.entries.slice(0, limit).map((e) => ({ name: e.path.slice(prefix), type: e.type, size: e.size }))
+        const truncated = walked.truncated || walked.entries.length > limit
+        const timedOut = walked.truncated && walked.entries.length <= limit
+        return {
+          path: base,
+          entries,
+          truncated,
+          ...(truncated ? { note: `${timedOut ? `Stopped after ${ctx.limits.searchMillis} ms with` : 'Showing'} ${entries.length} entries; there are more. List a subdirectory or use glob with a narrower pattern.` } : {}),
+        }
+      }
+      const names = await ctx.vfs.readdir(path)
       const entries: LsEntry[] = []
-      for (const name of names.slice(0, ctx.limits.listEntries)) {
+      for (const name of names.slice(0, limit)) {
         const s = await ctx.vfs.stat(base === '/' ? '/' + name : `${base}/${name}`)
         entries.push({ name, type: s.type, size: s.size })
       }

@@ -13,8 +13,11 @@ export interface ToolLimits {
   listEntries: number
   /** Matches `grep` returns at most. Default 200. */
   grepMatches: number
-  /** Wall-clock budget of one `grep` call, checked between batches of files. Default 2 000 ms. */
-  grepMillis: number
+  /**
+   * Wall-clock budget of one `grep`, `glob` or recursive `ls` call: the search stops there and
+   * returns what it found, marked truncated. Default 2 000 ms.
+   */
+  searchMillis: number
   /** Longest accepted grep pattern. Default 500 characters. */
   patternLength: number
 }
@@ -26,7 +29,7 @@ export const defaultToolLimits: Readonly<ToolLimits> = Object.freeze({
   resultChars: 24_000,
   listEntries: 500,
   grepMatches: 200,
-  grepMillis: 2_000,
+  searchMillis: 2_000,
   patternLength: 500,
 })
 

@@ -1,40 +1,83 @@
-import { VfsError } from '../contract/errors.js'
+import { RE2JS } from 're2js'
+import { compileRegex } from './regex.js'
 import type { GrepMatch } from './types.js'
 
-/** Finds matches in one text. Returns how many it added, at most `room`. */
-export type LineMatcher = (text: string, path: string, out: GrepMatch[], room: number, context: number) => number
+/**
+ * Finds matches in one text. Returns how many it added, at most `room`. `stop` is asked now and then
+ * during a long text; when it says true the search ends early.
+ */
+export type LineMatcher = (text: string, path: string, out: GrepMatch[], room: number, context: number, stop?: () => boolean) => number
 
-/** Builds a matcher for a literal or a regular-expression pattern. */
+/** Lines searched between two calls of `stop`. */
+const LINES_PER_CHECK = 1024
+
+/**
+ * Builds a matcher for a literal or a regular-expression pattern (see {@link compileRegex}: RE2
+ * syntax, linear time). A regular expression is matched against each line on its own, as grep
+ * does: `^` and `$` are the line's ends and a match never spans a line break.
+ */
 export function compileGrep(pattern: string, regex: boolean, ignoreCase: boolean): LineMatcher {
-  if (typeof pattern !== 'string' || pattern === '') throw new VfsError('EINVAL', undefined, 'the grep pattern must be a non-empty string')
   if (!regex && !ignoreCase) return literalMatcher(pattern)
-  let re: RegExp
-  try {
-    re = new RegExp(regex ? pattern : escapeRegExp(pattern), ignoreCase ? 'gim' : 'gm')
-  } catch (error) {
-    throw new VfsError('EINVAL', undefined, `invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}`)
-  }
-  return (text, path, out, room, context) => {
-    re.lastIndex = 0
+  return regexMatcher(compileRegex(regex ? pattern : RE2JS.quote(pattern), ignoreCase))
+}
+
+function regexMatcher(re: RE2JS): LineMatcher {
+  return (text, path, out, room, context, stop) => {
     let added = 0
-    let lastLineStart = -1
-    const lineOf = lineCounter(text)
-    let m: RegExpExecArray | null
-    while (added < room && (m = re.exec(text)) !== null) {
-      if (m[0] === '') re.lastIndex++ // an empty match must not loop forever
-      const start = lineStart(text, m.index)
-      if (start === lastLineStart) continue // one match per line, like grep
-      lastLineStart = start
-      out.push(matchAt(text, path, m.index, start, lineOf(start), context))
-      added++
-      // Resume at the next line: further matches on this line are not reported.
-      const end = text.indexOf('\n', m.index)
-      if (end < 0) break
-      re.lastIndex = Math.max(re.lastIndex, end + 1)
+    let lineNo = 0
+    for (let start = 0; start <= text.length && added < room; ) {
+      let end = text.indexOf('\n', start)
+      if (end < 0) end = text.length
+      lineNo++
+      if (lineNo % LINES_PER_CHECK === 0 && stop?.()) break
+      // The line without its line break (and without the CR of a CRLF break).
+      const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end)
+      // test() runs RE2's DFA; the slower search for the column runs only on lines that match.
+      if (re.test(line)) {
+        const column = columnOf(re, line)
+        out.push(matchAt(text, path, start + column, start, lineNo, context))
+        added++
+      }
+      if (end === text.length) break
+      start = end + 1
     }
     return added
   }
 }
+
+/**
+ * Thread-steps (pattern size × characters) the search for a match's column may take. Locating a
+ * match needs RE2's slower NFA; deciding whether a line matches needs only its DFA.
+ */
+const COLUMN_STEPS = 4_000_000
+
+/**
+ * Where the first match on a matching line starts. Within the first `COLUMN_STEPS / pattern size`
+ * characters the NFA finds it exactly; on a longer line where none is found there, a binary search
+ * with the DFA finds the start of the line's last match instead, so the cost stays bounded.
+ */
+function columnOf(re: RE2JS, line: string): number {
+  const window = Math.max(1_024, Math.floor(COLUMN_STEPS / re.programSize()))
+  if (line.length <= window) {
+    const m = re.matcher(line)
+    return m.find() ? m.start() : 0
+  }
+  const engine = re.re2()
+  const [found, groups] = engine.matchWithGroup(line, 0, window, UNANCHORED, 1) as [boolean, number[] | null]
+  // A match ending at the window's edge may only exist because the edge looks like the line's end.
+  if (found && groups && groups[1] < window) return groups[0]
+  // Largest k such that a match starts at or after k: the start of the last match.
+  let lo = 0
+  let hi = line.length
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1
+    if ((engine.matchWithGroup(line, mid, line.length, UNANCHORED, 0) as [boolean])[0]) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}
+
+const UNANCHORED = 0
 
 function literalMatcher(needle: string): LineMatcher {
   return (text, path, out, room, context) => {
@@ -107,8 +150,4 @@ function linesAfter(text: string, end: number, count: number): string[] {
 
 function stripCr(line: string): string {
   return line.endsWith('\r') ? line.slice(0, -1) : line
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }

@@ -1,10 +1,13 @@
 import { RUN_ROOTS, WRITABLE_ROOTS } from '../contract/layout.js'
 import { VfsError } from '../contract/errors.js'
-import { compileGlob } from './glob.js'
+import { compileGlob, escapeGlob } from './glob.js'
+import { compileGrep } from './grep.js'
+import { checkPattern, integerOption, MAX_GREP_MATCHES, MAX_GREP_PATHS } from './limits.js'
 import { isWithin, normalizePath } from '../contract/paths.js'
 import { readTextNow, textReaderOf, type ReadsTextNow } from './read-now.js'
 import type {
-  FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange, VfsStat, VfsUsage, WriteOptions,
+  FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange, VfsStat, VfsUsage, WalkEntry, WalkOptions,
+  WalkResult, WriteOptions,
 } from './types.js'
 
 /** How one logical root of a run maps onto the workspace. */
@@ -163,34 +166,74 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
     return this.call(to, (target) => this.base.copy(source, target), 'write')
   }
 
-  async glob(pattern: string, options?: GlobOptions): Promise<string[]> {
+  async glob(pattern: string, options: GlobOptions = {}): Promise<string[]> {
+    const { includeDirs, deadline, signal } = options
+    return (await this.walk(pattern, { includeDirs, deadline, signal })).entries.map((e) => e.path)
+  }
+
+  async walk(pattern: string, options: WalkOptions = {}): Promise<WalkResult> {
     const glob = compileGlob(pattern)
-    const out: string[] = []
+    const limit = integerOption('limit', options.limit, Number.MAX_SAFE_INTEGER, 0, Number.MAX_SAFE_INTEGER)
+    const { filter } = options
+    const entries: WalkEntry[] = []
+    let truncated = false
     for (const [name, root] of this.rootsUnder(glob.base)) {
-      if (!(await this.base.exists(root.target))) continue
-      const inner = await this.base.glob(`${root.target}/**`, options)
-      if (options?.includeDirs) inner.unshift(root.target)
-      for (const p of inner) {
-        const logical = '/' + name + p.slice(root.target.length)
-        if (glob.test(logical)) out.push(logical)
+      const logical = (inner: string) => '/' + name + inner.slice(root.target.length)
+      const r = await this.base.walk(`${escapeGlob(root.target)}/**`, {
+        ...options,
+        limit: limit - entries.length,
+        filter: (inner) => glob.test(logical(inner)) && (!filter || filter(logical(inner))),
+      })
+      for (const e of r.entries) entries.push({ ...e, path: logical(e.path) })
+      if (r.truncated) {
+        truncated = true
+        break
       }
     }
-    return out.sort()
+    return { entries: entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), truncated }
   }
 
   async grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
+    // Refuse a bad pattern or option before walking anything.
+    compileGrep(checkPattern('grep', pattern), options.regex === true, options.ignoreCase === true)
+    const maxMatches = integerOption('maxMatches', options.maxMatches, 1000, 1, MAX_GREP_MATCHES)
+    const scopes: unknown = options.paths
+    if (scopes !== undefined && (!Array.isArray(scopes) || scopes.length > MAX_GREP_PATHS)) {
+      throw new VfsError('EINVAL', undefined, `paths must be an array of at most ${MAX_GREP_PATHS} strings`)
+    }
     let paths: string[] = []
-    if (options.paths && options.paths.length > 0) {
-      for (const s of options.paths) {
-        if (GLOB_CHARS.test(s)) paths.push(...(await this.glob(s)).map((p) => this.map(p).inner))
-        else paths.push(this.map(s).inner)
+    let globTruncated = false
+    if (scopes && scopes.length > 0) {
+      for (const s of scopes as string[]) {
+        if (typeof s === 'string' && GLOB_CHARS.test(s)) {
+          const found = await this.walk(s, { deadline: options.deadline, signal: options.signal })
+          globTruncated ||= found.truncated
+          paths.push(...found.entries.map((e) => this.map(e.path).inner))
+        } else paths.push(this.map(s).inner)
       }
-      if (paths.length === 0) return { matches: [], truncated: false, filesSearched: 0 }
+      if (paths.length === 0) return { matches: [], truncated: globTruncated, filesSearched: 0 }
     } else {
       for (const root of Object.values(this.roots)) if (await this.base.exists(root.target)) paths.push(root.target)
       if (paths.length === 0) return { matches: [], truncated: false, filesSearched: 0 }
     }
-    const result = await this.base.grep(pattern, { ...options, paths })
+    // A glob can name more files than one grep call takes: search them in batches.
+    const result: GrepResult = { matches: [], truncated: false, filesSearched: 0 }
+    for (let i = 0; i < paths.length; i += MAX_GREP_PATHS) {
+      const room = maxMatches - result.matches.length
+      // With no room left, one more match only tells whether the cap cut anything off.
+      const r = await this.base.grep(pattern, { ...options, maxMatches: room === 0 ? 1 : room, paths: paths.slice(i, i + MAX_GREP_PATHS) })
+      if (room === 0) {
+        result.truncated = r.matches.length > 0 || r.truncated
+        break
+      }
+      result.matches.push(...r.matches)
+      result.filesSearched += r.filesSearched
+      if (r.truncated) {
+        result.truncated = true
+        break
+      }
+    }
+    result.truncated ||= globTruncated
     for (const m of result.matches) m.path = this.toLogical(m.path)
     return result
   }

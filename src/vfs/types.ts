@@ -38,25 +38,65 @@ export interface RmdirOptions {
 export interface GlobOptions {
   /** Also return directories that match. Default: files only. */
   includeDirs?: boolean
+  /** Stop when this time (milliseconds since the epoch, as `Date.now()`) has passed. */
+  deadline?: number
+  /** Stop when this signal aborts. */
+  signal?: AbortSignal
+}
+
+/**
+ * Options of {@link Vfs.walk}. A walk checks its deadline and signal every `WALK_CHECK_EVERY`
+ * entries and stops with `truncated: true`, so even a tree of millions of files answers in time.
+ */
+export interface WalkOptions extends GlobOptions {
+  /** Return at most this many entries; `truncated` then says whether more matched. Default: all. */
+  limit?: number
+  /** Keeps only the workspace paths for which it returns true (besides matching the pattern). */
+  filter?: (path: string) => boolean
+}
+
+/** One entry of a walk. */
+export interface WalkEntry {
+  path: string
+  type: 'file' | 'directory'
+  /** Bytes; 0 for directories. */
+  size: number
+}
+
+/** What {@link Vfs.walk} found, sorted by path. */
+export interface WalkResult {
+  entries: WalkEntry[]
+  /** True when `limit`, the deadline or the signal stopped the walk before it saw every entry. */
+  truncated: boolean
 }
 
 export interface GrepOptions {
-  /** Treat the pattern as a regular expression (JavaScript syntax). Default: literal text. */
+  /**
+   * Treat the pattern as a regular expression in RE2 syntax (linear time; no backreferences, no
+   * lookaround), matched against each line. Default: literal text.
+   */
   regex?: boolean
   ignoreCase?: boolean
-  /** Limit the search to these directories, files or glob patterns. Default: the whole workspace. */
+  /** Limit the search to these directories, files or glob patterns (at most `MAX_GREP_PATHS`). Default: the whole workspace. */
   paths?: string[]
-  /** Stop after this many matches (default 1000); `truncated` then says so. */
+  /** Stop after this many matches (default 1,000, at most `MAX_GREP_MATCHES`); `truncated` then says so. */
   maxMatches?: number
-  /** Lines of context to return before and after each match (default 0). */
+  /** Lines of context to return before and after each match (default 0, at most `MAX_GREP_CONTEXT`). */
   context?: number
+  /** Stop when this time (milliseconds since the epoch, as `Date.now()`) has passed; `truncated` then says so. */
+  deadline?: number
+  /** Stop when this signal aborts; `truncated` then says so. */
+  signal?: AbortSignal
 }
 
 export interface GrepMatch {
   path: string
   /** 1-based line number. */
   line: number
-  /** 1-based column (UTF-16 code units) of the first match on the line. */
+  /**
+   * 1-based column (UTF-16 code units) of the first match on the line. For a regex on a line so
+   * long that finding the first match would be costly, the start of the line's last match.
+   */
   column: number
   /** The whole matching line, without its line break. */
   text: string
@@ -66,7 +106,7 @@ export interface GrepMatch {
 
 export interface GrepResult {
   matches: GrepMatch[]
-  /** True when `maxMatches` cut the search short. */
+  /** True when `maxMatches`, the deadline or the signal cut the search short. */
   truncated: boolean
   filesSearched: number
 }
@@ -110,8 +150,18 @@ export interface Vfs {
   rename(from: string, to: string): Promise<void>
   /** Copies a file or a whole directory. A directory target must not exist yet. */
   copy(from: string, to: string): Promise<void>
-  /** Absolute paths matching a glob pattern (`**`, `*`, `?`, `{a,b}`, `[ab]`), sorted. */
+  /**
+   * Absolute paths matching a glob pattern (`**`, `*`, `?`, `{a,b}`, `[ab]`, `[!ab]`), sorted.
+   * Matching is linear in the path's length whatever the pattern. With a deadline or signal it
+   * returns what it found so far; use {@link walk} to learn whether it stopped early.
+   */
   glob(pattern: string, options?: GlobOptions): Promise<string[]>
+  /**
+   * Entries matching a glob pattern, with their type and size, stopping at `limit`, the deadline or
+   * the signal: how to list or search a tree that may be huge. `/dir/**` lists `/dir` and everything below.
+   */
+  walk(pattern: string, options?: WalkOptions): Promise<WalkResult>
+  /** Searches file contents: literal text, or an RE2 regular expression (see {@link GrepOptions}). */
   grep(pattern: string, options?: GrepOptions): Promise<GrepResult>
   /** Resolves once every write issued before it is durable; rejects if one of them failed. */
   flush(): Promise<void>

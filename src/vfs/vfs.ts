@@ -1,7 +1,9 @@
 import { concatBytes, toBytes } from './bytes.js'
 import { VfsError } from '../contract/errors.js'
-import { compileGlob } from './glob.js'
+import { compileGlob, type CompiledGlob } from './glob.js'
 import { compileGrep } from './grep.js'
+import { checkPattern, deadlineOption, integerOption, MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, stopWhen, WALK_CHECK_EVERY } from './limits.js'
+import { walkTree } from './walk.js'
 import { Journal } from './journal.js'
 import { mimeTypeOf } from './mime.js'
 import { readTextNow, type ReadsTextNow } from './read-now.js'
@@ -10,7 +12,7 @@ import type { ScopeSnapshot, VfsStore } from '../contract/store.js'
 import { dirNode, nodeText, Tree, type Node } from './tree.js'
 import type {
   FileData, GlobOptions, GrepMatch, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange,
-  VfsQuota, VfsStat, VfsUsage, WriteOptions,
+  VfsQuota, VfsStat, VfsUsage, WalkEntry, WalkOptions, WalkResult, WriteOptions,
 } from './types.js'
 
 /** The workspace over one store scope. Create it with `openVfs()`. */
@@ -121,55 +123,112 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   }
 
   async glob(pattern: string, options: GlobOptions = {}): Promise<string[]> {
+    const { includeDirs, deadline, signal } = options
+    return (await this.walk(pattern, { includeDirs, deadline, signal })).entries.map((e) => e.path)
+  }
+
+  async walk(pattern: string, options: WalkOptions = {}): Promise<WalkResult> {
     this.check('/')
     const glob = compileGlob(pattern)
+    const limit = integerOption('limit', options.limit, Number.MAX_SAFE_INTEGER, 0, Number.MAX_SAFE_INTEGER)
+    const stop = stopWhen(deadlineOption(options.deadline), options.signal)
+    const filter = options.filter
+    if (filter !== undefined && typeof filter !== 'function') throw new VfsError('EINVAL', undefined, 'filter must be a function')
+    const entries: WalkEntry[] = []
+    let truncated = false
+    let seen = 0
+    for (const path of this.candidates(glob)) {
+      if (++seen % WALK_CHECK_EVERY === 0 && stop()) {
+        truncated = true
+        break
+      }
+      const node = this.tree.get(path)!
+      if (!glob.test(path) || (node.kind === 'dir' && !options.includeDirs) || (filter && !filter(path))) continue
+      if (entries.length >= limit) {
+        truncated = true
+        break
+      }
+      entries.push({ path, type: node.kind === 'dir' ? 'directory' : 'file', size: node.data.length })
+    }
+    return { entries: entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), truncated }
+  }
+
+  /** Paths a glob could match: its base and, to the glob's depth, everything below it; lazily. */
+  private *candidates(glob: CompiledGlob): Generator<string> {
     const base = this.tree.get(glob.base)
-    if (!base) return []
-    const candidates = base.kind === 'dir' ? [glob.base, ...this.tree.descendants(glob.base)] : [glob.base]
-    return candidates
-      .filter((p) => glob.test(p) && (options.includeDirs || this.tree.get(p)!.kind === 'file'))
-      .sort()
+    if (!base) return
+    yield glob.base
+    if (base.kind === 'dir') yield* walkTree(this.tree, glob.base, glob.depth)
   }
 
   async grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
     this.check('/')
+    checkPattern('grep', pattern)
+    const maxMatches = integerOption('maxMatches', options.maxMatches, 1000, 1, MAX_GREP_MATCHES)
+    const context = integerOption('context', options.context, 0, 0, MAX_GREP_CONTEXT)
+    const deadline = deadlineOption(options.deadline)
     const match = compileGrep(pattern, options.regex === true, options.ignoreCase === true)
-    const maxMatches = options.maxMatches ?? 1000
-    const context = Math.max(0, Math.floor(options.context ?? 0))
+    let stopped = false
+    const due = stopWhen(deadline, options.signal)
+    const stop = () => (stopped ||= due())
     const matches: GrepMatch[] = []
     let filesSearched = 0
+    let seen = 0
     let truncated = false
-    for (const path of await this.grepFiles(options.paths)) {
+    for (const path of this.grepFiles(options.paths)) {
+      if (++seen % WALK_CHECK_EVERY === 0 && stop()) break
       const node = this.tree.get(path)!
-      if (looksBinary(node.data)) continue
+      if (node.kind !== 'file' || looksBinary(node.data)) continue
       filesSearched++
       const room = maxMatches - matches.length
       // Ask for one more than fits, to know whether the cap cut anything off.
-      const added = match(nodeText(node), path, matches, room + 1, context)
+      const added = match(nodeText(node), path, matches, room + 1, context, stop)
       if (added > room) {
         matches.pop()
         truncated = true
         break
       }
+      if (stopped) break
     }
-    return { matches, truncated, filesSearched }
+    return { matches, truncated: truncated || stopped, filesSearched }
   }
 
-  private async grepFiles(scopes: string[] | undefined): Promise<string[]> {
-    if (!scopes || scopes.length === 0) return this.tree.filesUnder('/').sort()
-    const out = new Set<string>()
-    for (const s of scopes) {
+  /**
+   * The files a grep searches, lazily, each once, in walk order, among the directories it walks
+   * through (yielded too, so that the caller's deadline checks count them).
+   */
+  private *grepFiles(scopes: unknown): Generator<string> {
+    if (scopes === undefined || (Array.isArray(scopes) && scopes.length === 0)) {
+      yield* walkTree(this.tree, '/')
+      return
+    }
+    if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string')) throw new VfsError('EINVAL', undefined, 'paths must be an array of strings')
+    if (scopes.length > MAX_GREP_PATHS) throw new VfsError('EINVAL', undefined, `paths holds ${scopes.length} entries; at most ${MAX_GREP_PATHS} are allowed: pass a directory or a glob instead`)
+    // Check every scope before searching, so a typo fails at once instead of after a long search.
+    const sources: Array<Iterable<string>> = []
+    for (const s of scopes as string[]) {
       if (/[*?[\]{}]/.test(s)) {
-        for (const p of await this.glob(s)) out.add(p)
+        sources.push(this.globFiles(compileGlob(s)))
         continue
       }
       const p = normalizePath(s)
       const node = this.tree.get(p)
       if (!node) throw new VfsError('ENOENT', s, 'grep path does not exist')
-      if (node.kind === 'file') out.add(p)
-      else for (const d of this.tree.filesUnder(p)) out.add(d)
+      sources.push(node.kind === 'file' ? [p] : walkTree(this.tree, p))
     }
-    return [...out].sort()
+    const seen = sources.length > 1 ? new Set<string>() : undefined
+    for (const source of sources) {
+      for (const p of source) {
+        if (seen?.has(p)) continue
+        seen?.add(p)
+        yield p
+      }
+    }
+  }
+
+  /** Files a glob matches, and every directory walked to find them. */
+  private *globFiles(glob: CompiledGlob): Generator<string> {
+    for (const p of this.candidates(glob)) if (this.tree.get(p)!.kind === 'dir' || glob.test(p)) yield p
   }
 
   usage(): VfsUsage {

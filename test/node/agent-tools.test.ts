@@ -164,10 +164,13 @@ describe('glob and grep', () => {
     expect(r.truncated).toBe(true)
     expect(r.note).toMatch(/narrow/)
   })
-  it('refuses runaway regexes and invalid ones before running them', async () => {
-    for (const p of ['(a+)+$', '(\\w*\\s?)*x', '(a|ab)*c', '((ab)*)+', '(x+){2,}', '(a)\\1']) {
-      await fails(tools.grep.execute({ pattern: p, regex: true }), 'unsafe-pattern')
+  it('runs nested repetitions in linear time and refuses what RE2 cannot run', async () => {
+    await run.writeFile('/work/long.txt', 'a'.repeat(5_000) + '\n' + 'ab'.repeat(2_000) + '\n')
+    for (const p of ['(a+)+$', '(\\w*\\s?)*x', '(a|ab)*c', '((ab)*)+', '(x+){2,}']) {
+      const r = (await tools.grep.execute({ pattern: p, regex: true, path: '/work' })) as { matches: unknown[] }
+      expect(Array.isArray(r.matches)).toBe(true)
     }
+    for (const p of ['(a)\\1', 'a(?=b)']) expect((await fails(tools.grep.execute({ pattern: p, regex: true }), 'invalid-input')).message).toMatch(/RE2/)
     await fails(tools.grep.execute({ pattern: '(unclosed', regex: true }), 'invalid-input')
     await fails(tools.grep.execute({ pattern: 'x'.repeat(600) }), 'unsafe-pattern')
     // Safe ones pass.
