@@ -1,6 +1,6 @@
 import { VfsError } from '../contract/errors.js'
 import type {
-  FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange, VfsStat, VfsUsage, WriteOptions,
+  FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange, VfsStat, VfsUsage, WalkOptions, WalkResult, WriteOptions,
 } from './types.js'
 
 /** What a handle needs from its registry for one scope. */
@@ -72,6 +72,9 @@ export class ScopeHandle implements Vfs {
   }
   glob(pattern: string, options?: GlobOptions): Promise<string[]> {
     return this.call(pattern, (v) => v.glob(pattern, options))
+  }
+  walk(pattern: string, options?: WalkOptions): Promise<WalkResult> {
+    return this.call(pattern, (v) => v.walk(pattern, options))
   }
   grep(pattern: string, options?: GrepOptions): Promise<GrepResult> {
     return this.call(undefined, (v) => v.grep(pattern, options))
