@@ -9,7 +9,7 @@ import { errorPart, okPart, parseInput, preview, taskResult, type TaskResult } f
 import { readPending, writePending, type PendingAction } from './pending.js'
 import type { WindowReason } from './prompt.js'
 import { planRuleError, type Plan, type PlanController } from './plan.js'
-import { allowRuleFor, evaluatePolicy, loadSavedRules, saveRule, type PolicyRule } from './policy.js'
+import { allowRuleFor, evaluatePolicy, type RunPolicy } from './policy.js'
 import { spillLargeResult } from './spill.js'
 import type { AcceptedResult } from './submit-tool.js'
 import { toToolError, ToolError, type ToolSet } from './tool.js'
@@ -21,7 +21,8 @@ export interface TaskRunContext {
   model: LanguageModel
   contract?: ResultContract<any>
   limits: TaskLimits
-  rules: PolicyRule[]
+  /** The caller's rules with the saved ones; run_js's view reads the same object. */
+  policy: RunPolicy
   signal?: AbortSignal
   journal: ExecutionJournal
   plan: PlanController
@@ -45,8 +46,6 @@ export type WindowStart = { reason: 'start' | 'resume'; note?: string } | { pend
 /** Drives one execution through windows until it completes, fails, suspends or is interrupted. */
 export class TaskRun {
   private readonly specs: FunctionToolSpec[]
-  /** Rules saved by "always allow" answers: read once per run, appended to as answers save more. */
-  private savedRules: PolicyRule[] | undefined
 
   constructor(private readonly ctx: TaskRunContext, specs: FunctionToolSpec[]) {
     this.specs = specs
@@ -202,14 +201,15 @@ export class TaskRun {
       if (contract && !plan.plan && tool.kind === 'work') {
         throw planRuleError('plan-first', `${call.toolName} was called before any plan exists.`, 'call update_plan with your steps first.')
       }
+      // Loaded before any tool runs: run_js checks each file operation against these rules.
+      await this.ctx.policy.load()
       if (!approved) {
         if (call.toolName === 'ask_user') {
           const q = askUserSchema.safeParse(call.input)
           if (q.success) return this.pendingOutcome(call, { kind: 'question', question: q.data.question, ...(q.data.options ? { options: q.data.options } : {}) })
         }
         const access = tool.access(call.input)
-        this.savedRules ??= await loadSavedRules(this.ctx.vfs)
-        const verdict = evaluatePolicy([...this.savedRules, ...this.ctx.rules], call.toolName, access, tool.kind)
+        const verdict = evaluatePolicy(this.ctx.policy.rules(), call.toolName, access, tool.kind)
         if (verdict.decision === 'deny') {
           throw new ToolError('denied', `The policy does not allow ${call.toolName}${access.paths.length ? ` on ${access.paths.join(', ')}` : ''}: ${verdict.reason}.`, 'do it another way the policy allows, or ask_user if you cannot continue without it.')
         }
@@ -278,9 +278,7 @@ export class TaskRun {
       await this.ctx.journal.emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, ok: false, error: { code: 'denied', message } })
     } else {
       if (answer.decision === 'always') {
-        const rule = allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] })
-        await saveRule(this.ctx.vfs, rule)
-        this.savedRules?.push(rule) // not loaded yet: the first load reads it from the file
+        await this.ctx.policy.save(allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] }))
       }
       outcome = await this.callTool(call, true)
     }
