@@ -13,6 +13,7 @@ import {
   type PolicyRule, type QuickJsEngine, type RunVfs, type ScriptedView, type ToolSet, type TypeScriptLoader, type Vfs, type VfsStore,
 } from '../../src/index.js'
 import { evaluatePolicy, globCacheSize } from '../../src/agent/policy.js'
+import { runJsView } from '../../src/agent/run-js-view.js'
 import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK } from '../../examples/script-appendix/task.js'
 
 /** What a runtime provides to the suite. */
@@ -268,6 +269,37 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
         expect(seen.map((s) => s.ok)).toEqual([true, false, false, false])
         for (const s of seen.slice(1)) expect(String(s.value)).toMatch(/EACCES/)
         expect(JSON.stringify(seen)).not.toMatch(/hunter2.*hunter2/) // the pattern appears once (the program), never a match
+      })
+
+      it('deny rules on writes hold for each operation; nothing a refused program tried is left behind', async () => {
+        const before = await snapshot()
+        const { r, seen } = await programs([{ decision: 'deny', access: 'write', paths: ['/outputs/keep/**'], reason: 'frozen' }, ASK_OUTSIDE_WORK], [
+          `await vfs.write('/outputs/keep/x.md', 'x'); return 1`,
+          `await vfs.remove('/outputs/o.md'); return 1`,
+          `await vfs.write('/work/../outputs/x.md', 'x'); return 1`,
+        ])
+        expect(r.status).toBe('completed')
+        expect(seen.map((s) => s.ok)).toEqual([false, false, false])
+        expect(String(seen[0].value)).toMatch(/EACCES.*frozen/)
+        expect(String(seen[1].value)).toMatch(/EACCES/)
+        const after = await snapshot()
+        // Only the runner's own records and run_js's archived scripts changed.
+        const mine = (p: string) => p.startsWith('/runs/r1/state/') || p.includes('/.run_js')
+        const others = (s: Record<string, string>) => Object.fromEntries(Object.entries(s).filter(([p]) => !mine(p)))
+        expect(others(after)).toEqual(others(before))
+      })
+
+      it('the guarded view checks both ends of a rename or copy before anything changes', async () => {
+        const view = runJsView(run, () => [ASK_OUTSIDE_WORK])
+        const before = await snapshot()
+        await expect(view.rename('/work/a.md', '/outputs/a.md')).rejects.toMatchObject({ code: 'EACCES' })
+        await expect(view.rename('/outputs/o.md', '/work/o.md')).rejects.toMatchObject({ code: 'EACCES' })
+        await expect(view.copy('/work/a.md', '/outputs/a.md')).rejects.toMatchObject({ code: 'EACCES' })
+        await expect(view.rename('/work/a.md', '/state/a.md')).rejects.toMatchObject({ code: 'EACCES' })
+        await expect(view.writeFile('/state/policy.json', '{}')).rejects.toMatchObject({ code: 'EACCES' })
+        expect(await snapshot()).toEqual(before)
+        await view.rename('/work/a.md', '/work/b.md')
+        expect(await run.readFile('/work/b.md', 'utf8')).toBe('A\n')
       })
 
       it('whole-tool rules still decide run_js itself', async () => {
