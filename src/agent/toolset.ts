@@ -1,16 +1,13 @@
-import { STATE_ROOT } from '../contract/layout.js'
-import { VfsError } from '../contract/errors.js'
-import { isWithin, normalizePath } from '../contract/paths.js'
 import { z } from 'zod'
 import type { RunVfs } from '../vfs/run-scope.js'
 import type { Vfs } from '../vfs/types.js'
-import { guardVfs, type FileOperation } from './guarded-vfs.js'
+import { guardVfs } from './guarded-vfs.js'
 import type { PolicyRule } from './policy.js'
 import { askUserTool, type AskUser } from './ask-tool.js'
 import type { FunctionToolSpec } from './model.js'
 import { lsTool, readFileTool } from './read-tools.js'
 import { runJsTool, type RunJsRunner } from './run-js-tool.js'
-import { runJsView } from './run-js-view.js'
+import { policyCheck, runJsView } from './run-js-view.js'
 import { globTool, grepTool } from './search-tools.js'
 import type { ToolSet } from './tool.js'
 import { fileToolContext, type ReadLedger, type ToolLimits } from './tool-context.js'
@@ -51,7 +48,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     throw new TypeError('runJs must be a factory such as (view) => createRunJs({ vfs: view }): a runner made beforehand holds a workspace in which programs could write /state')
   }
   // The runner's own tools keep /state; the file tools the model drives can only read it.
-  const ctx = fileToolContext(guardVfs(options.vfs, stateGuard), options.limits, options.reads)
+  const ctx = fileToolContext(guardVfs(options.vfs, policyCheck(noRules, 'the file tools')), options.limits, options.reads)
   const tools: ToolSet = {
     ls: lsTool(ctx),
     read_file: readFileTool(ctx),
@@ -69,17 +66,6 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
 }
 
 const noRules = (): readonly PolicyRule[] => []
-
-function stateGuard(op: FileOperation): void {
-  if (op.access !== 'write') return
-  let p: string
-  try {
-    p = normalizePath(op.path)
-  } catch {
-    return // the workspace refuses the path itself, with the reason
-  }
-  if (isWithin(p, STATE_ROOT)) throw new VfsError('EACCES', op.path, `${STATE_ROOT} is kept by the runner: change the plan with update_plan and finish with submit_result`)
-}
 
 export { stateReadOnly } from './run-js-view.js'
 
