@@ -137,9 +137,15 @@ export class TaskRun {
       this.addUsage(response.usage)
       const texts: TextPart[] = []
       const calls: ToolCallPart[] = []
+      const badInputs = new Map<ToolCallPart, string>()
       for (const c of response.content) {
         if (c.type === 'text' && typeof c.text === 'string' && c.text !== '') texts.push({ type: 'text', text: c.text })
-        if (c.type === 'tool-call') calls.push({ type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: parseInput(c.input) })
+        if (c.type === 'tool-call') {
+          const parsed = parseInput(c.input)
+          const call: ToolCallPart = { type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: parsed.input }
+          calls.push(call)
+          if (parsed.error) badInputs.set(call, parsed.error)
+        }
       }
       for (const t of texts) await journal.emit({ type: 'text', text: t.text })
       messages.push({ role: 'assistant', content: [...texts, ...calls] })
@@ -157,7 +163,7 @@ export class TaskRun {
           results.push(errorPart(call, 'Not run: an earlier call in this turn ended the window (checkpoint or result). Call it again if still needed.'))
           continue
         }
-        const outcome = await this.callTool(call, false)
+        const outcome = await this.callTool(call, false, badInputs.get(call))
         if (outcome.suspend) {
           const after = calls.slice(i + 1).map((c) => errorPart(c, 'Not run: the execution paused for the user on an earlier call in this turn. Call it again if still needed.'))
           return this.suspend(call, outcome.suspend, messages, results, after)
@@ -181,8 +187,11 @@ export class TaskRun {
     return end
   }
 
-  /** Runs one tool call: rules, policy, execution, events, checkpoint. `approved` skips the policy's ask. */
-  private async callTool(call: ToolCallPart, approved: boolean): Promise<CallOutcome> {
+  /**
+   * Runs one tool call: rules, policy, execution, events, checkpoint. `approved` skips the policy's
+   * ask; `inputError` (input the runner cannot take, see parseInput) fails the call as invalid input.
+   */
+  private async callTool(call: ToolCallPart, approved: boolean, inputError?: string): Promise<CallOutcome> {
     const { journal, tools, plan, contract, limits } = this.ctx
     if (!approved) {
       this.record.toolCalls++
@@ -196,6 +205,7 @@ export class TaskRun {
         end = { kind: 'failed' }
         throw new ToolError('failed', `The execution reached its limit of ${limits.maxToolCalls} tool calls.`, 'stop.')
       }
+      if (inputError) throw new ToolError('invalid-input', inputError, 'call the tool again with flat input as its schema describes.')
       const tool = Object.prototype.hasOwnProperty.call(tools, call.toolName) ? tools[call.toolName] : undefined
       if (!tool) throw new ToolError('invalid-input', `There is no tool "${call.toolName}".`, `use one of: ${Object.keys(tools).join(', ')}.`)
       if (contract && !plan.plan && tool.kind === 'work') {

@@ -10,7 +10,7 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import {
   createRunJs, createWorkspaceTools, loadSavedRules, openVfs, resumeTask, runTask, scopeRun, scriptedModel, ToolError,
-  type PolicyRule, type QuickJsEngine, type RunVfs, type ScriptedView, type ToolSet, type TypeScriptLoader, type Vfs, type VfsStore,
+  type LanguageModel, type PolicyRule, type QuickJsEngine, type RunVfs, type ScriptedView, type ToolSet, type TypeScriptLoader, type Vfs, type VfsStore,
 } from '../../src/index.js'
 import { evaluatePolicy, globCacheSize } from '../../src/agent/policy.js'
 import { runJsView } from '../../src/agent/run-js-view.js'
@@ -199,6 +199,32 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       // Still correct after churning the cache.
       expect(evaluatePolicy(rules, 'write_file', { access: 'write', paths: ['/context/x.md'] }).decision).toBe('deny')
       expect(evaluatePolicy(rules, 'write_file', { access: 'write', paths: ['/outputs/x.md'] }).decision).toBe('ask')
+    })
+
+    it('a tool call whose input nests too deep fails that call, not the runner', async () => {
+      const deepText = `{"path":"/work/deep.md","content":"x","extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}`
+      let deepValue: unknown = 1
+      for (let i = 0; i < 100_000; i++) deepValue = [deepValue]
+      const inputs: unknown[] = [deepText, { path: '/work/deep.md', content: 'x', extra: deepValue }]
+      const seen: string[] = []
+      let turn = 0
+      const NO_USAGE = { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined }
+      const model: LanguageModel = {
+        specificationVersion: 'v2', provider: 'hostile', modelId: 'deep-input',
+        async doGenerate(options) {
+          const last = options.prompt[options.prompt.length - 1]
+          if (last.role === 'tool') for (const part of last.content) seen.push(JSON.stringify(part.output))
+          const input = inputs[turn++]
+          return input === undefined
+            ? { content: [{ type: 'text', text: 'done' }], finishReason: 'stop', usage: NO_USAGE }
+            : { content: [{ type: 'tool-call', toolCallId: `c${turn}`, toolName: 'write_file', input: input as string }], finishReason: 'tool-calls', usage: NO_USAGE }
+        },
+      }
+      const r = await runTask({ vfs: run, instructions: 'deep', model, policy: [ASK_OUTSIDE_WORK] })
+      expect(r.status).toBe('completed')
+      expect(seen).toHaveLength(2)
+      for (const s of seen) expect(s).toMatch(/nests deeper than 64 levels/)
+      expect(await run.exists('/work/deep.md')).toBe(false)
     })
 
     describe('run_js cannot escalate', () => {
