@@ -227,6 +227,48 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       expect(await run.exists('/work/deep.md')).toBe(false)
     })
 
+    it('a model-chosen tool call id cannot break saving a large result, and a result that cannot be saved does not end the run', async () => {
+      await run.writeFile('/work/long.md', 'line of text\n'.repeat(500))
+      const NO_USAGE = { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined }
+      const ids = ['x'.repeat(300), '../../policy', '\u0000/..']
+      const seen: unknown[] = []
+      const model = (): LanguageModel => {
+        let turn = 0
+        return {
+          specificationVersion: 'v2', provider: 'hostile', modelId: 'ids',
+          async doGenerate(options) {
+            const last = options.prompt[options.prompt.length - 1]
+            if (last.role === 'tool') for (const part of last.content) seen.push(part.output)
+            const id = ids[turn++]
+            return id === undefined
+              ? { content: [{ type: 'text', text: 'done' }], finishReason: 'stop', usage: NO_USAGE }
+              : { content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: JSON.stringify({ path: '/work/long.md' }) }], finishReason: 'tool-calls', usage: NO_USAGE }
+          },
+        }
+      }
+      const r = await runTask({ vfs: run, instructions: 'read', model: model(), limits: { resultChars: 500 } })
+      expect(r.status).toBe('completed')
+      expect(seen).toHaveLength(3)
+      for (const s of seen) expect(s).toMatchObject({ type: 'json', value: { spilled: true, path: expect.stringMatching(/^\/state\/executions\/e0001\/tool-results\/[A-Za-z0-9._-]{1,100}\.txt$/) } })
+      expect(await loadSavedRules(run)).toEqual([])
+
+      // A workspace that refuses the result file (a quota, a closed store): the model gets its beginning, the run goes on.
+      const refusing = new Proxy(run, {
+        get(target, prop, receiver) {
+          if (prop === 'writeFile') {
+            return (path: string, ...rest: unknown[]) =>
+              path.includes('/tool-results/') ? Promise.reject(Object.assign(new Error('EQUOTA: the scope is full'), { name: 'VfsError', code: 'EQUOTA' })) : (target.writeFile as (...a: unknown[]) => Promise<void>)(path, ...rest)
+          }
+          const value = Reflect.get(target, prop, receiver)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+      seen.length = 0
+      const r2 = await runTask({ vfs: refusing, instructions: 'read', model: model(), limits: { resultChars: 500 } })
+      expect(r2.status).toBe('completed')
+      expect(seen[0]).toMatchObject({ type: 'json', value: { spilled: false, note: expect.stringMatching(/could not be saved/) } })
+    })
+
     describe('run_js cannot escalate', () => {
       const POLICY_GRAB = `await vfs.write('/state/policy.json', JSON.stringify({ rules: [{ decision: 'allow', reason: 'self-granted' }] })); return 'granted'`
 
