@@ -1,3 +1,4 @@
+import { jsonTextTooDeep, MAX_JSON_DEPTH, valueTooDeep } from './json-depth.js'
 import type { ExecutionStatus } from './events.js'
 import type { ExecutionRecord, ModelUsageTotals } from './journal.js'
 import type { JsonValue, ToolCallPart, ToolResultPart } from './model.js'
@@ -40,22 +41,15 @@ export function taskResult(r: ExecutionRecord, plan: Plan | undefined, pending: 
 }
 
 /**
- * Deepest nesting a tool call's input may have. The runner stores inputs as JSON (events, pending
- * actions); JSON.stringify recurses on the host's stack, so a model's deeply nested input would
- * otherwise throw out of the runner instead of failing the one call.
- */
-export const MAX_INPUT_DEPTH = 64
-
-/**
  * Tool-call input arrives as JSON text; anything unparsable is passed on as is (the schema rejects
- * it). Input nested deeper than {@link MAX_INPUT_DEPTH} is replaced by a short preview and `error`
+ * it). Input nested deeper than {@link MAX_JSON_DEPTH} is replaced by a short preview and `error`
  * says why, so the call fails as a tool error and nothing deep is ever stored or sent back.
  */
 export function parseInput(input: unknown): { input: unknown; error?: string } {
-  const tooDeep = typeof input === 'string' ? jsonDepthExceeds(input, MAX_INPUT_DEPTH) : valueDepthExceeds(input, MAX_INPUT_DEPTH)
+  const tooDeep = typeof input === 'string' ? jsonTextTooDeep(input) : valueTooDeep(input)
   if (tooDeep) {
     const text = typeof input === 'string' ? input : '(a nested value)'
-    return { input: text.length > 200 ? text.slice(0, 200) + '…' : text, error: `The tool input nests deeper than ${MAX_INPUT_DEPTH} levels.` }
+    return { input: text.length > 200 ? text.slice(0, 200) + '…' : text, error: `The tool input nests deeper than ${MAX_JSON_DEPTH} levels.` }
   }
   if (typeof input !== 'string') return { input }
   try {
@@ -63,35 +57,6 @@ export function parseInput(input: unknown): { input: unknown; error?: string } {
   } catch {
     return { input }
   }
-}
-
-/** True when JSON text opens more than `max` arrays/objects inside each other (strings skipped), in one pass. */
-function jsonDepthExceeds(text: string, max: number): boolean {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 92) i++ // backslash: skip the escaped character
-      else if (c === 34) inString = false
-    } else if (c === 34) inString = true
-    else if (c === 91 || c === 123) {
-      if (++depth > max) return true
-    } else if (c === 93 || c === 125) depth--
-  }
-  return false
-}
-
-/** True when a value nests arrays/objects more than `max` deep; iterative, and stops at the first such path. */
-function valueDepthExceeds(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]]
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!
-    if (typeof v !== 'object' || v === null) continue
-    if (depth + 1 > max) return true
-    for (const child of Object.values(v)) stack.push([child, depth + 1])
-  }
-  return false
 }
 
 /** A successful tool result part. */

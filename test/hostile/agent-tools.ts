@@ -227,6 +227,22 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       expect(await run.exists('/work/deep.md')).toBe(false)
     })
 
+    it('a result file nested too deep is refused as a tool error, not thrown out of the runner', async () => {
+      await run.writeFile('/work/deep.json', '['.repeat(100_000) + ']'.repeat(100_000))
+      await run.writeFile('/work/flat.json', '{"ok":true}')
+      const seen: ScriptedView['last'] = []
+      const r = await runTask({
+        vfs: run, instructions: 'submit',
+        model: scriptedModel((v) => {
+          seen.push(...v.last)
+          return { toolCalls: [{ toolName: 'submit_result', input: { path: v.call === 0 ? '/work/deep.json' : '/work/flat.json' } }] }
+        }),
+      })
+      expect(r.status).toBe('completed')
+      expect(r.result).toEqual({ ok: true })
+      expect(String(seen[0].value)).toMatch(/deeper than 64 levels/)
+    })
+
     it('a model-chosen tool call id cannot break saving a large result, and a result that cannot be saved does not end the run', async () => {
       await run.writeFile('/work/long.md', 'line of text\n'.repeat(500))
       const NO_USAGE = { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined }
