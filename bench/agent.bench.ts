@@ -38,13 +38,15 @@ import {
 } from '../src/index.js'
 import { generateEpisodes } from '../examples/script-appendix/generator.js'
 import { appendixModel, followUpModel } from '../examples/script-appendix/scripted.js'
-import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../examples/script-appendix/task.js'
+import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../examples/script-appendix/task.js'
 import { Killed, killable } from '../test/agent/kill-switch.js'
-import { compareMedian, Results, wanted } from './harness.js'
+import { compareMedian, Results, size, smoke, wanted } from './harness.js'
 
 const results = new Results('agent.json')
-const { files } = generateEpisodes({ count: 60 })
-const policy: PolicyRule[] = [{ decision: 'ask', access: 'write', exceptPaths: ['/work/**'], reason: 'writes outside /work need approval' }]
+const { files } = generateEpisodes({ count: size(60, 4) })
+// The job's policy (examples/script-appendix/job.ts): file tools ask before writing outside /work;
+// run_js programs, which write /outputs, are allowed as a whole.
+const policy: PolicyRule[] = [ALLOW_RUN_JS, ASK_OUTSIDE_WORK]
 const runJs = (vfs: RunVfs) => createRunJs({ vfs })
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
 let n = 0
@@ -130,6 +132,7 @@ async function persistence(): Promise<void> {
     })
 
     // Diagnostic, untimed by the harness: where the PGlite time goes. Medians of 3 runs each.
+    if (smoke) return
     const memPg = await pglite()
     try {
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]

@@ -2,6 +2,13 @@
  * Shared benchmark plumbing. Every measurement compares our code with a baseline measured in the
  * same run (these machines are shared and noisy), and is stored as
  * `{ name, unit, better, ours, baseline, ratio }` with `ratio = ours / baseline`.
+ *
+ * Smoke mode (`BENCH_SMOKE=1`, set by `npm run bench:smoke` / `npm run bench -- --smoke`) runs
+ * every suite end to end at tiny sizes so a broken bench shows up in `npm test`: each suite picks
+ * its sizes with {@link size} (or reads {@link smoke}), {@link compareMedian} and
+ * {@link timeMedian} time one round without warm-up, and {@link Results} prints its rows marked
+ * `(smoke)` but writes no results file. The suite's own correctness checks (a wrong result, a bomb
+ * not stopped, an execution that does not complete) still fail it; no figure is judged.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -22,6 +29,14 @@ export interface Measurement {
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results')
 
+/** True in smoke mode: tiny sizes, one round, nothing recorded. */
+export const smoke = process.env.BENCH_SMOKE === '1'
+
+/** `full` normally, `tiny` in smoke mode: how every suite sizes its work. */
+export function size<T>(full: T, tiny: T): T {
+  return smoke ? tiny : full
+}
+
 /** The filter given on the command line (`npm run bench -- vfs.grep`); empty matches everything. */
 export const filter = process.argv.slice(2).find((a) => !a.startsWith('-')) ?? ''
 
@@ -34,6 +49,7 @@ export async function timeMedian(
   fn: () => unknown | Promise<unknown>,
   { rounds = 5, warmup = 1, setup }: { rounds?: number; warmup?: number; setup?: () => unknown | Promise<unknown> } = {},
 ): Promise<number> {
+  if (smoke) [rounds, warmup] = [1, 0]
   const times: number[] = []
   for (let i = 0; i < warmup + rounds; i++) {
     if (setup) await setup()
@@ -54,7 +70,9 @@ export async function compareMedian(
 ): Promise<{ ours: number; baseline: number }> {
   const o: number[] = []
   const b: number[] = []
-  const { rounds = 5, warmup = 1, setup } = options
+  let { rounds = 5, warmup = 1 } = options
+  const { setup } = options
+  if (smoke) [rounds, warmup] = [1, 0]
   for (let i = 0; i < warmup + rounds; i++) {
     for (const [fn, out] of [[ours, o], [baseline, b]] as const) {
       if (setup) await setup()
@@ -81,13 +99,15 @@ export class Results {
 
   add(m: Omit<Measurement, 'ratio'>): Measurement {
     const full: Measurement = { ...m, ours: round(m.ours), baseline: round(m.baseline), ratio: round(m.ours / m.baseline) }
-    this.byName.set(full.name, full)
     printRow(full)
+    if (smoke) return full // smoke figures mean nothing: keep the recorded ones
+    this.byName.set(full.name, full)
     this.save()
     return full
   }
 
   save(): void {
+    if (smoke) return
     mkdirSync(resultsDir, { recursive: true })
     const all = [...this.byName.values()].sort((a, b) => a.name.localeCompare(b.name))
     writeFileSync(join(resultsDir, this.file), JSON.stringify(all, null, 2) + '\n')
@@ -97,6 +117,7 @@ export class Results {
 let headerPrinted = false
 function printRow(m: Measurement): void {
   if (!headerPrinted) {
+    if (smoke) console.log('(smoke: tiny sizes, one round; the figures below are not recorded)')
     console.log(`${'name'.padEnd(34)} ${'ours'.padStart(12)} ${'baseline'.padStart(12)} ${'ratio'.padStart(8)}  unit (better)  target`)
     headerPrinted = true
   }

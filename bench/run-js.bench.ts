@@ -22,7 +22,7 @@ import { createRunJs, memoryStore, openVfs, type Vfs } from '../src/index.js'
 import { runWithJsonBridge } from './baselines/json-bridge.js'
 import { runInWorker } from './baselines/worker-vm.js'
 import { MEMORY_BOMBS } from '../test/run-js/bombs.js'
-import { compareMedian, Results, wanted, type Measurement } from './harness.js'
+import { compareMedian, Results, size, smoke, wanted, type Measurement } from './harness.js'
 
 const results = new Results('run-js.json')
 const recorded: Measurement[] = []
@@ -32,10 +32,12 @@ const WORKER = 'worker_threads Worker per run + node:vm + postMessage bridge'
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
 const rssMb = () => process.memoryUsage().rss / 1024 / 1024
 
+const BIG = size(1024 * 1024, 64 * 1024)
+
 async function workspace(): Promise<Vfs> {
   const vfs = await openVfs({ store: memoryStore(), namespace: 'bench', scope: `runjs-${Math.random().toString(36).slice(2)}` })
   await vfs.writeFile('/small.txt', 'hello, small file\n')
-  await vfs.writeFile('/big.txt', 'x'.repeat(1024 * 1024 - 1) + '\n')
+  await vfs.writeFile('/big.txt', 'x'.repeat(BIG - 1) + '\n')
   return vfs
 }
 
@@ -44,10 +46,10 @@ async function overhead() {
   const vfs = await workspace()
   // Archiving is part of run_js, but not of the reference design: measure the sandbox alone.
   const runJs = createRunJs({ vfs, archiveDir: false })
-  const n = 20
+  const n = size(20, 2)
   // Steady state: let V8 tier up both sides before timing (one compareMedian warm-up round is 20 runs).
-  for (let i = 0; i < 500; i++) await runJs.run('return 1')
-  for (let i = 0; i < 5; i++) await runInWorker('return 1')
+  for (let i = 0; i < size(500, 2); i++) await runJs.run('return 1')
+  for (let i = 0; i < size(5, 1); i++) await runInWorker('return 1')
   const { ours, baseline } = await compareMedian(
     async () => {
       for (let i = 0; i < n; i++) if ((await runJs.run('return 1')).result !== 1) throw new Error('bad run')
@@ -61,20 +63,21 @@ async function overhead() {
   add({ name: 'runjs.run.overhead', unit: 'ms per run', better: 'lower', ours: ours / n, baseline: baseline / n, target: 'ratio <= 0.033 (≥ 30× faster)', baselineLabel: WORKER })
   const archived = createRunJs({ vfs })
   const t0 = performance.now()
-  for (let i = 0; i < 200; i++) await archived.run('return 1')
-  console.log(`  (with archiving of every script: ${((performance.now() - t0) / 200).toFixed(3)} ms per run)`)
+  const archivedRuns = size(200, 2)
+  for (let i = 0; i < archivedRuns; i++) await archived.run('return 1')
+  console.log(`  (with archiving of every script: ${((performance.now() - t0) / archivedRuns).toFixed(3)} ms per run)`)
 }
 
 async function readCalls() {
   if (!wanted('runjs.vfs.read.calls')) return
   const vfs = await workspace()
   const runJs = createRunJs({ vfs, archiveDir: false })
-  const calls = 10_000
+  const calls = size(10_000, 50)
   // Timed inside the guest (Date.now), so neither side pays for its sandbox start-up here.
   const program = `const t0 = Date.now(); let n = 0; for (let i = 0; i < ${calls}; i++) n += (await vfs.read('/small.txt')).length; return Date.now() - t0`
   const oursMs: number[] = []
   const baseMs: number[] = []
-  for (let round = 0; round < 6; round++) {
+  for (let round = 0; round < size(6, 2); round++) {
     const o = await runJs.run(program)
     const b = await runInWorker(program, { vfs, timeMs: 60_000 })
     if (!o.success || !b.success) throw new Error(`read calls failed: ${JSON.stringify(o.error ?? b.error)}`)
@@ -91,19 +94,20 @@ async function read1mb() {
   if (!wanted('runjs.vfs.read.1mb')) return
   const vfs = await workspace()
   const runJs = createRunJs({ vfs, archiveDir: false })
-  const reads = 40
+  const reads = size(40, 2)
   const program = `let n = 0; for (let i = 0; i < ${reads}; i++) n += (await vfs.read('/big.txt')).length; return n`
   const { ours, baseline } = await compareMedian(
     async () => {
       const r = await runJs.run(program)
-      if (r.result !== reads * 1024 * 1024) throw new Error(`bad read: ${JSON.stringify(r.error)}`)
+      if (r.result !== reads * BIG) throw new Error(`bad read: ${JSON.stringify(r.error)}`)
     },
     async () => {
-      if ((await runWithJsonBridge(program, vfs)) !== reads * 1024 * 1024) throw new Error('bad read')
+      if ((await runWithJsonBridge(program, vfs)) !== reads * BIG) throw new Error('bad read')
     },
     { rounds: 5, warmup: 1 },
   )
-  add({ name: 'runjs.vfs.read.1mb', unit: 'MB/s', better: 'higher', ours: reads / (ours / 1000), baseline: reads / (baseline / 1000), target: 'ratio >= 1.5', baselineLabel: 'same QuickJS sandbox, file contents JSON-wrapped across the bridge' })
+  const mb = BIG / (1024 * 1024)
+  add({ name: 'runjs.vfs.read.1mb', unit: 'MB/s', better: 'higher', ours: (reads * mb) / (ours / 1000), baseline: (reads * mb) / (baseline / 1000), target: 'ratio >= 1.5', baselineLabel: 'same QuickJS sandbox, file contents JSON-wrapped across the bridge' })
 }
 
 /** Bundles a tiny entry next to node_modules and times fresh `node` processes running it. */
@@ -137,7 +141,7 @@ console.log(JSON.stringify(r.result)); process.exit(0)`,
   for (const [name, code, lang] of [['runjs.cold.js', js, 'js'], ['runjs.cold.ts', ts, 'ts']] as const) {
     const o: number[] = []
     const b: number[] = []
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < size(7, 1); i++) {
       o.push(wall('ours-js.mjs', [code]))
       b.push(wall('base-js.mjs', [code, lang]))
     }
@@ -170,10 +174,10 @@ async function bombs() {
     }
     // Typed arrays live outside the V8 heap, so resourceLimits do not stop them in a Worker: the
     // baseline's typed bomb is bounded at 1 GiB here, or it would take the machine down.
-    const baselineProgram = kind === 'typed' ? `const a = []; for (let i = 0; i < 1024; i++) a.push(new Uint8Array(1 << 20)); return 'not stopped'` : program
+    const baselineProgram = kind === 'typed' ? `const a = []; for (let i = 0; i < ${size(1024, 64)}; i++) a.push(new Uint8Array(1 << 20)); return 'not stopped'` : program
     const o: Array<{ ms: number; rss: number; stopped: boolean }> = []
     const b: Array<{ ms: number; rss: number; stopped: boolean }> = []
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < size(3, 1); i++) {
       o.push(await measure(() => runJs.run(program)))
       b.push(await measure(() => runInWorker(baselineProgram, { memoryMb: 64, timeMs: 60_000 })))
     }
@@ -187,7 +191,7 @@ async function bombs() {
 
 async function rss2000() {
   if (!wanted('runjs.rss.2000runs')) return
-  const runs = Number(process.env.RUNJS_BENCH_RUNS ?? 2000)
+  const runs = Number(process.env.RUNJS_BENCH_RUNS ?? size(2000, 10))
   const vfs = await workspace()
   const runJs = createRunJs({ vfs })
   const program = `const t = await vfs.read('/small.txt'); console.log(t); return { n: t.length }`
@@ -209,7 +213,7 @@ async function rss2000() {
 }
 
 function writeTable() {
-  if (recorded.length === 0) return
+  if (recorded.length === 0 || smoke) return
   const all = JSON.parse(JSON.stringify([...recorded])) as Measurement[]
   const lines = [
     '# run_js benchmarks',

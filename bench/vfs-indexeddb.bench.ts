@@ -19,12 +19,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser } from 'playwright'
-import { Results, wanted } from './harness.js'
+import { Results, size, wanted } from './harness.js'
 
 const NAMES = { concurrent: 'vfs.write.concurrent.indexeddb', sequential: 'vfs.write.sequential.indexeddb' } as const
 const BASELINE_LABEL = '1,000 sequential awaited store commits, one file each (same IndexedDB, same page)'
-const ROUNDS = 5
-const WARMUP = 2
+const ROUNDS = size(5, 1)
+const WARMUP = size(2, 0)
+const FILES = size(1000, 20)
 
 /**
  * Runs in the page. Mirrors bench/vfs-sql.bench.ts and harness.compareMedian: per round, an untimed
@@ -33,7 +34,7 @@ const WARMUP = 2
 const pageModule = `
 import { indexedDbStore, openVfs } from './src/index.js'
 
-const FILES = 1000
+const FILES = ${FILES}
 const KB = 1024
 const payload = (i, size) => {
   const out = new Uint8Array(size)

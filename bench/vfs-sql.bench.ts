@@ -15,10 +15,10 @@ import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { memoryStore, openVfs, postgresStore, type SqlClient, type StoreOp, type VfsStore } from '../src/index.js'
-import { Results, compareMedian, wanted } from './harness.js'
+import { Results, compareMedian, size, wanted } from './harness.js'
 
 const results = new Results('vfs.json')
-const FILES = 1000
+const FILES = size(1000, 20)
 const KB = 1024
 const TABLE = 'bench_vfs' // dropped at the end, so a shared server is left as found
 const payload = (i: number, size: number) => {
@@ -85,9 +85,9 @@ async function benchStore(name: string, store: VfsStore, client?: SqlClient): Pr
   if (client && wanted(`vfs.hydrate.${name}`)) {
     // 10,000 files of 5 KB (~50 MB), committed in batches of 1,000.
     const hydrateScope = freshScope()
-    for (let b = 0; b < 10; b++) {
-      const ops: StoreOp[] = Array.from({ length: 1000 }, (_, i) => ({
-        op: 'put', path: `/h/${b}/${i}.bin`, kind: 'file', data: payload(b * 1000 + i, 5 * KB), mtime: 1, ctime: 1, expectedVersion: null,
+    for (let b = 0; b < size(10, 2); b++) {
+      const ops: StoreOp[] = Array.from({ length: size(1000, 10) }, (_, i) => ({
+        op: 'put', path: `/h/${b}/${i}.bin`, kind: 'file', data: payload(b * 1000 + i, size(5 * KB, 64)), mtime: 1, ctime: 1, expectedVersion: null,
       }))
       await store.commit('bench', hydrateScope, ops)
     }

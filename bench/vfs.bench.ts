@@ -5,13 +5,13 @@
  * Store-backed write and hydrate measurements live in vfs-sql.bench.ts.
  */
 import { MAX_GREP_MATCHES, memoryStore, openVfs, type Vfs } from '../src/index.js'
-import { compareMedian, Results, wanted } from './harness.js'
+import { compareMedian, Results, size, wanted } from './harness.js'
 
 const results = new Results('vfs.json')
 
 async function readBench() {
   if (!wanted('vfs.read.1kb')) return
-  const files = 1000
+  const files = size(1000, 20)
   const line = 'The quick brown fox jumps over the lazy dog — ünïcødé. '
   const text = (i: number) => (`${i}: ` + line.repeat(20)).slice(0, 1024)
   const store = memoryStore()
@@ -44,9 +44,11 @@ async function grepBench() {
   const words = ['lantern', 'harbour', 'stranger', 'ledger', 'tide', 'salt', 'clinic', 'rowboat', 'night', 'day']
   let x = 7
   const next = () => ((x = (x * 1103515245 + 12345) % 2147483648), x)
-  for (let f = 0; f < 60; f++) {
+  const fileCount = size(60, 3)
+  const fileChars = size(50_000, 2_000)
+  for (let f = 0; f < fileCount; f++) {
     let s = ''
-    while (s.length < 50_000) {
+    while (s.length < fileChars) {
       const n = 5 + (next() % 9)
       s += Array.from({ length: n }, () => words[next() % words.length]).join(' ') + (next() % 97 === 0 ? ' NEEDLE' : '') + '\n'
     }

@@ -14,10 +14,10 @@ export const APPENDIX_INSTRUCTIONS = [
   'Submit assets.json as the result. Use run_js programs for the bulk work.',
 ].join('\n')
 
-/** A file tool writing outside /work needs approval. run_js may write anywhere, so this asks about it too. */
+/** A file tool writing outside /work needs approval; a run_js program writing outside /work gets EACCES instead (it cannot wait for a person). */
 export const ASK_OUTSIDE_WORK: PolicyRule = { decision: 'ask', access: 'write', exceptPaths: ['/work/**'], reason: 'writes outside /work need approval' }
 
-/** Lets run_js programs run without approval; put it before {@link ASK_OUTSIDE_WORK} (the first matching rule decides). */
+/** Lets run_js programs write anywhere but /state; put it before {@link ASK_OUTSIDE_WORK} (the first matching rule decides). */
 export const ALLOW_RUN_JS: PolicyRule = { decision: 'allow', tools: ['run_js'], reason: 'the job runs run_js programs without approval' }
 
 /** The follow-up message of the example session. */

@@ -28,7 +28,7 @@ export { PlanController, PLAN_PATH, PLAN_RULES, type Plan, type PlanStep, type S
 export { updatePlanTool } from './plan-tool.js'
 export { checkResult, type ResultContract, type ResultCheck, type ContractVerdict } from './contract.js'
 export { submitResultTool, type SubmissionState, type AcceptedResult, type SubmitToolOptions } from './submit-tool.js'
-export { evaluatePolicy, ruleApplies, loadSavedRules, saveRule, allowRuleFor, POLICY_PATH, type PolicyRule, type PolicyDecision, type PolicyVerdict } from './policy.js'
+export { evaluatePolicy, evaluateOperation, ruleApplies, loadSavedRules, saveRule, allowRuleFor, POLICY_PATH, type PolicyRule, type PolicyDecision, type PolicyVerdict } from './policy.js'
 export { listPending, answerPending, readPending, PENDING_DIR, type PendingAction, type PendingAnswer, type PendingSummary } from './pending.js'
 export { EXECUTIONS_DIR, listExecutionIds, readExecution, readEvents, type ExecutionRecord, type CheckpointRecord, type ModelUsageTotals } from './journal.js'
 export type { ExecutionEvent, ExecutionEventBody, ExecutionEventType, ExecutionEventListener, ExecutionStatus, TaskErrorCode } from './events.js'

@@ -43,18 +43,32 @@ const STATE_GUARD: PolicyRule = {
   reason: '/state is kept by the runner: change the plan with update_plan and finish with submit_result',
 }
 
+/**
+ * Compiled globs by pattern. Calls on directories and globs compile the call's own path too, so
+ * the keys come from the model: the cache keeps the most recently used entries only.
+ */
 const globs = new Map<string, CompiledGlob | null>()
+const GLOB_CACHE_ENTRIES = 512
+
 function compiled(pattern: string): CompiledGlob | null {
   let glob = globs.get(pattern)
-  if (glob === undefined) {
+  if (glob !== undefined) {
+    globs.delete(pattern) // re-inserted below: Map order is recency order
+  } else {
     try {
       glob = compileGlob(pattern)
     } catch {
       glob = null // an invalid pattern or path matches nothing; the tool reports the error
     }
-    globs.set(pattern, glob)
+    if (globs.size >= GLOB_CACHE_ENTRIES) globs.delete(globs.keys().next().value as string)
   }
+  globs.set(pattern, glob)
   return glob
+}
+
+/** Compiled globs the policy holds now (for tests of its bound). */
+export function globCacheSize(): number {
+  return globs.size
 }
 
 function matches(pattern: string, path: string): boolean {
@@ -114,22 +128,63 @@ export function ruleApplies(rule: PolicyRule, toolName: string, access: ToolAcce
   return true
 }
 
+/** True when a rule depends on the paths a call touches. */
+function namesPaths(rule: PolicyRule): boolean {
+  return rule.paths !== undefined || rule.exceptPaths !== undefined
+}
+
+function verdictOf(rule: PolicyRule): PolicyVerdict {
+  return { decision: rule.decision, rule, reason: rule.reason ?? `rule ${JSON.stringify(rule)}` }
+}
+
+const ALLOW: PolicyVerdict = { decision: 'allow', reason: 'no rule applies' }
+
 /**
  * Decides a call: the built-in guard (tools cannot write `/state`) first, then `rules` in order;
  * without a matching rule the call is allowed. Plan and control tools (`update_plan`,
  * `submit_result`, `ask_user`) are only governed by rules that name them in `tools`, so a broad
  * rule such as "ask before every write" does not block planning.
+ *
+ * A call whose access is `perOperation` (run_js) is decided as a whole by the rules without
+ * `paths`/`exceptPaths` only, whatever their `access` (a program may read and write); the rules
+ * with paths apply to each of its file operations instead ({@link evaluateOperation}).
  */
 export function evaluatePolicy(rules: readonly PolicyRule[], toolName: string, access: ToolAccess, kind: 'work' | 'plan' | 'control' = 'work'): PolicyVerdict {
-  // Calls without named paths (run_js) get a view with /state read-only instead of the guard.
+  if (access.perOperation) {
+    for (const rule of rules) {
+      if (namesPaths(rule) || (kind !== 'work' && !rule.tools?.includes(toolName))) continue
+      if (rule.tools && !rule.tools.includes('*') && !rule.tools.includes(toolName)) continue
+      return verdictOf(rule)
+    }
+    return ALLOW
+  }
+  // Calls without named paths get a view with /state read-only instead of the guard.
   const guard = access.paths.length > 0 ? [STATE_GUARD] : []
   for (const rule of [...guard, ...rules]) {
     if (kind !== 'work' && !rule.tools?.includes(toolName)) continue
-    if (ruleApplies(rule, toolName, access)) {
-      return { decision: rule.decision, rule, reason: rule.reason ?? `rule ${JSON.stringify(rule)}` }
-    }
+    if (ruleApplies(rule, toolName, access)) return verdictOf(rule)
   }
-  return { decision: 'allow', reason: 'no rule applies' }
+  return ALLOW
+}
+
+/**
+ * Decides one file operation of a `perOperation` tool (a run_js program's `vfs.write`, `vfs.list`
+ * …): the `/state` guard, then the rules in order, where the rule that decided the call as a
+ * whole stands for its decision (the call runs, so it was allowed or approved) and the other
+ * rules without paths are skipped. An `ask` cannot be answered in the middle of a program: the
+ * caller fails the operation and points the model to the file tools, which can ask.
+ */
+export function evaluateOperation(rules: readonly PolicyRule[], toolName: string, op: { access: 'read' | 'write'; path: string }): PolicyVerdict {
+  const whole = evaluatePolicy(rules, toolName, { access: 'write', paths: [], perOperation: true })
+  const access: ToolAccess = { access: op.access, paths: [op.path] }
+  for (const rule of [STATE_GUARD, ...rules]) {
+    if (!namesPaths(rule)) {
+      if (rule !== whole.rule) continue
+      return whole.decision === 'deny' ? whole : { decision: 'allow', rule, reason: `${toolName} as a whole: ${whole.reason}` }
+    }
+    if (ruleApplies(rule, toolName, access)) return verdictOf(rule)
+  }
+  return ALLOW
 }
 
 /** Rules saved in the workspace by "always allow" answers. */
@@ -148,6 +203,43 @@ export async function saveRule(vfs: Vfs, rule: PolicyRule): Promise<void> {
   const rules = await loadSavedRules(vfs)
   rules.push(rule)
   await vfs.writeFile(POLICY_PATH, JSON.stringify({ rules }, null, 2))
+}
+
+/**
+ * The rules of one run: the rules saved by "always allow" answers (read from the workspace once,
+ * on first use) before the caller's. run_js's guarded view reads {@link rules} at each operation.
+ */
+export class RunPolicy {
+  private saved: PolicyRule[] | undefined
+  private all: readonly PolicyRule[]
+
+  constructor(
+    private readonly vfs: Vfs,
+    private readonly callerRules: readonly PolicyRule[],
+  ) {
+    this.all = callerRules
+  }
+
+  /** Reads the saved rules, once. */
+  async load(): Promise<void> {
+    if (this.saved) return
+    this.saved = await loadSavedRules(this.vfs)
+    this.all = [...this.saved, ...this.callerRules]
+  }
+
+  /** Saved rules then the caller's (only the caller's before {@link load}). */
+  rules(): readonly PolicyRule[] {
+    return this.all
+  }
+
+  /** Saves an "always" rule in the workspace; it applies from now on. */
+  async save(rule: PolicyRule): Promise<void> {
+    await saveRule(this.vfs, rule)
+    if (this.saved) {
+      this.saved.push(rule)
+      this.all = [...this.saved, ...this.callerRules]
+    }
+  }
 }
 
 /** The rule an "always allow" answer saves: this tool on these exact paths (or the tool, if it has none). */

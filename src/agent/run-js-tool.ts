@@ -19,8 +19,13 @@ export interface RunJsRunner {
   run(code: string, options?: { signal?: AbortSignal }): Promise<RunJsOutcome>
 }
 
-/** `run_js`: runs one JavaScript program (an async function body) with the workspace API. */
-export function runJsTool(runner: RunJsRunner) {
+/**
+ * `run_js`: runs one JavaScript program (an async function body) with the workspace API.
+ * `guarded: true` declares that the runner's workspace checks the policy on each file operation
+ * (what {@link createWorkspaceTools} builds); otherwise the policy treats a call as touching anything.
+ */
+export function runJsTool(runner: RunJsRunner, options: { guarded?: boolean } = {}) {
+  const guarded = options.guarded === true
   return defineTool({
     description:
       'Run a JavaScript program (the body of an async function; `return` gives the result) for bulk work on files: ' +
@@ -30,7 +35,7 @@ export function runJsTool(runner: RunJsRunner) {
       code: z.string().min(1).describe('The program'),
       description: z.string().max(300).optional().describe('What it does, for the log'),
     }),
-    access: () => ({ access: 'write', paths: [] }),
+    access: () => ({ access: 'write', paths: [], ...(guarded ? { perOperation: true } : {}) }),
     async execute({ code }, options) {
       const outcome = await runner.run(code, { signal: options.abortSignal })
       if (!outcome.success) {

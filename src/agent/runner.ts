@@ -8,7 +8,7 @@ import type { LanguageModel } from './model.js'
 import { answerPending, readPending, type PendingAnswer } from './pending.js'
 import { PLAN_PATH, PlanController, type Plan } from './plan.js'
 import { updatePlanTool } from './plan-tool.js'
-import type { PolicyRule } from './policy.js'
+import { RunPolicy, type PolicyRule } from './policy.js'
 import { askUserTool } from './ask-tool.js'
 import { submitResultTool } from './submit-tool.js'
 import { TaskRun, type WindowStart } from './task-run.js'
@@ -39,7 +39,10 @@ export interface TaskRunOptions<T = unknown> {
   limits?: Partial<TaskLimits>
   /** Policy rules, first match wins; rules saved by "always allow" answers come before them. */
   policy?: PolicyRule[]
-  /** Adds the `run_js` tool: a runner (e.g. `createRunJs({ vfs })`) or a factory given a view with read-only /state. */
+  /**
+   * Adds the `run_js` tool: a factory given the view programs must use (`(view) => createRunJs({ vfs: view })`),
+   * in which /state is read-only and the policy applies to each file operation. A runner object is refused.
+   */
   runJs?: RunJsSlot
   /** Extra tools, offered next to the built-in ones. */
   tools?: ToolSet
@@ -130,15 +133,16 @@ async function start(options: TaskRunOptions<any>, journal: ExecutionJournal, fi
   const unsubscribe = options.onEvent ? journal.subscribe(options.onEvent) : () => {}
   try {
     const limits = { ...defaultTaskLimits, ...options.limits }
+    const policy = new RunPolicy(vfs, options.policy ?? [])
     const tools: ToolSet = {
-      ...createWorkspaceTools({ vfs, limits, reads: new ReadLedger(), ...(options.runJs ? { runJs: options.runJs } : {}) }),
+      ...createWorkspaceTools({ vfs, limits, reads: new ReadLedger(), policy: () => policy.rules(), ...(options.runJs ? { runJs: options.runJs } : {}) }),
       ...options.tools,
       update_plan: updatePlanTool(plan),
       submit_result: submitResultTool({ vfs, plan, contract: options.contract, state: journal.record.submission, onState: () => journal.save() }),
       ask_user: askUserTool(),
     }
     const run = new TaskRun(
-      { vfs, model: options.model, contract: options.contract, limits, rules: options.policy ?? [], journal, plan, tools, ...(options.signal ? { signal: options.signal } : {}) },
+      { vfs, model: options.model, contract: options.contract, limits, policy, journal, plan, tools, ...(options.signal ? { signal: options.signal } : {}) },
       toolSpecs(tools),
     )
     await journal.emit({ type: 'execution-start', instructions: journal.record.instructions, resumed })
@@ -164,6 +168,9 @@ async function archivePlan(vfs: Vfs): Promise<void> {
 }
 
 function checkOptions(options: TaskRunOptions<any>): void {
+  if (options?.runJs !== undefined && typeof options.runJs !== 'function') {
+    throw new TypeError('runJs must be a factory such as (view) => createRunJs({ vfs: view }): a runner made beforehand holds a workspace in which programs could write /state')
+  }
   if (!options?.vfs || typeof options.vfs.readFile !== 'function') throw new TypeError('pass vfs: a workspace from openVfs(...) or scopeRun(...)')
   if (!options.model || typeof options.model.doGenerate !== 'function') throw new TypeError('pass model: an AI-SDK language model (v2) or scriptedModel(...)')
 }

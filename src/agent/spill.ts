@@ -2,9 +2,10 @@ import type { Vfs } from '../vfs/types.js'
 
 /** What the model gets instead of a tool result that was too large to return. */
 export interface SpilledResult {
-  spilled: true
-  /** Where the whole result is. */
-  path: string
+  /** False when the result could not be saved (quota, closed workspace): only the preview remains. */
+  spilled: boolean
+  /** Where the whole result is (absent when it could not be saved). */
+  path?: string
   /** Length of the whole result in characters. */
   chars: number
   /** Its beginning. */
@@ -22,8 +23,19 @@ const PREVIEW = 2_000
 export async function spillLargeResult(vfs: Vfs, value: unknown, options: { maxChars: number; dir: string; name: string }): Promise<unknown> {
   const text = typeof value === 'string' ? value : JSON.stringify(value, null, 1)
   if (text === undefined || text.length <= options.maxChars) return value
-  const path = `${options.dir}/${options.name.replace(/[^A-Za-z0-9._-]/g, '_')}.${typeof value === 'string' ? 'txt' : 'json'}`
-  await vfs.writeFile(path, text)
+  // The name is a model-chosen tool call id: one plain, short file name, whatever it holds.
+  const path = `${options.dir}/${options.name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100)}.${typeof value === 'string' ? 'txt' : 'json'}`
+  try {
+    await vfs.writeFile(path, text)
+  } catch (error) {
+    // The tool has already run; failing to keep its result must not end the run.
+    return {
+      spilled: false,
+      chars: text.length,
+      preview: text.slice(0, PREVIEW),
+      note: `The result (${text.length} characters) was too large to return and could not be saved (${error instanceof Error ? error.message : String(error)}); only its beginning is shown.`,
+    } satisfies SpilledResult
+  }
   const spilled: SpilledResult = {
     spilled: true,
     path,

@@ -1,3 +1,4 @@
+import { jsonTextTooDeep, MAX_JSON_DEPTH } from './json-depth.js'
 import { z } from 'zod'
 import { checkResult, type ResultContract } from './contract.js'
 import { planRuleError, type PlanController } from './plan.js'
@@ -84,6 +85,7 @@ export function submitResultTool(options: SubmitToolOptions) {
 async function readResult(vfs: Vfs, path: string | undefined): Promise<unknown> {
   if (path === undefined) throw new ToolError('invalid-input', 'No result given.', 'pass result (JSON) or path (a JSON file holding the result).')
   const text = await vfs.readFile(path, 'utf8')
+  if (jsonTextTooDeep(text)) throw new ToolError('invalid-input', `${path} nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels.`, `write a flatter result to ${path}, then submit again.`)
   try {
     return JSON.parse(text)
   } catch (error) {

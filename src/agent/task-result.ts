@@ -1,3 +1,4 @@
+import { jsonTextTooDeep, MAX_JSON_DEPTH, valueTooDeep } from './json-depth.js'
 import type { ExecutionStatus } from './events.js'
 import type { ExecutionRecord, ModelUsageTotals } from './journal.js'
 import type { JsonValue, ToolCallPart, ToolResultPart } from './model.js'
@@ -39,13 +40,22 @@ export function taskResult(r: ExecutionRecord, plan: Plan | undefined, pending: 
   }
 }
 
-/** Tool-call input arrives as JSON text; anything unparsable is passed on as is (the schema rejects it). */
-export function parseInput(input: unknown): unknown {
-  if (typeof input !== 'string') return input
+/**
+ * Tool-call input arrives as JSON text; anything unparsable is passed on as is (the schema rejects
+ * it). Input nested deeper than {@link MAX_JSON_DEPTH} is replaced by a short preview and `error`
+ * says why, so the call fails as a tool error and nothing deep is ever stored or sent back.
+ */
+export function parseInput(input: unknown): { input: unknown; error?: string } {
+  const tooDeep = typeof input === 'string' ? jsonTextTooDeep(input) : valueTooDeep(input)
+  if (tooDeep) {
+    const text = typeof input === 'string' ? input : '(a nested value)'
+    return { input: text.length > 200 ? text.slice(0, 200) + '…' : text, error: `The tool input nests deeper than ${MAX_JSON_DEPTH} levels.` }
+  }
+  if (typeof input !== 'string') return { input }
   try {
-    return JSON.parse(input)
+    return { input: JSON.parse(input) }
   } catch {
-    return input
+    return { input }
   }
 }
 

@@ -9,7 +9,7 @@ import { errorPart, okPart, parseInput, preview, taskResult, type TaskResult } f
 import { readPending, writePending, type PendingAction } from './pending.js'
 import type { WindowReason } from './prompt.js'
 import { planRuleError, type Plan, type PlanController } from './plan.js'
-import { allowRuleFor, evaluatePolicy, loadSavedRules, saveRule, type PolicyRule } from './policy.js'
+import { allowRuleFor, evaluatePolicy, type RunPolicy } from './policy.js'
 import { spillLargeResult } from './spill.js'
 import type { AcceptedResult } from './submit-tool.js'
 import { toToolError, ToolError, type ToolSet } from './tool.js'
@@ -21,7 +21,8 @@ export interface TaskRunContext {
   model: LanguageModel
   contract?: ResultContract<any>
   limits: TaskLimits
-  rules: PolicyRule[]
+  /** The caller's rules with the saved ones; run_js's view reads the same object. */
+  policy: RunPolicy
   signal?: AbortSignal
   journal: ExecutionJournal
   plan: PlanController
@@ -45,8 +46,6 @@ export type WindowStart = { reason: 'start' | 'resume'; note?: string } | { pend
 /** Drives one execution through windows until it completes, fails, suspends or is interrupted. */
 export class TaskRun {
   private readonly specs: FunctionToolSpec[]
-  /** Rules saved by "always allow" answers: read once per run, appended to as answers save more. */
-  private savedRules: PolicyRule[] | undefined
 
   constructor(private readonly ctx: TaskRunContext, specs: FunctionToolSpec[]) {
     this.specs = specs
@@ -138,9 +137,15 @@ export class TaskRun {
       this.addUsage(response.usage)
       const texts: TextPart[] = []
       const calls: ToolCallPart[] = []
+      const badInputs = new Map<ToolCallPart, string>()
       for (const c of response.content) {
         if (c.type === 'text' && typeof c.text === 'string' && c.text !== '') texts.push({ type: 'text', text: c.text })
-        if (c.type === 'tool-call') calls.push({ type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: parseInput(c.input) })
+        if (c.type === 'tool-call') {
+          const parsed = parseInput(c.input)
+          const call: ToolCallPart = { type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: parsed.input }
+          calls.push(call)
+          if (parsed.error) badInputs.set(call, parsed.error)
+        }
       }
       for (const t of texts) await journal.emit({ type: 'text', text: t.text })
       messages.push({ role: 'assistant', content: [...texts, ...calls] })
@@ -158,7 +163,7 @@ export class TaskRun {
           results.push(errorPart(call, 'Not run: an earlier call in this turn ended the window (checkpoint or result). Call it again if still needed.'))
           continue
         }
-        const outcome = await this.callTool(call, false)
+        const outcome = await this.callTool(call, false, badInputs.get(call))
         if (outcome.suspend) {
           const after = calls.slice(i + 1).map((c) => errorPart(c, 'Not run: the execution paused for the user on an earlier call in this turn. Call it again if still needed.'))
           return this.suspend(call, outcome.suspend, messages, results, after)
@@ -182,8 +187,11 @@ export class TaskRun {
     return end
   }
 
-  /** Runs one tool call: rules, policy, execution, events, checkpoint. `approved` skips the policy's ask. */
-  private async callTool(call: ToolCallPart, approved: boolean): Promise<CallOutcome> {
+  /**
+   * Runs one tool call: rules, policy, execution, events, checkpoint. `approved` skips the policy's
+   * ask; `inputError` (input the runner cannot take, see parseInput) fails the call as invalid input.
+   */
+  private async callTool(call: ToolCallPart, approved: boolean, inputError?: string): Promise<CallOutcome> {
     const { journal, tools, plan, contract, limits } = this.ctx
     if (!approved) {
       this.record.toolCalls++
@@ -197,19 +205,21 @@ export class TaskRun {
         end = { kind: 'failed' }
         throw new ToolError('failed', `The execution reached its limit of ${limits.maxToolCalls} tool calls.`, 'stop.')
       }
+      if (inputError) throw new ToolError('invalid-input', inputError, 'call the tool again with flat input as its schema describes.')
       const tool = Object.prototype.hasOwnProperty.call(tools, call.toolName) ? tools[call.toolName] : undefined
       if (!tool) throw new ToolError('invalid-input', `There is no tool "${call.toolName}".`, `use one of: ${Object.keys(tools).join(', ')}.`)
       if (contract && !plan.plan && tool.kind === 'work') {
         throw planRuleError('plan-first', `${call.toolName} was called before any plan exists.`, 'call update_plan with your steps first.')
       }
+      // Loaded before any tool runs: run_js checks each file operation against these rules.
+      await this.ctx.policy.load()
       if (!approved) {
         if (call.toolName === 'ask_user') {
           const q = askUserSchema.safeParse(call.input)
           if (q.success) return this.pendingOutcome(call, { kind: 'question', question: q.data.question, ...(q.data.options ? { options: q.data.options } : {}) })
         }
         const access = tool.access(call.input)
-        this.savedRules ??= await loadSavedRules(this.ctx.vfs)
-        const verdict = evaluatePolicy([...this.savedRules, ...this.ctx.rules], call.toolName, access, tool.kind)
+        const verdict = evaluatePolicy(this.ctx.policy.rules(), call.toolName, access, tool.kind)
         if (verdict.decision === 'deny') {
           throw new ToolError('denied', `The policy does not allow ${call.toolName}${access.paths.length ? ` on ${access.paths.join(', ')}` : ''}: ${verdict.reason}.`, 'do it another way the policy allows, or ask_user if you cannot continue without it.')
         }
@@ -278,9 +288,7 @@ export class TaskRun {
       await this.ctx.journal.emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, ok: false, error: { code: 'denied', message } })
     } else {
       if (answer.decision === 'always') {
-        const rule = allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] })
-        await saveRule(this.ctx.vfs, rule)
-        this.savedRules?.push(rule) // not loaded yet: the first load reads it from the file
+        await this.ctx.policy.save(allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] }))
       }
       outcome = await this.callTool(call, true)
     }

@@ -20,6 +20,14 @@ export interface ToolLimits {
   searchMillis: number
   /** Longest accepted grep pattern. Default 500 characters. */
   patternLength: number
+  /**
+   * Longest text `edit_file` may produce, in characters (UTF-16 code units), unless the file is
+   * already longer (an edit may then keep its size). Checked before the new text is built, so a
+   * `replace_all` cannot make the host allocate out of proportion. Default 4,000,000.
+   */
+  editChars: number
+  /** Occurrences one `edit_file` with `replace_all` may replace. Default 50,000. */
+  editReplacements: number
 }
 
 /** The defaults of {@link ToolLimits}. */
@@ -31,6 +39,8 @@ export const defaultToolLimits: Readonly<ToolLimits> = Object.freeze({
   grepMatches: 200,
   searchMillis: 2_000,
   patternLength: 500,
+  editChars: 4_000_000,
+  editReplacements: 50_000,
 })
 
 /**

@@ -12,6 +12,12 @@ export interface ToolAccess {
   access: 'read' | 'write' | 'none'
   /** Workspace paths the call reads or changes (both ends of a move). */
   paths: string[]
+  /**
+   * The tool names no paths but has the policy checked on each file operation it makes (run_js
+   * through its guarded workspace view). Only rules without `paths`/`exceptPaths` decide the call
+   * itself; a tool that names no paths without this flag is treated as touching anything.
+   */
+  perOperation?: boolean
 }
 
 /**

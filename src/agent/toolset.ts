@@ -1,18 +1,24 @@
-import { RUN_ROOTS, STATE_ROOT } from '../contract/layout.js'
 import { z } from 'zod'
-import { scopeRun, type RunVfs } from '../vfs/run-scope.js'
+import type { RunVfs } from '../vfs/run-scope.js'
 import type { Vfs } from '../vfs/types.js'
+import { guardVfs } from './guarded-vfs.js'
+import type { PolicyRule } from './policy.js'
 import { askUserTool, type AskUser } from './ask-tool.js'
 import type { FunctionToolSpec } from './model.js'
 import { lsTool, readFileTool } from './read-tools.js'
 import { runJsTool, type RunJsRunner } from './run-js-tool.js'
+import { policyCheck, runJsView } from './run-js-view.js'
 import { globTool, grepTool } from './search-tools.js'
 import type { ToolSet } from './tool.js'
 import { fileToolContext, type ReadLedger, type ToolLimits } from './tool-context.js'
 import { deleteTool, editFileTool, mkdirTool, moveTool, writeFileTool } from './write-tools.js'
 
-/** A run_js runner, or a factory that gets the workspace view the runner should use. */
-export type RunJsSlot = RunJsRunner | ((vfs: RunVfs) => RunJsRunner)
+/**
+ * Makes the run_js runner from the workspace view it must use (`(view) => createRunJs({ vfs: view })`).
+ * A factory, not a runner: a runner made beforehand holds a workspace in which a program could
+ * write `/state` (and grant itself approvals) or escape the policy.
+ */
+export type RunJsSlot = (vfs: RunVfs) => RunJsRunner
 
 /** Options of {@link createWorkspaceTools}. */
 export interface WorkspaceToolsOptions {
@@ -20,8 +26,14 @@ export interface WorkspaceToolsOptions {
   limits?: Partial<ToolLimits>
   /** Share one ledger between tool sets of the same execution. */
   reads?: ReadLedger
-  /** Adds `run_js`. A factory receives a view of the workspace in which /state is read-only. */
+  /** Adds `run_js`. The factory receives a view of the workspace in which /state is read-only and `policy` holds. */
   runJs?: RunJsSlot
+  /**
+   * Policy rules applied to each file operation of a run_js program (see `evaluateOperation`);
+   * read at every operation. {@link runTask} passes its rules; deciding each tool call as a whole
+   * stays the caller's job.
+   */
+  policy?: () => readonly PolicyRule[]
   /** Adds `ask_user`, answered by this function. */
   askUser?: AskUser
 }
@@ -32,7 +44,11 @@ export interface WorkspaceToolsOptions {
  * `generateText({ tools })` or to {@link runTask}.
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
-  const ctx = fileToolContext(options.vfs, options.limits, options.reads)
+  if (options.runJs !== undefined && typeof options.runJs !== 'function') {
+    throw new TypeError('runJs must be a factory such as (view) => createRunJs({ vfs: view }): a runner made beforehand holds a workspace in which programs could write /state')
+  }
+  // The runner's own tools keep /state; the file tools the model drives can only read it.
+  const ctx = fileToolContext(guardVfs(options.vfs, policyCheck(noRules, 'the file tools')), options.limits, options.reads)
   const tools: ToolSet = {
     ls: lsTool(ctx),
     read_file: readFileTool(ctx),
@@ -44,18 +60,14 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     glob: globTool(ctx),
     grep: grepTool(ctx),
   }
-  if (options.runJs) tools.run_js = runJsTool(typeof options.runJs === 'function' ? options.runJs(stateReadOnly(options.vfs)) : options.runJs)
+  if (options.runJs) tools.run_js = runJsTool(options.runJs(runJsView(options.vfs, options.policy ?? noRules)), { guarded: true })
   if (options.askUser) tools.ask_user = askUserTool(options.askUser)
   return tools
 }
 
-/** A view of the workspace's roots in which `/state` (and every root already read-only) cannot change. */
-export function stateReadOnly(vfs: Vfs): RunVfs {
-  const runRoots = (vfs as Partial<RunVfs>).roots
-  const names = runRoots ? Object.keys(runRoots) : RUN_ROOTS
-  const roots = Object.fromEntries(names.map((n) => [n, { writable: n !== STATE_ROOT.slice(1) && (runRoots?.[n]?.writable ?? true), target: '/' + n }]))
-  return scopeRun(vfs, { runId: 'agent', roots })
-}
+const noRules = (): readonly PolicyRule[] => []
+
+export { stateReadOnly } from './run-js-view.js'
 
 /** The tools as the model is told about them (JSON Schema inputs). */
 export function toolSpecs(tools: ToolSet): FunctionToolSpec[] {

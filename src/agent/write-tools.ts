@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { baseName, normalizePath } from '../contract/paths.js'
 import { isVfsCode } from './vfs-code.js'
 import { defineTool, ToolError } from './tool.js'
 import type { FileToolContext } from './tool-context.js'
@@ -69,13 +70,28 @@ export function editFileTool(ctx: FileToolContext) {
       if (seen === undefined) throw new ToolError('not-read', `You have not read ${path} in this execution.`, readFirst(path))
       await checkFresh(ctx, path, seen)
       const text = await ctx.vfs.readFile(path, 'utf8')
-      const at = occurrences(text, old_string)
+      // Counting stops past the cap: a one-character old_string in a large file has a match per character.
+      const cap = replace_all ? ctx.limits.editReplacements : 1
+      const at = occurrences(text, old_string, cap + 1)
       if (at.length === 0) {
         throw new ToolError('no-match', `old_string was not found in ${path}.`, 'copy the exact text from read_file (whitespace and line breaks matter, line numbers are not part of the file) and retry.')
       }
       if (at.length > 1 && !replace_all) {
-        const lines = at.map((i) => lineOf(text, i))
-        throw new ToolError('several-matches', `old_string occurs ${at.length} times in ${path} (lines ${lines.join(', ')}).`, 'include more surrounding text so it matches once, or pass replace_all: true.')
+        const lines = linesOf(text, at.slice(0, SHOWN_LINES))
+        const more = countUpTo(text, old_string, at[at.length - 1] + old_string.length, ctx.limits.editReplacements - at.length)
+        const total = at.length + more
+        const counted = total >= ctx.limits.editReplacements ? `at least ${total}` : String(total)
+        throw new ToolError('several-matches', `old_string occurs ${counted} times in ${path} (lines ${lines.join(', ')}${total > lines.length ? ', …' : ''}).`, 'include more surrounding text so it matches once, or pass replace_all: true.')
+      }
+      if (at.length > cap) {
+        throw new ToolError('too-large', `old_string occurs more than ${cap} times in ${path}; replace_all replaces at most ${cap} in one call.`, 'use a longer old_string that matches fewer places, or transform the file with run_js.')
+      }
+      const length = text.length + at.length * (new_string.length - old_string.length)
+      if (length > Math.max(ctx.limits.editChars, text.length)) {
+        throw new ToolError(
+          'too-large', `The edit would make ${path} ${length} characters long (${at.length} replacement${at.length > 1 ? 's' : ''}${replace_all ? ' with replace_all' : ''}); edits may produce at most ${ctx.limits.editChars}.`,
+          'replace fewer occurrences or a shorter text, or write the new content with write_file.',
+        )
       }
       const updated = replace_all ? text.split(old_string).join(new_string) : text.slice(0, at[0]) + new_string + text.slice(at[0] + old_string.length)
       try {
@@ -90,16 +106,35 @@ export function editFileTool(ctx: FileToolContext) {
   })
 }
 
-function occurrences(text: string, needle: string): number[] {
+const SHOWN_LINES = 10
+
+/** Start indexes of non-overlapping occurrences of `needle`, at most `max`. */
+function occurrences(text: string, needle: string, max: number): number[] {
   const out: number[] = []
-  for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + needle.length)) out.push(i)
+  for (let i = text.indexOf(needle); i >= 0 && out.length < max; i = text.indexOf(needle, i + needle.length)) out.push(i)
   return out
 }
 
-function lineOf(text: string, index: number): number {
+/** How many more occurrences start at or after `from`, counting at most `max`. */
+function countUpTo(text: string, needle: string, from: number, max: number): number {
+  let n = 0
+  for (let i = text.indexOf(needle, from); i >= 0 && n < max; i = text.indexOf(needle, i + needle.length)) n++
+  return n
+}
+
+/** 1-based line numbers of ascending indexes, in one pass over the text. */
+function linesOf(text: string, indexes: number[]): number[] {
+  const out: number[] = []
   let line = 1
-  for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) line++
-  return line
+  let nl = text.indexOf('\n')
+  for (const index of indexes) {
+    while (nl >= 0 && nl < index) {
+      line++
+      nl = text.indexOf('\n', nl + 1)
+    }
+    out.push(line)
+  }
+  return out
 }
 
 /** `move`: renames a file or a directory atomically. */
@@ -113,14 +148,17 @@ export function moveTool(ctx: FileToolContext) {
     }),
     access: (input) => ({ access: 'write', paths: [input.from, input.to] }),
     async execute({ from, to, overwrite }) {
-      if (!(await ctx.vfs.exists(from))) throw new ToolError('not-found', `${from} does not exist.`, 'check the path with ls or glob.')
+      const source = normalizePath(from)
+      const target = normalizePath(to)
+      const moving = await ctx.vfs.stat(from)
+      if (source === target) return `${from} and ${to} are the same path; nothing moved.`
       if (await ctx.vfs.exists(to)) {
-        const target = await ctx.vfs.stat(to)
-        if (!overwrite || target.type === 'directory') {
-          throw new ToolError('exists', `${to} already exists.`, target.type === 'directory' ? 'move into a path below it, e.g. ' + `${to}/<name>.` : 'pass overwrite: true to replace it, or choose another target.')
-        }
-        await ctx.vfs.deleteFile(to)
+        const existing = await ctx.vfs.stat(to)
+        if (existing.type === 'directory') throw new ToolError('exists', `${to} is an existing directory.`, `move into a path below it, e.g. ${target}/${baseName(source)}.`)
+        if (!overwrite) throw new ToolError('exists', `${to} already exists.`, 'pass overwrite: true to replace it, or choose another target.')
+        if (moving.type === 'directory') throw new ToolError('exists', `${to} is a file; a directory cannot replace it.`, 'delete the file first, or choose another target.')
       }
+      // One rename: the workspace checks both ends and replaces the target file in the same commit, or changes nothing.
       await ctx.vfs.rename(from, to)
       ctx.reads.forget(from)
       ctx.reads.forget(to)

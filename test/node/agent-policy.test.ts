@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import {
-  evaluatePolicy, listPending, loadSavedRules, resumeTask, runTask, scriptedModel, type ExecutionEvent, type PolicyRule, type ScriptedView,
+  evaluateOperation, evaluatePolicy, listPending, loadSavedRules, resumeTask, runTask, scriptedModel, type ExecutionEvent, type PolicyRule, type ScriptedView,
 } from '../../src/index.js'
-import { ASK_OUTSIDE_WORK } from '../../examples/script-appendix/task.js'
+import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK } from '../../examples/script-appendix/task.js'
 import { killable } from '../agent/kill-switch.js'
 import { freshRun, reopen } from '../agent/workspace.js'
 
@@ -36,8 +36,15 @@ describe('evaluatePolicy', () => {
     expect(evaluatePolicy([denySecret], 'grep', r(['/context/public'])).decision).toBe('allow')
     expect(evaluatePolicy([denySecret], 'read_file', r(['/context/a.md'])).decision).toBe('allow')
     expect(evaluatePolicy([denySecret], 'glob', r(['/work/**'])).decision).toBe('allow')
-    // run_js can write anywhere: "ask outside /work" asks, unless a rule before it allows run_js.
+    // A tool that names no paths may touch anything: "ask outside /work" asks, unless a rule before it allows it.
+    // (run_js itself is checked per file operation: see test/hostile/agent-tools.ts.)
     expect(evaluatePolicy([ASK_OUTSIDE_WORK], 'run_js', { access: 'write', paths: [] }).decision).toBe('ask')
+    expect(evaluatePolicy([ASK_OUTSIDE_WORK], 'run_js', { access: 'write', paths: [], perOperation: true }).decision).toBe('allow')
+    expect(evaluateOperation([ASK_OUTSIDE_WORK], 'run_js', { access: 'write', path: '/work/a.md' }).decision).toBe('allow')
+    expect(evaluateOperation([ASK_OUTSIDE_WORK], 'run_js', { access: 'write', path: '/outputs/a.md' }).decision).toBe('ask')
+    expect(evaluateOperation([ALLOW_RUN_JS, ASK_OUTSIDE_WORK], 'run_js', { access: 'write', path: '/outputs/a.md' }).decision).toBe('allow')
+    expect(evaluateOperation([ALLOW_RUN_JS, { decision: 'allow' }], 'run_js', { access: 'write', path: '/state/policy.json' }).decision).toBe('deny')
+    expect(evaluateOperation([denySecret], 'run_js', { access: 'read', path: '/context' }).decision).toBe('deny')
     expect(evaluatePolicy([{ decision: 'allow', tools: ['run_js'] }, ASK_OUTSIDE_WORK], 'run_js', { access: 'write', paths: [] }).decision).toBe('allow')
     // A narrow allow rule does not allow a broad call.
     expect(evaluatePolicy([{ decision: 'allow', paths: ['/work/**'] }, { decision: 'deny' }], 'grep', r(['/'])).decision).toBe('deny')

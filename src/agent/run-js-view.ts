@@ -1,0 +1,45 @@
+import { VfsError } from '../contract/errors.js'
+import { scopeRun, type RunVfs } from '../vfs/run-scope.js'
+import { RUN_ROOTS, STATE_ROOT } from '../contract/layout.js'
+import type { Vfs } from '../vfs/types.js'
+import { guardVfs, type OperationCheck } from './guarded-vfs.js'
+import { evaluateOperation, type PolicyRule } from './policy.js'
+
+/** A view of the workspace's roots in which `/state` (and every root already read-only) cannot change. */
+export function stateReadOnly(vfs: Vfs): RunVfs {
+  const runRoots = (vfs as Partial<RunVfs>).roots
+  const names = runRoots ? Object.keys(runRoots) : RUN_ROOTS
+  const roots = Object.fromEntries(names.map((n) => [n, { writable: n !== STATE_ROOT.slice(1) && (runRoots?.[n]?.writable ?? true), target: '/' + n }]))
+  return scopeRun(vfs, { runId: 'agent', roots })
+}
+
+/**
+ * The workspace a run_js program gets: `/state` read-only, and `rules` applied to each of its file
+ * operations (`allow` proceeds; `deny` and `ask` fail that operation with EACCES, an `ask`
+ * pointing to the file tools, which can ask a person). `rules` is read at every operation, so
+ * rules saved during the run apply at once.
+ */
+export function runJsView(vfs: Vfs, rules: () => readonly PolicyRule[]): RunVfs {
+  return stateReadOnly(guardVfs(vfs, policyCheck(rules, 'run_js')))
+}
+
+const FILE_TOOLS = { read: 'read_file, ls, glob or grep', write: 'write_file, edit_file, move or delete' }
+
+/**
+ * Checks each file operation against `rules` (read at every operation) and the built-in `/state`
+ * guard, with {@link evaluateOperation}; a refusal is an EACCES `VfsError` naming the reason.
+ * With no rules it is the `/state` guard alone, which is how the file tools see the workspace.
+ */
+export function policyCheck(rules: () => readonly PolicyRule[], toolName: string): OperationCheck {
+  return (op) => {
+    const verdict = evaluateOperation(rules(), toolName, op)
+    if (verdict.decision === 'allow') return
+    const what = op.access === 'write' ? 'change' : 'read'
+    if (verdict.decision === 'deny') throw new VfsError('EACCES', op.path, `the policy does not let ${toolName} ${what} this path: ${verdict.reason}`)
+    throw new VfsError(
+      'EACCES', op.path,
+      `the policy asks a person before anything may ${what} this path (${verdict.reason}), and a program cannot wait for an answer: ` +
+        `do this step with ${FILE_TOOLS[op.access]}, which can ask`,
+    )
+  }
+}
