@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { GrepMatch } from '../vfs/types.js'
+import type { GrepMatch } from 'agent-vfs'
 import { unsafeRegexReason } from './regex-guard.js'
 import { defineTool, ToolError } from './tool.js'
 import type { FileToolContext } from './tool-context.js'

@@ -1,7 +1,5 @@
-import { RUN_ROOTS, STATE_ROOT } from '../contract/layout.js'
+import { RUN_ROOTS, STATE_ROOT, scopeRun, type RunVfs, type Vfs } from 'agent-vfs'
 import { z } from 'zod'
-import { scopeRun, type RunVfs } from '../vfs/run-scope.js'
-import type { Vfs } from '../vfs/types.js'
 import { askUserTool, type AskUser } from './ask-tool.js'
 import type { FunctionToolSpec } from './model.js'
 import { lsTool, readFileTool } from './read-tools.js'

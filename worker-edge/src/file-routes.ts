@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { isVfsError, type Vfs, type VfsErrorCode } from '../../src/index.js'
+import { isVfsError, type Vfs, type VfsErrorCode } from 'agent-vfs'
 
 /** How each workspace error reaches an HTTP client. */
 const statusOf: Record<VfsErrorCode, ContentfulStatusCode> = {
