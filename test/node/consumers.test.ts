@@ -19,6 +19,7 @@ const bin = {
   vitest: `${root}node_modules/vitest/vitest.mjs`,
   esbuild: `${root}node_modules/esbuild/bin/esbuild`,
 }
+const OLDEST_ZOD = '4.0.0'
 const sizesFile = `${root}.tmp/consumers/sizes.json`
 const sizes: Record<string, unknown> = {}
 
@@ -112,7 +113,8 @@ describe('consumers: the packed package in fresh projects', () => {
     const installed = join(tmp, 'installed')
     mkdirSync(installed)
     writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'installed', private: true, type: 'module' }))
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: installed, env, timeout: 240_000 })
+    // The oldest zod the package allows, as an app on zod 4.0 would have it: npm must not add a second copy.
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `zod@${OLDEST_ZOD}`], { cwd: installed, env, timeout: 240_000 })
     const dist = JSON.parse(readFileSync(`${root}dist/size.json`, 'utf8'))
     sizes.entries = dist
   }, 300_000)
@@ -196,6 +198,18 @@ describe('consumers: the packed package in fresh projects', () => {
       stop(preview)
     }
   }, 180_000)
+
+  it('the agent runtime runs on the app’s own zod 4 (the oldest allowed), with no second copy of zod', async () => {
+    const dir = project('agent-node')
+    expect(existsSync(join(dir, 'node_modules/agent-vfs/node_modules/zod'))).toBe(false)
+    expect(JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version).toBe(OLDEST_ZOD)
+    const r = JSON.parse((await run(process.execPath, ['agent.js'], { cwd: dir, env })).stdout)
+    expect(r.tools).toContain('write_file')
+    expect(r.schema).toEqual(['path', 'content'])
+    expect(r.written).toMatch(/^Created \/work\/a.md/)
+    expect(r.hits).toBe(1)
+    expect(r.invalid).toMatch(/path: .*expected string/)
+  }, 60_000)
 
   it('a browser-mode vitest project uses the package in Chromium', async () => {
     const dir = project('browser-vitest', ['vitest', '@vitest/browser-playwright'])
