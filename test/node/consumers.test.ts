@@ -18,6 +18,7 @@ const bin = {
   vite: `${root}node_modules/vite/bin/vite.js`,
   vitest: `${root}node_modules/vitest/vitest.mjs`,
   esbuild: `${root}node_modules/esbuild/bin/esbuild`,
+  tsc: `${root}node_modules/typescript/bin/tsc`,
 }
 const OLDEST_ZOD = '4.0.0'
 const sizesFile = `${root}.tmp/consumers/sizes.json`
@@ -209,6 +210,11 @@ describe('consumers: the packed package in fresh projects', () => {
     expect(r.written).toMatch(/^Created \/work\/a.md/)
     expect(r.hits).toBe(1)
     expect(r.invalid).toMatch(/path: .*expected string/)
+  }, 60_000)
+
+  it('a TypeScript app type-checks against the published declarations of every entry but mastra', async () => {
+    const dir = project('types')
+    await tool(dir, bin.tsc, ['-p', '.'])
   }, 60_000)
 
   it('a browser-mode vitest project uses the package in Chromium', async () => {
