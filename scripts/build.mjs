@@ -16,7 +16,11 @@ const dependencies = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg
 /** This package's own entries: imported by name, never bundled into one another. */
 const self = [pkg.name, `${pkg.name}/*`]
 
-/** The bundled entries: `in` is the source, `out` the file in dist/, `types` its declarations. */
+/**
+ * The bundled entries: `in` is the source, `out` the file in dist/ (plus `<out>.d.ts`). A new entry
+ * also goes into package.json `exports`, the `paths` of tsconfig.json and test/workers/tsconfig.json,
+ * and test/source-entries.ts; test/node/entries.test.ts then checks it holds no copy of the core.
+ */
 const entries = [
   { in: 'src/index.ts', out: 'index', core: true },
   // agent-vfs/agent: the agent runtime (zod lives here, not in the core).
@@ -65,11 +69,7 @@ await buildTypeScriptLoader('dist/run-js-typescript.js')
 
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
 mkdirSync('dist', { recursive: true })
-const declarations = {
-  index: 'src/index.js', agent: 'src/agent/index.js', mastra: 'src/mastra/index.js',
-  'run-js-workerd': 'src/run-js/runtime/workerd.js',
-}
-for (const [out, from] of Object.entries(declarations)) writeFileSync(`dist/${out}.d.ts`, `export * from './types/${from}'\n`)
+for (const entry of entries) writeFileSync(`dist/${entry.out}.d.ts`, `export * from './types/${entry.in.replace(/\.ts$/, '.js')}'\n`)
 writeFileSync('dist/run-js-typescript.d.ts', "export { default } from './types/src/run-js/runtime/typescript.js'\n")
 
 // What each entry costs a user: raw, minified, minified + gzip (minified copies are measured, not shipped).
