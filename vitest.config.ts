@@ -1,11 +1,14 @@
 import { defineConfig } from 'vitest/config'
 import { playwright } from '@vitest/browser-playwright'
+import { sourceEntries } from './test/source-entries.ts'
 
 // Debian's Chromium (scripts/ensure-chromium.sh installs it); test tools cannot download browsers here.
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
 
 export default defineConfig({
+  // `agent-vfs` and its subpaths mean the source here (tests and secondary entries share one core).
+  resolve: { alias: sourceEntries() },
   test: {
     testTimeout: 60_000,
     // PGlite start-up and first wasm compiles exceed the default 10 s on two busy cores.

@@ -32,10 +32,8 @@ import { PGlite } from '@electric-sql/pglite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  createRunJs, memoryStore, openVfs, postgresStore, resumeTask, runTask, scopeRun, scriptedModel,
-  type ExecutionEvent, type Plan, type PolicyRule, type RunVfs, type TaskResult, type Vfs, type VfsStore,
-} from '../src/index.js'
+import { createRunJs, memoryStore, openVfs, postgresStore, scopeRun, type RunVfs, type Vfs, type VfsStore } from '../src/index.js'
+import { resumeTask, runTask, scriptedModel, type ExecutionEvent, type Plan, type PolicyRule, type TaskResult } from '../src/agent/index.js'
 import { generateEpisodes } from '../examples/script-appendix/generator.js'
 import { appendixModel, followUpModel } from '../examples/script-appendix/scripted.js'
 import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../examples/script-appendix/task.js'

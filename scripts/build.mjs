@@ -1,26 +1,48 @@
 #!/usr/bin/env node
-// Builds the published package: dist/index.js is ONE ESM file holding the core and every store
-// (no chunks), plus type declarations. Runtime dependencies stay external (idb and friends) so users'
-// bundlers dedupe them; nothing Node-specific may end up inside.
+// Builds the published package. dist/index.js is ONE self-contained ESM file: the core (workspace,
+// stores, run_js, errors). Every other entry imports the core by its package name (`agent-vfs`),
+// which stays external here, so an app has exactly one core at run time (one VfsError, one registry).
+// Runtime dependencies stay external too, so users' bundlers dedupe them; nothing Node-specific may
+// end up inside.
 import { build } from 'esbuild'
 import { execFileSync } from 'node:child_process'
-import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
+import { copyFileSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { gzipSync } from 'node:zlib'
+import { buildTypeScriptLoader } from './typescript-loader.mjs'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-// Peer dependencies (@mastra/core, for agent-vfs/mastra only) are never bundled either.
-const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]
+const dependencies = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]
+/** This package's own entries: imported by name, never bundled into one another. */
+const self = [pkg.name, `${pkg.name}/*`]
+
+/**
+ * The bundled entries: `in` is the source, `out` the file in dist/ (plus `<out>.d.ts`). A new entry
+ * also goes into package.json `exports`, the `paths` of tsconfig.json and test/workers/tsconfig.json,
+ * and test/source-entries.ts; test/node/entries.test.ts then checks it holds no copy of the core.
+ */
 const entries = [
-  { in: 'src/index.ts', out: 'index' },
-  // agent-vfs/mastra (the only entry importing @mastra/core) and agent-vfs/run-js/workerd (the QuickJS
-  // wasm imported as a module, which only Workers can do). Each is its own file; the core stays one file.
+  { in: 'src/index.ts', out: 'index', core: true },
+  // agent-vfs/agent: the agent runtime (zod lives here, not in the core).
+  { in: 'src/agent/index.ts', out: 'agent' },
+  // agent-vfs/mastra: the only entry importing @mastra/core.
   { in: 'src/mastra/index.ts', out: 'mastra' },
+  // agent-vfs/run-js/workerd: QuickJS from an imported wasm module, which only Workers need.
   { in: 'src/run-js/runtime/workerd.ts', out: 'run-js-workerd' },
 ]
 
+// The QuickJS wasm ships as dist/quickjs.wasm and the workerd entry imports it by that name:
+// wrangler's default rules load `**/*.wasm` as CompiledWasm, but not the variant's bare `/wasm` subpath.
+const WASM_SPECIFIER = '@jitl/quickjs-wasmfile-release-sync/wasm'
+const wasmAsSibling = {
+  name: 'quickjs-wasm-as-sibling',
+  setup(b) {
+    b.onResolve({ filter: /^@jitl\/quickjs-wasmfile-release-sync\/wasm$/ }, () => ({ path: './quickjs.wasm', external: true }))
+  },
+}
+
 rmSync('dist', { recursive: true, force: true })
 const common = {
-  entryPoints: entries,
   bundle: true,
   format: 'esm',
   platform: 'neutral',
@@ -30,26 +52,43 @@ const common = {
   // picomatch is CommonJS and probes process.platform for Windows; our paths are always POSIX.
   define: { 'process.platform': '"posix"' },
   mainFields: ['module', 'main'],
-  external,
   legalComments: 'none',
   logLevel: 'warning',
+  plugins: [wasmAsSibling],
 }
-await build(common)
-// Minified copy only to measure what a user's bundle pays; not shipped.
-const min = await build({ ...common, minify: true, write: false })
-const minified = min.outputFiles.find((f) => f.path.endsWith('index.js')).contents
+const options = (entry) => ({
+  ...common,
+  entryPoints: [{ in: entry.in, out: entry.out }],
+  // The core must not import itself by name; every other entry must not bundle it.
+  external: entry.core ? dependencies : [...dependencies, ...self],
+})
+for (const entry of entries) await build(options(entry))
+copyFileSync(createRequire(import.meta.url).resolve(WASM_SPECIFIER), 'dist/quickjs.wasm')
+// agent-vfs/run-js/typescript: ts-blank-space + typescript, pre-bundled and minified.
+await buildTypeScriptLoader('dist/run-js-typescript.js')
 
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
 mkdirSync('dist', { recursive: true })
-writeFileSync('dist/index.d.ts', "export * from './types/src/index.js'\n")
-writeFileSync('dist/mastra.d.ts', "export * from './types/src/mastra/index.js'\n")
-writeFileSync('dist/run-js-workerd.d.ts', "export * from './types/src/run-js/runtime/workerd.js'\n")
+for (const entry of entries) writeFileSync(`dist/${entry.out}.d.ts`, `export * from './types/${entry.in.replace(/\.ts$/, '.js')}'\n`)
+writeFileSync('dist/run-js-typescript.d.ts', "export { default } from './types/src/run-js/runtime/typescript.js'\n")
 
-const raw = readFileSync('dist/index.js')
-const size = { bytes: raw.length, minified: minified.length, minifiedGzip: gzipSync(minified, { level: 9 }).length }
+// What each entry costs a user: raw, minified, minified + gzip (minified copies are measured, not shipped).
+const size = {}
+for (const entry of entries) {
+  const min = await build({ ...options(entry), minify: true, write: false })
+  const minified = min.outputFiles.find((f) => f.path.endsWith('.js')).contents
+  size[`${entry.out}.js`] = measure(readFileSync(`dist/${entry.out}.js`), minified)
+}
+const loader = readFileSync('dist/run-js-typescript.js')
+size['run-js-typescript.js'] = measure(loader, loader)
+const wasm = readFileSync('dist/quickjs.wasm')
+size['quickjs.wasm'] = measure(wasm, wasm)
 writeFileSync('dist/size.json', JSON.stringify(size, null, 2) + '\n')
-console.log(`dist/index.js: ${kib(size.bytes)} raw, ${kib(size.minified)} minified, ${kib(size.minifiedGzip)} minified+gzip`)
+for (const [file, s] of Object.entries(size)) console.log(`dist/${file}: ${kib(s.bytes)} raw, ${kib(s.minified)} minified, ${kib(s.minifiedGzip)} minified+gzip`)
 
+function measure(raw, minified) {
+  return { bytes: raw.length, minified: minified.length, minifiedGzip: gzipSync(minified, { level: 9 }).length }
+}
 function kib(n) {
   return `${(n / 1024).toFixed(1)} KiB`
 }

@@ -9,7 +9,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join, relative, resolve, sep } from 'node:path'
 import { parseArgs } from 'node:util'
-import { openVfs, postgresStore } from '../src/index.js'
+import { openVfs, postgresStore } from 'agent-vfs'
 
 const usage = `usage: npm run import-folder -- [--import DIR] [--grep PATTERN] [--data DIR] [--scope NAME]
   --import DIR     folder to import (default: examples/sample)

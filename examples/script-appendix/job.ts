@@ -6,10 +6,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import {
-  createRunJs, listExecutionIds, memoryStore, openAiCompatibleModel, openVfs, postgresStore, readExecution, resumeTask, runTask, scopeRun,
-  scriptedModel, type ExecutionEvent, type LanguageModel, type PendingAnswer, type PolicyRule, type RunVfs, type TaskResult, type VfsStore,
-} from '../../src/index.js'
+import { createRunJs, memoryStore, openVfs, postgresStore, scopeRun, type RunVfs, type VfsStore } from 'agent-vfs'
+import { listExecutionIds, openAiCompatibleModel, readExecution, resumeTask, runTask, scriptedModel, type ExecutionEvent, type LanguageModel, type PendingAnswer, type PolicyRule, type TaskResult } from 'agent-vfs/agent'
 import { generateEpisodes } from './generator.js'
 import { InputError, readInputFolder } from './input.js'
 import { appendixModel, followUpModel } from './scripted.js'

@@ -1,4 +1,4 @@
-import type { ScriptedCall, ScriptedTurn, ScriptedView } from '../../src/agent/scripted-model.js'
+import type { ScriptedCall, ScriptedTurn, ScriptedView } from 'agent-vfs/agent'
 import { APPENDIX, BUILD, INDEX_BY_LOCATION, SURVEY, extract } from './programs.js'
 
 /** A step of the scripted model's plan and the tool calls that do it, in order. */

@@ -1,8 +1,6 @@
 import { z } from 'zod'
-import type { ResultContract } from '../../src/agent/contract.js'
-import type { PolicyRule } from '../../src/agent/policy.js'
-import type { RunVfs } from '../../src/vfs/run-scope.js'
-import type { Vfs } from '../../src/vfs/types.js'
+import type { RunVfs, Vfs } from 'agent-vfs'
+import type { PolicyRule, ResultContract } from 'agent-vfs/agent'
 
 /** The task as the model is told it. */
 export const APPENDIX_INSTRUCTIONS = [

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { Vfs } from '../vfs/types.js'
+import type { Vfs } from 'agent-vfs'
 import { describeIssues } from './tool.js'
 
 /**

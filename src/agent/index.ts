@@ -1,6 +1,8 @@
 /**
- * The agent runtime: workspace tools, plans and checkpoints, result contracts, policy, the runner.
- * Isomorphic (zod and the workspace only), so it runs in browsers, workerd and Node.
+ * agent-vfs/agent: the agent runtime: workspace tools, plans and checkpoints, result contracts,
+ * policy, the runner. Isomorphic (zod and the core `agent-vfs`, imported by name), so it runs in
+ * browsers, workerd and Node. What is exported here is the curated public API; the rules and helpers
+ * behind it (plan rules, policy evaluation, result spilling …) are internal.
  *
  * ```ts
  * const run = scopeRun(vfs, { runId: 'season-1' })
@@ -16,26 +18,25 @@
  * A crashed or aborted run continues with `resumeTask({ vfs, model, contract })` from its last
  * checkpoint; everything is recorded under `/state` (plan.json, executions/<id>/, pending/, policy.json).
  */
-export { defineTool, ToolError, toToolError, isToolError, type AgentTool, type ToolSet, type ToolAccess, type ToolCallOptions, type ToolErrorCode } from './tool.js'
-export { ReadLedger, defaultToolLimits, type ToolLimits } from './tool-context.js'
-export { vfsErrorCode } from './vfs-code.js'
-export { createWorkspaceTools, toolSpecs, stateReadOnly, type WorkspaceToolsOptions, type RunJsSlot } from './toolset.js'
-export { runJsTool, type RunJsRunner, type RunJsOutcome } from './run-js-tool.js'
-export { askUserTool, type AskUser } from './ask-tool.js'
-export { spillLargeResult, type SpilledResult } from './spill.js'
-export type { LsEntry } from './read-tools.js'
-export { PlanController, PLAN_PATH, PLAN_RULES, type Plan, type PlanStep, type StepStatus, type PlanRule, type PlanUpdate } from './plan.js'
-export { updatePlanTool } from './plan-tool.js'
-export { checkResult, type ResultContract, type ResultCheck, type ContractVerdict } from './contract.js'
-export { submitResultTool, type SubmissionState, type AcceptedResult, type SubmitToolOptions } from './submit-tool.js'
-export { evaluatePolicy, evaluateOperation, ruleApplies, loadSavedRules, saveRule, allowRuleFor, POLICY_PATH, type PolicyRule, type PolicyDecision, type PolicyVerdict } from './policy.js'
-export { listPending, answerPending, readPending, PENDING_DIR, type PendingAction, type PendingAnswer, type PendingSummary } from './pending.js'
-export { EXECUTIONS_DIR, listExecutionIds, readExecution, readEvents, type ExecutionRecord, type CheckpointRecord, type ModelUsageTotals } from './journal.js'
-export type { ExecutionEvent, ExecutionEventBody, ExecutionEventType, ExecutionEventListener, ExecutionStatus, TaskErrorCode } from './events.js'
-export { defaultTaskLimits, type TaskLimits } from './limits.js'
-export { readWindowState, type WindowState, type WindowReason, type EarlierExecution } from './prompt.js'
-export type { TaskResult } from './task-result.js'
 export { runTask, resumeTask, TaskError, type RunTaskOptions, type ResumeTaskOptions, type TaskRunOptions } from './runner.js'
+export type { TaskResult } from './task-result.js'
+export { defaultTaskLimits, type TaskLimits } from './limits.js'
+export type { ExecutionEvent, ExecutionEventBody, ExecutionEventType, ExecutionEventListener, ExecutionStatus, TaskErrorCode } from './events.js'
+
 export { scriptedModel, type ScriptedModel, type ScriptedTurn, type ScriptedCall, type ScriptedView, type ToolResultView } from './scripted-model.js'
-export { openAiCompatibleModel, toChatMessages, type OpenAiCompatibleOptions } from './openai-compatible.js'
+export { openAiCompatibleModel, type OpenAiCompatibleOptions } from './openai-compatible.js'
 export type { LanguageModel, ModelCallOptions, GenerateResult, GeneratedContent, PromptMessage, ToolResultPart, ToolResultOutput, ToolCallPart, FunctionToolSpec, ModelUsage, JsonValue } from './model.js'
+
+export { defineTool, ToolError, isToolError, type AgentTool, type ToolSet, type ToolAccess, type ToolCallOptions, type ToolErrorCode } from './tool.js'
+export { defaultToolLimits, type ToolLimits } from './tool-context.js'
+export { createWorkspaceTools, toolSpecs, type WorkspaceToolsOptions, type RunJsSlot } from './toolset.js'
+export { runJsTool, RUN_JS_DESCRIPTION, type RunJsRunner, type RunJsOutcome, type RunJsToolOptions } from './run-js-tool.js'
+export { askUserTool, type AskUser } from './ask-tool.js'
+export type { LsEntry } from './read-tools.js'
+
+export type { Plan, PlanStep, StepStatus, PlanUpdate } from './plan.js'
+export type { ResultContract, ResultCheck, ContractVerdict } from './contract.js'
+export type { PolicyRule, PolicyDecision, PolicyVerdict } from './policy.js'
+export { listPending, answerPending, readPending, type PendingAction, type PendingAnswer, type PendingSummary } from './pending.js'
+export { listExecutionIds, readExecution, readEvents, type ExecutionRecord, type CheckpointRecord, type ModelUsageTotals } from './journal.js'
+export type { WindowState, WindowReason, EarlierExecution } from './prompt.js'

@@ -1,6 +1,4 @@
-import { EXECUTIONS_DIR } from '../contract/layout.js'
-import { isVfsCode } from './vfs-code.js'
-import type { Vfs } from '../vfs/types.js'
+import { isVfsError, EXECUTIONS_DIR, type Vfs } from 'agent-vfs'
 import type { ExecutionEvent, ExecutionEventBody, ExecutionEventListener, ExecutionStatus } from './events.js'
 import type { Plan } from './plan.js'
 import type { SubmissionState } from './submit-tool.js'
@@ -103,7 +101,7 @@ export class ExecutionJournal {
     try {
       seq = (await vfs.readFile(`${EXECUTIONS_DIR}/${id}/events.jsonl`, 'utf8')).split('\n').filter((l) => l.trim() !== '').length
     } catch (error) {
-      if (!isVfsCode(error, 'ENOENT')) throw error
+      if (!isVfsError(error, 'ENOENT')) throw error
     }
     return new ExecutionJournal(vfs, record, seq)
   }
@@ -183,7 +181,7 @@ export async function readExecution(vfs: Vfs, id: string): Promise<ExecutionReco
   try {
     return JSON.parse(await vfs.readFile(`${EXECUTIONS_DIR}/${id}/execution.json`, 'utf8')) as ExecutionRecord
   } catch (error) {
-    if (isVfsCode(error, 'ENOENT')) return undefined
+    if (isVfsError(error, 'ENOENT')) return undefined
     throw error
   }
 }
@@ -194,7 +192,7 @@ export async function readEvents(vfs: Vfs, id: string): Promise<ExecutionEvent[]
     const text = await vfs.readFile(`${EXECUTIONS_DIR}/${id}/events.jsonl`, 'utf8')
     return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as ExecutionEvent)
   } catch (error) {
-    if (isVfsCode(error, 'ENOENT')) return []
+    if (isVfsError(error, 'ENOENT')) return []
     throw error
   }
 }

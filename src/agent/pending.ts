@@ -1,6 +1,4 @@
-import { isVfsCode } from './vfs-code.js'
-import { PENDING_DIR } from '../contract/layout.js'
-import type { Vfs } from '../vfs/types.js'
+import { isVfsError, PENDING_DIR, type Vfs } from 'agent-vfs'
 import type { ModelUsageTotals } from './journal.js'
 import type { PromptMessage, ToolResultPart } from './model.js'
 import type { ToolAccess } from './tool.js'
@@ -53,7 +51,7 @@ export async function readPending(vfs: Vfs, id: string): Promise<PendingAction |
   try {
     return JSON.parse(await vfs.readFile(`${PENDING_DIR}/${id}.json`, 'utf8')) as PendingAction
   } catch (error) {
-    if (isVfsCode(error, 'ENOENT')) return undefined
+    if (isVfsError(error, 'ENOENT')) return undefined
     throw error
   }
 }

@@ -1,7 +1,5 @@
-import { PLAN_PATH } from '../contract/layout.js'
+import { isVfsError, PLAN_PATH, type Vfs } from 'agent-vfs'
 import { z } from 'zod'
-import { isVfsCode } from './vfs-code.js'
-import type { Vfs } from '../vfs/types.js'
 import { ToolError } from './tool.js'
 
 /** Where the current execution's plan lives. */
@@ -96,7 +94,7 @@ export class PlanController {
       const plan = JSON.parse(await this.vfs.readFile(this.path, 'utf8')) as Plan
       this.current = plan.executionId === this.executionId ? plan : undefined
     } catch (error) {
-      if (!isVfsCode(error, 'ENOENT')) throw error
+      if (!isVfsError(error, 'ENOENT')) throw error
       this.current = undefined
     }
     return this.current

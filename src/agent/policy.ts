@@ -1,8 +1,4 @@
-import { POLICY_PATH, STATE_ROOT } from '../contract/layout.js'
-import { isVfsCode } from './vfs-code.js'
-import { compileGlob, type CompiledGlob } from '../vfs/glob.js'
-import { normalizePath } from '../contract/paths.js'
-import type { Vfs } from '../vfs/types.js'
+import { isVfsError, POLICY_PATH, STATE_ROOT, compileGlob, normalizePath, type CompiledGlob, type Vfs } from 'agent-vfs'
 import type { ToolAccess } from './tool.js'
 
 /** What a policy decides for a tool call. */
@@ -193,7 +189,7 @@ export async function loadSavedRules(vfs: Vfs): Promise<PolicyRule[]> {
     const saved = JSON.parse(await vfs.readFile(POLICY_PATH, 'utf8')) as { rules?: PolicyRule[] }
     return Array.isArray(saved.rules) ? saved.rules : []
   } catch (error) {
-    if (isVfsCode(error, 'ENOENT')) return []
+    if (isVfsError(error, 'ENOENT')) return []
     throw error
   }
 }

@@ -1,9 +1,10 @@
 import { z } from 'zod'
-import { decodeUtf8 } from '../vfs/bytes.js'
-import { normalizePath } from '../contract/paths.js'
-import { escapeGlob } from '../vfs/glob.js'
+import { escapeGlob, normalizePath } from 'agent-vfs'
 import { defineTool, ToolError } from './tool.js'
 import type { FileToolContext } from './tool-context.js'
+
+// ignoreBOM: a leading U+FEFF stays in the text, as the workspace's own readFile(path, 'utf8') keeps it.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true })
 
 /** One entry of an `ls` result. */
 export interface LsEntry {
@@ -77,7 +78,7 @@ export function readFileTool(ctx: FileToolContext) {
       const bytes = await ctx.vfs.readFile(path)
       ctx.reads.record(path, stat.version)
       if (looksBinary(bytes)) return `${path}: binary file (${stat.mimeType}, ${bytes.length} bytes); it cannot be shown as text.`
-      return renderLines(path, decodeUtf8(bytes), offset, limit ?? ctx.limits.readLines, ctx.limits.readBytes)
+      return renderLines(path, utf8.decode(bytes), offset, limit ?? ctx.limits.readLines, ctx.limits.readBytes)
     },
   })
 }

@@ -1,7 +1,4 @@
-import { VfsError } from '../contract/errors.js'
-import { scopeRun, type RunVfs } from '../vfs/run-scope.js'
-import { RUN_ROOTS, STATE_ROOT } from '../contract/layout.js'
-import type { Vfs } from '../vfs/types.js'
+import { RUN_ROOTS, STATE_ROOT, scopeRun, VfsError, type RunVfs, type Vfs } from 'agent-vfs'
 import { guardVfs, type OperationCheck } from './guarded-vfs.js'
 import { evaluateOperation, type PolicyRule } from './policy.js'
 

@@ -1,5 +1,4 @@
-import type { Vfs } from '../vfs/types.js'
-import { isVfsCode } from './vfs-code.js'
+import { isVfsError, type Vfs } from 'agent-vfs'
 import type { ResultContract } from './contract.js'
 import type { ExecutionEventListener, TaskErrorCode } from './events.js'
 import { EXECUTIONS_DIR, ExecutionJournal, listExecutionIds } from './journal.js'
@@ -159,7 +158,7 @@ async function archivePlan(vfs: Vfs): Promise<void> {
   try {
     plan = JSON.parse(await vfs.readFile(PLAN_PATH, 'utf8')) as Plan
   } catch (error) {
-    if (isVfsCode(error, 'ENOENT')) return
+    if (isVfsError(error, 'ENOENT')) return
     throw error
   }
   const target = `${EXECUTIONS_DIR}/${plan.executionId}/plan.json`

@@ -1,8 +1,5 @@
 import { z } from 'zod'
-import { isVfsError } from '../contract/errors.js'
-import { normalizePath } from '../contract/paths.js'
-import { REGEX_SYNTAX } from '../vfs/regex.js'
-import type { GrepResult } from '../vfs/types.js'
+import { isVfsError, normalizePath, REGEX_SYNTAX, type GrepResult } from 'agent-vfs'
 import { defineTool, ToolError } from './tool.js'
 import type { FileToolContext } from './tool-context.js'
 

@@ -1,4 +1,4 @@
-import type { Vfs } from '../vfs/types.js'
+import type { Vfs } from 'agent-vfs'
 
 /** What the model gets instead of a tool result that was too large to return. */
 export interface SpilledResult {

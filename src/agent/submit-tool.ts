@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { checkResult, type ResultContract } from './contract.js'
 import { planRuleError, type PlanController } from './plan.js'
 import { defineTool, ToolError } from './tool.js'
-import type { Vfs } from '../vfs/types.js'
+import type { Vfs } from 'agent-vfs'
 
 /** What `submit_result` remembers between calls; the runner stores it with the execution. */
 export interface SubmissionState {

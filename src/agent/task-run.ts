@@ -1,4 +1,4 @@
-import type { Vfs } from '../vfs/types.js'
+import type { Vfs } from 'agent-vfs'
 import { askUserSchema } from './ask-tool.js'
 import type { ResultContract } from './contract.js'
 import type { ExecutionStatus, TaskErrorCode } from './events.js'

@@ -1,5 +1,4 @@
-import { normalizePath } from '../contract/paths.js'
-import type { Vfs } from '../vfs/types.js'
+import { normalizePath, type Vfs } from 'agent-vfs'
 
 /** Size limits of the workspace tools. Every one has a default; override any of them. */
 export interface ToolLimits {

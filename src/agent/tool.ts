@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { vfsErrorCode } from './vfs-code.js'
+import { isVfsError } from 'agent-vfs'
 
 /** What the caller of a tool passes besides the input (the AI SDK passes the same names). */
 export interface ToolCallOptions {
@@ -76,21 +76,17 @@ const vfsCodes: Record<string, [ToolErrorCode, string]> = {
 /** Turns any error thrown inside a tool into a {@link ToolError} the model can act on. */
 export function toToolError(error: unknown): ToolError {
   if (isToolError(error)) return error
-  const vfsCode = vfsErrorCode(error)
-  if (vfsCode) {
-    const e = error as { detail?: string; message: string; path?: string }
-    const [code, next] = vfsCodes[vfsCode] ?? ['failed', 'retry once; if it fails again, try another approach.']
-    return new ToolError(code, `${vfsCode}: ${e.detail ?? e.message}${e.path === undefined ? '' : ` (${e.path})`}.`, next)
+  if (isVfsError(error)) {
+    const [code, next] = vfsCodes[error.code] ?? ['failed', 'retry once; if it fails again, try another approach.']
+    return new ToolError(code, `${error.code}: ${error.detail}${error.path === undefined ? '' : ` (${error.path})`}.`, next)
   }
   const message = error instanceof Error ? error.message : String(error)
   return new ToolError('failed', `The tool failed: ${message}.`, 'retry once; if it fails again, try another approach.')
 }
 
-/** True for a {@link ToolError}, also one from another bundle of this package (checked structurally). */
+/** True for a {@link ToolError}. */
 export function isToolError(error: unknown): error is ToolError {
-  if (error instanceof ToolError) return true
-  const e = error as { name?: unknown; code?: unknown; next?: unknown } | null
-  return typeof e === 'object' && e !== null && e.name === 'ToolError' && typeof e.code === 'string' && typeof e.next === 'string'
+  return error instanceof ToolError
 }
 
 /** Formats zod issues as `field: problem` lines. */

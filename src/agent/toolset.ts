@@ -1,6 +1,5 @@
+import { RUN_ROOTS, STATE_ROOT, scopeRun, type RunVfs, type Vfs } from 'agent-vfs'
 import { z } from 'zod'
-import type { RunVfs } from '../vfs/run-scope.js'
-import type { Vfs } from '../vfs/types.js'
 import { guardVfs } from './guarded-vfs.js'
 import type { PolicyRule } from './policy.js'
 import { askUserTool, type AskUser } from './ask-tool.js'

@@ -1,4 +1,4 @@
-import { READ_ONLY_ROOTS, STATE_ROOT, WRITABLE_ROOTS } from '../contract/layout.js'
+import { READ_ONLY_ROOTS, STATE_ROOT, WRITABLE_ROOTS } from 'agent-vfs'
 import { EXECUTIONS_DIR, listExecutionIds, readExecution } from './journal.js'
 import type { Plan } from './plan.js'
 import { renderOpening, systemPrompt, type EarlierExecution, type WindowReason, type WindowState } from './prompt.js'

@@ -1,6 +1,5 @@
+import { baseName, isVfsError, normalizePath } from 'agent-vfs'
 import { z } from 'zod'
-import { baseName, normalizePath } from '../contract/paths.js'
-import { isVfsCode } from './vfs-code.js'
 import { defineTool, ToolError } from './tool.js'
 import type { FileToolContext } from './tool-context.js'
 
@@ -42,7 +41,7 @@ export function writeFileTool(ctx: FileToolContext) {
       try {
         await ctx.vfs.writeFile(path, content, exists && seen !== undefined ? { expectedVersion: seen } : {})
       } catch (error) {
-        if (isVfsCode(error, 'ECONFLICT')) throw new ToolError('stale', `${path} changed while writing.`, readFirst(path))
+        if (isVfsError(error, 'ECONFLICT')) throw new ToolError('stale', `${path} changed while writing.`, readFirst(path))
         throw error
       }
       const version = await remember(ctx, path)
@@ -97,7 +96,7 @@ export function editFileTool(ctx: FileToolContext) {
       try {
         await ctx.vfs.writeFile(path, updated, { expectedVersion: seen })
       } catch (error) {
-        if (isVfsCode(error, 'ECONFLICT')) throw new ToolError('stale', `${path} changed while editing.`, readFirst(path))
+        if (isVfsError(error, 'ECONFLICT')) throw new ToolError('stale', `${path} changed while editing.`, readFirst(path))
         throw error
       }
       await remember(ctx, path)

@@ -1,9 +1,8 @@
 import type { CodeModeToolResult, CodeModeTransport } from '@mastra/core/tools'
-import { defaultEngine, type QuickJsEngine } from '../run-js/engine.js'
-import { createRunner, InstancePool, resolveLimits, sanitizeToolId } from '../run-js/index.js'
-import type { TypeScriptLoader } from '../run-js/typescript.js'
-import type { RunJsLimits, RunJsToolFunction } from '../run-js/types.js'
-import type { Vfs } from '../vfs/types.js'
+import {
+  createRunner, defaultEngine, InstancePool, resolveLimits, sanitizeToolId,
+  type QuickJsEngine, type RunJsLimits, type RunJsToolFunction, type TypeScriptLoader, type Vfs,
+} from 'agent-vfs'
 
 /** Options of {@link QuickJsCodeModeTransport}. */
 export interface QuickJsCodeModeTransportOptions {

@@ -7,8 +7,7 @@ import type {
   CopyOptions, FileContent, FileEntry, FileStat, FilesystemGrepOptions, FilesystemGrepResult, FilesystemInfo, InstructionsOption,
   ListOptions, ProviderStatus, ReadOptions, RemoveOptions, WalkEntry, WalkOptions, WriteOptions,
 } from '@mastra/core/workspace'
-import { baseName, normalizePath, parentOf } from '../contract/paths.js'
-import type { Vfs, VfsStat } from '../vfs/types.js'
+import { baseName, isVfsError, normalizePath, parentOf, type Vfs, type VfsStat } from 'agent-vfs'
 
 /** Options of {@link VfsFilesystem}. */
 export interface VfsFilesystemOptions {
@@ -75,19 +74,9 @@ const MIME_FOR_MASTRA: Record<string, string> = { 'application/jsonl': 'text/pla
 /** What Mastra declares `readFile` to return: `string | Buffer` (Node's Buffer, whatever the type environment). */
 type ReadResult = Awaited<ReturnType<MastraFilesystem['readFile']>>
 
-type VfsLikeError = Error & { code: string; path?: string }
-
-/** Recognises a `VfsError` by shape: the class may come from another bundle of this package. */
-function isVfsLikeError(error: unknown, code?: string): error is VfsLikeError {
-  return (
-    typeof error === 'object' && error !== null && (error as Error).name === 'VfsError' &&
-    typeof (error as VfsLikeError).code === 'string' && (code === undefined || (error as VfsLikeError).code === code)
-  )
-}
-
 /** Whether a workspace error is about the source of a copy or move (as written, or normalised). */
 function blames(error: unknown, src: string, from: string): boolean {
-  return isVfsLikeError(error) && (error.path === src || error.path === from)
+  return isVfsError(error) && (error.path === src || error.path === from)
 }
 
 /** Most matches one native grep returns (Mastra's grep tool asks for 1000). */
@@ -116,7 +105,7 @@ type Expect = 'file' | 'directory'
  * with `instanceof`. `path` is the path as the caller wrote it.
  */
 function toMastraError(error: unknown, path: string, operation: string, expect: Expect = 'file'): unknown {
-  if (!isVfsLikeError(error)) return error
+  if (!isVfsError(error)) return error
   let out: Error
   switch (error.code) {
     case 'ENOENT':
@@ -273,7 +262,7 @@ export class VfsFilesystem extends MastraFilesystem {
       if (options?.expectedMtime) return await this.writeIfUnchanged(path, p, content, options.expectedMtime)
       return await this.vfs.writeFile(p, content)
     } catch (error) {
-      if (options?.overwrite === false && isVfsLikeError(error, 'ECONFLICT')) throw new FileExistsError(path)
+      if (options?.overwrite === false && isVfsError(error, 'ECONFLICT')) throw new FileExistsError(path)
       throw toMastraError(error, path, 'writeFile')
     }
   }
@@ -296,7 +285,7 @@ export class VfsFilesystem extends MastraFilesystem {
     try {
       await this.vfs.deleteFile(path)
     } catch (error) {
-      if (options?.force && isVfsLikeError(error, 'ENOENT')) return
+      if (options?.force && isVfsError(error, 'ENOENT')) return
       throw toMastraError(error, path, 'deleteFile')
     }
   }
@@ -373,7 +362,7 @@ export class VfsFilesystem extends MastraFilesystem {
     try {
       await this.vfs.rmdir(path, { recursive: options?.recursive === true })
     } catch (error) {
-      if (options?.force && isVfsLikeError(error, 'ENOENT')) return
+      if (options?.force && isVfsError(error, 'ENOENT')) return
       throw toMastraError(error, path, 'rmdir', 'directory')
     }
   }
@@ -479,7 +468,7 @@ export class VfsFilesystem extends MastraFilesystem {
         found = await this.vfs.grep(pattern, { regex: true, ignoreCase: !caseSensitive, paths: [exactGlob(file)], maxMatches: room, context })
       } catch (error) {
         // A pattern JavaScript accepts but the workspace's matcher refuses: let Mastra search.
-        if (isVfsLikeError(error, 'EINVAL') && error.path === undefined) throw new UnsupportedGrepPatternError(pattern, error.message)
+        if (isVfsError(error, 'EINVAL') && error.path === undefined) throw new UnsupportedGrepPatternError(pattern, error.message)
         throw toMastraError(error, options.path, 'grep', 'directory')
       }
       if (found.matches.length === 0) continue
@@ -506,7 +495,7 @@ export class VfsFilesystem extends MastraFilesystem {
     try {
       return await this.vfs.exists(path)
     } catch (error) {
-      if (isVfsLikeError(error, 'EINVAL')) return false
+      if (isVfsError(error, 'EINVAL')) return false
       throw toMastraError(error, path, 'exists')
     }
   }
@@ -555,7 +544,7 @@ export class VfsFilesystem extends MastraFilesystem {
       try {
         return await this.vfs.writeFile(p, content, { expectedVersion: current?.version ?? 0 })
       } catch (error) {
-        if (!isVfsLikeError(error, 'ECONFLICT')) throw error
+        if (!isVfsError(error, 'ECONFLICT')) throw error
         if (attempt > 0) {
           const now = await this.statOrUndefined(p)
           throw new StaleFileError(path, expected, new Date(now?.mtime ?? Date.now()))
@@ -569,7 +558,7 @@ export class VfsFilesystem extends MastraFilesystem {
     try {
       return await this.vfs.stat(p)
     } catch (error) {
-      if (isVfsLikeError(error, 'ENOENT') || isVfsLikeError(error, 'ENOTDIR')) return undefined
+      if (isVfsError(error, 'ENOENT') || isVfsError(error, 'ENOTDIR')) return undefined
       throw error
     }
   }

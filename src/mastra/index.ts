@@ -1,9 +1,11 @@
 /**
  * agent-vfs/mastra: agent-vfs for Mastra. The only entry that imports `@mastra/core` (a peer
- * dependency); nothing in the core entry depends on it.
+ * dependency); nothing in the core entry depends on it. It imports the core (`agent-vfs`) and the
+ * agent runtime (`agent-vfs/agent`) by name, so their classes are the ones your app already has.
  */
 export { QuickJsCodeModeTransport, type QuickJsCodeModeTransportOptions } from './code-mode.js'
-export { runJsTool, RUN_JS_DESCRIPTION } from './run-js-tool.js'
+export { runJsTool, type MastraRunJsToolOptions } from './run-js-tool.js'
+export { RUN_JS_DESCRIPTION } from 'agent-vfs/agent'
 export { VfsFilesystem, type VfsFilesystemOptions, type VfsFilesystemMetadata } from './filesystem.js'
 export {
   vfsWorkspaceResolver, type VfsWorkspaceResolver, type VfsWorkspaceResolverOptions, type VfsWorkspaceConfig, type VfsSessionInfo,

@@ -1,34 +1,30 @@
 import { createTool } from '@mastra/core/tools'
-import { z } from 'zod'
-import { createRunJs } from '../run-js/index.js'
-import type { RunJsOptions } from '../run-js/types.js'
-import type { Vfs } from '../vfs/types.js'
+import { createRunJs, type RunJsOptions, type Vfs } from 'agent-vfs'
+import { runJsTool as agentRunJsTool, type RunJsToolOptions } from 'agent-vfs/agent'
 
-/** What the model reads about `run_js`. */
-export const RUN_JS_DESCRIPTION = `Run a JavaScript or TypeScript program (the body of an async function; \`return\` gives the result) in a sandbox over the workspace.
-Available: await vfs.read(path) → string, vfs.readBytes(path) → Uint8Array, vfs.write(path, string | bytes | JSON value), vfs.list(path, { recursive }), vfs.stat(path), vfs.exists(path), vfs.remove(path, { recursive }), vfs.glob(pattern), vfs.grep(pattern, { regex, ignoreCase, paths, context }), console.log/info/warn/error.
-There is no network, no timers, no require/import. Only JSON values cross back: return plain data. Limits: memory, time, output size; large results are saved to a file whose path is returned.
-Prefer one program that reads, filters and aggregates over many separate file calls.`
-
-const inputSchema = z.object({
-  code: z.string().describe('The program: an async function body in JavaScript or TypeScript. `return` the result.'),
-})
+/** Options of {@link runJsTool}: those of `createRunJs` (without `vfs`), the tool's id and description. */
+export interface MastraRunJsToolOptions extends Omit<RunJsOptions, 'vfs'>, RunJsToolOptions {
+  /** The tool id. Default `run_js`. */
+  id?: string
+}
 
 /**
- * `run_js` as a Mastra tool over a workspace (or a run scope): the model sends a program, gets
- * `{ success, result, logs, error, scriptPath, resultPath?, bytes? }` back.
+ * `run_js` as a Mastra tool over a workspace (or a run scope): the agent runtime's `run_js` tool
+ * (`agent-vfs/agent`), adapted to Mastra's `createTool`. The model sends a program and gets
+ * `{ success, result, logs, scriptPath, resultPath?, bytes? }` back; a failed program is a tool error
+ * naming the error, its line and the last logs.
  *
  * ```ts
  * const agent = new Agent({ …, tools: { run_js: runJsTool(scopeRun(vfs, { runId })) } })
  * ```
  */
-export function runJsTool(vfs: Vfs, options: Omit<RunJsOptions, 'vfs'> & { id?: string; description?: string } = {}) {
-  const { id = 'run_js', description = RUN_JS_DESCRIPTION, ...runOptions } = options
-  const runJs = createRunJs({ vfs, ...runOptions })
+export function runJsTool(vfs: Vfs, options: MastraRunJsToolOptions = {}) {
+  const { id = 'run_js', description, ...runOptions } = options
+  const tool = agentRunJsTool(createRunJs({ vfs, ...runOptions }), { description })
   return createTool({
     id,
-    description,
-    inputSchema,
-    execute: async (input, context) => runJs.run(input.code, { signal: context?.abortSignal }),
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    execute: async (input, context) => tool.execute(input, { abortSignal: context?.abortSignal }),
   })
 }

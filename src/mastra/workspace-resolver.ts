@@ -1,9 +1,7 @@
 import type { AgentControllerRequestContext } from '@mastra/core/agent-controller'
 import type { RequestContext } from '@mastra/core/request-context'
 import { Workspace, type WorkspaceConfig } from '@mastra/core/workspace'
-import { vfsRegistry, type VfsRegistry } from '../vfs/registry.js'
-import type { VfsStore } from '../contract/store.js'
-import type { Vfs } from '../vfs/types.js'
+import { vfsRegistry, type Vfs, type VfsRegistry, type VfsStore } from 'agent-vfs'
 import { VfsFilesystem } from './filesystem.js'
 
 /** Workspace settings besides the filesystem (skills, tool config, search, …). */

@@ -45,11 +45,30 @@ export function variantEngine(options: VariantEngineOptions = {}): QuickJsEngine
       try {
         const module = await Promise.race([newQuickJSWASMModuleFromVariant(customized), timeout])
         return options.wrap ? options.wrap(module) : module
+      } catch (error) {
+        throw options.wasmModule ? error : explainMissingWasm(error)
       } finally {
         clearTimeout(timer)
       }
     },
   }
+}
+
+/**
+ * The variant's loader reads (Node) or fetches (browsers) `emscripten-module.wasm` next to the
+ * JavaScript that loads it. An app bundled into one file moved that JavaScript away from the wasm:
+ * say which file to put where, instead of emscripten's "Aborted(Error: ENOENT …)".
+ */
+function explainMissingWasm(error: unknown): unknown {
+  const message = error instanceof Error ? error.message : String(error)
+  const missing = /([^\s'"(]*emscripten-module\.wasm)/.exec(message)
+  if (!missing) return error
+  return new Error(
+    `the QuickJS wasm file is not where the bundled code looks for it (${missing[1]}). Copy node_modules/agent-vfs/dist/quickjs.wasm ` +
+      `to ${missing[1]} when you build (or serve it at that URL), or load it yourself: createRunJs({ …, engine: variantEngine({ ` +
+      `wasmModule: () => WebAssembly.compile(<the bytes of quickjs.wasm>) }) }). Original error: ${message}`,
+    { cause: error },
+  )
 }
 
 let defaultEngineInstance: QuickJsEngine | undefined

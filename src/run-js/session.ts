@@ -8,7 +8,7 @@ import type { ResolvedLimits } from './limits.js'
 import type { Instance, InstanceHealth, InstancePool } from './pool.js'
 import { ABORT, failure, preview, TIMEOUT, utf8Length } from './result.js'
 import type { BoundTool } from './tools.js'
-import { stripTypes, type TypeScriptLoader } from './typescript.js'
+import { explainNotStripped, stripTypes, type TypeScriptLoader } from './typescript.js'
 import type { RunJsError, RunJsResult } from './types.js'
 
 /** Everything a run needs from its runner. */
@@ -204,11 +204,14 @@ class Session {
     // Compile: the program as JavaScript first; TypeScript only if that fails.
     let language: 'js' | 'ts' = 'js'
     let compiled = this.compile(wrap(code))
-    if ('error' in compiled && compiled.error.name === 'SyntaxError' && !this.stopped() && this.env.typescript) {
+    if ('error' in compiled && compiled.error.name === 'SyntaxError' && !this.stopped()) {
       const stripped = await this.unlessStopped(stripTypes(wrap(code), this.env.typescript), stopped)
       if (stripped === STOPPED) return failure(this.stopError(this.stop ?? 'timeout'), this.logs())
-      if (stripped !== undefined && stripped !== wrap(code)) {
-        compiled = this.compile(stripped)
+      if (!('code' in stripped)) {
+        const explained = explainNotStripped(compiled.error.message, code, stripped)
+        if (explained) compiled.error.message = explained
+      } else if (stripped.code !== wrap(code)) {
+        compiled = this.compile(stripped.code)
         language = 'ts'
       }
     }

@@ -71,7 +71,9 @@ export interface RunJsOptions {
   /**
    * How to load ts-blank-space for programs that are not JavaScript; `false` runs JavaScript only.
    * Default: a plain dynamic import that bundlers do not follow (fine in Node). In a bundled browser
-   * or Worker app pass `() => import('ts-blank-space')`.
+   * or Worker app pass `() => import('agent-vfs/run-js/typescript')` (pre-bundled, ~1 MB gzip, loaded
+   * on the first program that is not JavaScript). Without it a TypeScript program fails with a
+   * SyntaxError that says TypeScript is not enabled.
    */
   typescript?: TypeScriptLoader | false
 }

@@ -10,8 +10,8 @@ export type TypeScriptStripper = (source: string, onError?: (node: unknown) => v
 /**
  * Loads the stripper. Default: `import('ts-blank-space')` through a specifier bundlers do not follow,
  * so the 4 MB module is never pulled into a bundle by accident: right for Node. In a bundled browser
- * or Worker app pass `() => import('ts-blank-space')` (the bundler then splits it into a lazy chunk),
- * or `false` to run JavaScript only.
+ * or Worker app pass `() => import('agent-vfs/run-js/typescript')` (ts-blank-space pre-bundled for
+ * browsers and workerd; a bundler splits it into a lazy chunk), or `false` to run JavaScript only.
  */
 export type TypeScriptLoader = () => Promise<TypeScriptStripper | { default: TypeScriptStripper }>
 
@@ -32,20 +32,78 @@ function load(loader: TypeScriptLoader): Promise<TypeScriptStripper> {
   return loading
 }
 
-/**
- * Strips TypeScript syntax. Returns undefined when the source uses TypeScript that has no
- * blank-space form (enums, namespaces, parameter properties …) or when the stripper cannot load.
- */
-export async function stripTypes(source: string, loader: TypeScriptLoader): Promise<string | undefined> {
+/** Why a program that failed to parse as JavaScript was not run as TypeScript. */
+export type NotStripped =
+  /** The host passed `typescript: false`. */
+  | { reason: 'off' }
+  /** The loader failed (in a bundled app the default loader's `ts-blank-space` is usually missing). */
+  | { reason: 'unavailable'; detail: string }
+  /** TypeScript with no erasable form: enum, namespace, parameter properties, `import =`. */
+  | { reason: 'unsupported' }
+
+/** What {@link stripTypes} gives: the JavaScript, or why there is none. */
+export type StripOutcome = { code: string } | NotStripped
+
+/** Strips TypeScript syntax, or says why it could not. */
+export async function stripTypes(source: string, loader: TypeScriptLoader | false): Promise<StripOutcome> {
+  if (!loader) return { reason: 'off' }
   let strip: TypeScriptStripper
   try {
     strip = await load(loader)
-  } catch {
-    return undefined
+  } catch (error) {
+    return { reason: 'unavailable', detail: error instanceof Error ? error.message : String(error) }
   }
   let unsupported = false
   const out = strip(source, () => {
     unsupported = true
   })
-  return unsupported ? undefined : out
+  return unsupported ? { reason: 'unsupported' } : { code: out }
+}
+
+/**
+ * Signs that a program is TypeScript. They only label a program that already failed to parse as
+ * JavaScript, so a rare false positive costs one extra sentence. Each pattern is a chain of disjoint
+ * character classes: linear time on any input, as model-written input needs.
+ */
+const TYPESCRIPT_SIGNS: readonly RegExp[] = [
+  /\b(?:const|let|var)\s+[\w$]+\s*:\s*[\w${[(]/, // const total: number
+  /[(,]\s*[\w$]+\??\s*:\s*(?:string|number|boolean|any|unknown|void|never)\b/, // (a: string
+  /\)\s*:\s*(?:string|number|boolean|any|unknown|void|never|Promise\s*<|[A-Z][\w$]*\s*(?:=>|\{))/, // ): number =>
+  /\bas\s+(?:const|string|number|boolean|any|unknown|[A-Z][\w$]*)\b/, // x as Foo
+  /\binterface\s+[\w$]+\s*(?:\{|extends\b)/,
+  /\btype\s+[\w$]+\s*=/,
+  /\benum\s+[\w$]+\s*\{/,
+  /\b\w+<(?:string|number|boolean|any|unknown|[A-Z][\w$]*)\s*[,>[]/, // new Map<string, … (\w, not $: starts only at word starts)
+]
+
+/** The first TypeScript-looking piece of `source` with its line, e.g. "`const total: number` on line 1". */
+export function typeScriptSign(program: string): string | undefined {
+  // Signs show early; a bounded prefix keeps this cheap on a huge program.
+  const source = program.slice(0, 100_000)
+  let first: RegExpExecArray | undefined
+  for (const sign of TYPESCRIPT_SIGNS) {
+    const m = sign.exec(source)
+    if (m && (!first || m.index < first.index)) first = m
+  }
+  if (!first) return undefined
+  const line = source.slice(0, first.index).split('\n').length
+  const text = first[0].trim().slice(0, 40)
+  return `\`${text}\` on line ${line}`
+}
+
+const ENABLE = "the host enables it with createRunJs({ typescript: () => import('agent-vfs/run-js/typescript') })"
+
+/**
+ * The SyntaxError a TypeScript program gets where TypeScript was not applied, completed with what is
+ * wrong and what to do (a bare "missing initializer for const variable" makes a model "fix" valid code).
+ * `undefined` when the program does not look like TypeScript: then the SyntaxError is the program's own.
+ */
+export function explainNotStripped(message: string, program: string, why: NotStripped): string | undefined {
+  if (why.reason === 'unsupported') {
+    return `${message}. The program uses TypeScript that has no JavaScript form once types are erased (enum, namespace, constructor parameter properties, \`import =\`): use plain objects and constants instead, or write plain JavaScript.`
+  }
+  const sign = typeScriptSign(program)
+  if (!sign) return undefined
+  const cause = why.reason === 'off' ? 'TypeScript is turned off for run_js here' : `the TypeScript loader could not be loaded: ${why.detail}`
+  return `${message}. This program looks like TypeScript (${sign}), but ${cause}. Write plain JavaScript without type annotations (${ENABLE}).`
 }

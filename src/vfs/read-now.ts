@@ -3,8 +3,8 @@
  * bridge). Reads are served from memory, so waiting for a promise only adds a round trip through
  * the caller's event loop; this keyed method skips it. It is not part of the public `Vfs` API.
  */
-// Symbol.for: the agent-vfs/mastra bundle carries its own copy of this module and must still find it.
-export const readTextNow: unique symbol = Symbol.for('agent-vfs.readTextNow')
+// A private symbol: every entry of the package shares the one core, so no global registry is needed.
+export const readTextNow: unique symbol = Symbol('agent-vfs.readTextNow')
 
 /** A workspace that can read text without a promise; throws the same VfsError readFile would. */
 export interface ReadsTextNow {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { ResultContract, ScriptedTurn, ScriptedView } from '../../src/index.js'
+import type { ResultContract, ScriptedTurn, ScriptedView } from '../../src/agent/index.js'
 
 /** The test task: upper-case every /context/*.md into /outputs, then list them in /outputs/result.json. */
 export const COPY_INSTRUCTIONS = 'Upper-case each Markdown file of /context into /outputs (same name) and list them in /outputs/result.json as { "files": [...] }.'

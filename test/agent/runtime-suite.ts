@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  createRunJs, listExecutionIds, listPending, openVfs, readExecution, readEvents, resumeTask, runTask, scopeRun, scriptedModel,
-  type ExecutionEvent, type Plan, type QuickJsEngine, type RunVfs, type ScriptedTurn, type ScriptedView,
-  type TypeScriptLoader, type Vfs, type VfsStore,
-} from '../../src/index.js'
+import { createRunJs, openVfs, scopeRun, type QuickJsEngine, type RunVfs, type TypeScriptLoader, type Vfs, type VfsStore } from '../../src/index.js'
+import { listExecutionIds, listPending, readExecution, readEvents, resumeTask, runTask, scriptedModel, type ExecutionEvent, type Plan, type ScriptedTurn, type ScriptedView } from '../../src/agent/index.js'
 import { generateEpisodes } from '../../examples/script-appendix/generator.js'
 import { appendixModel, followUpModel } from '../../examples/script-appendix/scripted.js'
 import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../../examples/script-appendix/task.js'

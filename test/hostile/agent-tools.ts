@@ -9,10 +9,12 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest'
 import {
-  createRunJs, createWorkspaceTools, loadSavedRules, openVfs, resumeTask, runTask, scopeRun, scriptedModel, ToolError,
-  type LanguageModel, type PolicyRule, type QuickJsEngine, type RunVfs, type ScriptedView, type ToolSet, type TypeScriptLoader, type Vfs, type VfsStore,
+  createRunJs, openVfs, scopeRun, type QuickJsEngine, type RunVfs, type TypeScriptLoader, type Vfs, type VfsStore,
 } from '../../src/index.js'
-import { evaluatePolicy, globCacheSize } from '../../src/agent/policy.js'
+import {
+  createWorkspaceTools, resumeTask, runTask, scriptedModel, ToolError, type LanguageModel, type PolicyRule, type ScriptedView, type ToolSet,
+} from '../../src/agent/index.js'
+import { evaluatePolicy, globCacheSize, loadSavedRules } from '../../src/agent/policy.js'
 import { runJsView } from '../../src/agent/run-js-view.js'
 import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK } from '../../examples/script-appendix/task.js'
 

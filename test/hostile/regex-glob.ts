@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import {
   MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, MAX_PATTERN_LENGTH, WALK_CHECK_EVERY,
-  createWorkspaceTools, isVfsError, openVfs, scopeRun, ToolError, type Vfs, type VfsStore,
+  isVfsError, openVfs, scopeRun, type Vfs, type VfsStore,
 } from '../../src/index.js'
+import { createWorkspaceTools, ToolError } from '../../src/agent/index.js'
 
 /** How a runtime provides a fresh, empty store for one test. */
 export type OpenStore = () => VfsStore | Promise<VfsStore>

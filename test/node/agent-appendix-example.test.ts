@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createRunJs, runTask, scriptedModel, type ExecutionEvent } from '../../src/index.js'
+import { createRunJs } from '../../src/index.js'
+import { runTask, scriptedModel, type ExecutionEvent } from '../../src/agent/index.js'
 import { generateEpisodes } from '../../examples/script-appendix/generator.js'
 import { appendixModel, followUpModel } from '../../examples/script-appendix/scripted.js'
 import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../../examples/script-appendix/task.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { runTask, scriptedModel, toolSpecs, createWorkspaceTools, type ExecutionEvent, type ScriptedView } from '../../src/index.js'
+import { runTask, scriptedModel, toolSpecs, createWorkspaceTools, type ExecutionEvent, type ScriptedView } from '../../src/agent/index.js'
 import { copyContract } from '../agent/copy-task.js'
 import { freshRun } from '../agent/workspace.js'
 

@@ -1,6 +1,6 @@
 import { Agent } from '@mastra/core/agent'
 import { describe, expect, it } from 'vitest'
-import { createWorkspaceTools, scriptedModel } from '../../src/index.js'
+import { createWorkspaceTools, scriptedModel } from '../../src/agent/index.js'
 import { freshRun } from '../agent/workspace.js'
 
 describe('the workspace tools and scriptedModel in a Mastra Agent', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { openAiCompatibleModel, readEvents, runTask } from '../../src/index.js'
+import { openAiCompatibleModel, readEvents, runTask } from '../../src/agent/index.js'
 import { completion, fakeOpenAi } from '../agent/fake-openai.js'
 import { freshRun } from '../agent/workspace.js'
 

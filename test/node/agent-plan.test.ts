@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { PLAN_RULES, PlanController, runTask, scriptedModel, submitResultTool, ToolError, updatePlanTool, type PlanStep } from '../../src/index.js'
+import { PLAN_RULES, PlanController } from '../../src/agent/plan.js'
+import { runTask, scriptedModel, ToolError, type PlanStep } from '../../src/agent/index.js'
+import { submitResultTool } from '../../src/agent/submit-tool.js'
+import { updatePlanTool } from '../../src/agent/plan-tool.js'
 import { copyContract } from '../agent/copy-task.js'
 import { freshRun } from '../agent/workspace.js'
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  evaluateOperation, evaluatePolicy, listPending, loadSavedRules, resumeTask, runTask, scriptedModel, type ExecutionEvent, type PolicyRule, type ScriptedView,
-} from '../../src/index.js'
+import { evaluateOperation, evaluatePolicy, loadSavedRules } from '../../src/agent/policy.js'
+import { listPending, resumeTask, runTask, scriptedModel, type ExecutionEvent, type PolicyRule, type ScriptedView } from '../../src/agent/index.js'
 import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK } from '../../examples/script-appendix/task.js'
 import { killable } from '../agent/kill-switch.js'
 import { freshRun, reopen } from '../agent/workspace.js'

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { readEvents, readExecution, resumeTask, runTask, scriptedModel, type Plan, type RunVfs } from '../../src/index.js'
+import { readEvents, readExecution, resumeTask, runTask, scriptedModel, type Plan } from '../../src/agent/index.js'
+import { type RunVfs } from '../../src/index.js'
 import { COPY_INSTRUCTIONS, copyContract, copyModel, type Action } from '../agent/copy-task.js'
 import { Killed, killable, nth } from '../agent/kill-switch.js'
 import { freshRun, reopen } from '../agent/workspace.js'

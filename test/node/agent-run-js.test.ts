@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createRunJs, resumeTask, runTask, scriptedModel, type Plan, type RunVfs, type ScriptedTurn, type ScriptedView } from '../../src/index.js'
+import { createRunJs, type RunVfs } from '../../src/index.js'
+import { resumeTask, runTask, scriptedModel, type Plan, type ScriptedTurn, type ScriptedView } from '../../src/agent/index.js'
 import { copyContract } from '../agent/copy-task.js'
 import { Killed, killable } from '../agent/kill-switch.js'
 import { freshRun, reopen } from '../agent/workspace.js'
@@ -45,7 +46,7 @@ describe('run_js in the runner', () => {
     const r = await runTask({ vfs: run, model: scriptedModel(bulkModel()), instructions: 'copy', contract: copyContract, runJs: (vfs) => createRunJs({ vfs }) })
     expect(r.status).toBe('completed')
     expect(await run.readFile('/outputs/c.md', 'utf8')).toBe('# C.MD\n')
-    const guard = await createRunJs({ vfs: (await import('../../src/index.js')).stateReadOnly(run) }).run(`await vfs.write('/state/plan.json', '{}')`)
+    const guard = await createRunJs({ vfs: (await import('../../src/agent/toolset.js')).stateReadOnly(run) }).run(`await vfs.write('/state/plan.json', '{}')`)
     expect(guard.success).toBe(false)
     expect(guard.error?.message).toMatch(/read-only/)
   })

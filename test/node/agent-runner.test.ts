@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  memoryStore, readEvents, readExecution, runTask, resumeTask, scriptedModel, TaskError, type ExecutionEvent, type RunVfs,
-} from '../../src/index.js'
+import { memoryStore, type RunVfs } from '../../src/index.js'
+import { readEvents, readExecution, runTask, resumeTask, scriptedModel, TaskError, type ExecutionEvent } from '../../src/agent/index.js'
 import { COPY_INSTRUCTIONS, copyContract, copyModel, type Action } from '../agent/copy-task.js'
 import { freshRun } from '../agent/workspace.js'
 

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { createWorkspaceTools, ToolError, type RunVfs, type ToolSet } from '../../src/index.js'
+import { createWorkspaceTools, ToolError, type ToolSet } from '../../src/agent/index.js'
+import { type RunVfs } from '../../src/index.js'
 import { freshRun } from '../agent/workspace.js'
 
 let run: RunVfs

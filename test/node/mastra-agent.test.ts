@@ -3,7 +3,8 @@ import { Workspace } from '@mastra/core/workspace'
 import { describe, expect, it } from 'vitest'
 import { generateEpisodes } from '../../examples/script-appendix/generator.js'
 import { BUILD, extract, SURVEY } from '../../examples/script-appendix/programs.js'
-import { memoryStore, openVfs, scriptedModel, type ScriptedView } from '../../src/index.js'
+import { memoryStore, openVfs } from '../../src/index.js'
+import { scriptedModel, type ScriptedView } from '../../src/agent/index.js'
 import { runJsTool, VfsFilesystem } from '../../src/mastra/index.js'
 
 const EPISODES = 8

@@ -4,7 +4,8 @@ import { RequestContext } from '@mastra/core/request-context'
 import { InMemoryStore } from '@mastra/core/storage'
 import { Workspace, createWorkspaceTools } from '@mastra/core/workspace'
 import { describe, expect, it } from 'vitest'
-import { memoryStore, scriptedModel, vfsRegistry, type VfsStore } from '../../src/index.js'
+import { memoryStore, vfsRegistry, type VfsStore } from '../../src/index.js'
+import { scriptedModel } from '../../src/agent/index.js'
 import { VfsFilesystem, vfsWorkspaceResolver } from '../../src/mastra/index.js'
 
 /** A real memory store that counts loads (one load = one hydrate of a workspace). */

@@ -104,6 +104,30 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         const syntax = await run.run(`const a: number = 1\nconst b = ;`)
         expect(syntax.error).toMatchObject({ name: 'SyntaxError', line: 2 })
       }, 30_000)
+
+      it('TypeScript without a loader says what is wrong and how to enable it, instead of a bare SyntaxError', async () => {
+        const off = await runner(await open(), { typescript: false }).run(`const total: number = 2\nreturn total`)
+        expect(off.success).toBe(false)
+        expect(off.error).toMatchObject({ name: 'SyntaxError', line: 1 })
+        expect(off.error!.message).toMatch(/looks like TypeScript/)
+        expect(off.error!.message).toMatch(/TypeScript is turned off/)
+        expect(off.error!.message).toMatch(/plain JavaScript/)
+        expect(off.error!.message).toContain("typescript: () => import('agent-vfs/run-js/typescript')")
+        // A loader that cannot load (a bundle without ts-blank-space) says so, with the loader's error.
+        const missing = await runner(await open(), { typescript: () => Promise.reject(new Error('Cannot find module ts-blank-space')) }).run(`let n: number = 1; return n`)
+        expect(missing.error!.message).toMatch(/looks like TypeScript.*could not be loaded: Cannot find module ts-blank-space/s)
+        // Plain JavaScript that is simply wrong stays a plain SyntaxError.
+        const js = await runner(await open(), { typescript: false }).run(`const b = ;`)
+        expect(js.error).toMatchObject({ name: 'SyntaxError', line: 1 })
+        expect(js.error!.message).not.toMatch(/TypeScript/)
+      })
+
+      it('TypeScript that cannot be stripped (an enum) says which construct to rewrite', async (ctx) => {
+        if (h.typescript === false) return ctx.skip()
+        const r = await runner(await open()).run(`enum Color { Red, Green }\nreturn Color.Green`)
+        expect(r.error).toMatchObject({ name: 'SyntaxError' })
+        expect(r.error!.message).toMatch(/TypeScript.*(enum|namespace|parameter properties)/s)
+      }, 30_000)
     })
 
     describe('host API', () => {

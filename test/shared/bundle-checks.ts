@@ -1,8 +1,12 @@
-/** Checks on the built dist/index.js that hold in every runtime: what it imports, what it must not touch. */
+/**
+ * Checks on the built dist/index.js that hold in every runtime: what it imports, what it must not touch.
+ * esbuild prints every specifier in double quotes, so single-quoted `import('…')` inside a message
+ * (advice such as "pass typescript: () => import('agent-vfs/run-js/typescript')") is not an import.
+ */
 export function bundleImports(source: string): string[] {
   const out = new Set<string>()
-  for (const m of source.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']/gm)) out.add(m[1])
-  for (const m of source.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) out.add(m[1])
+  for (const m of source.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s*"([^"]+)"/gm)) out.add(m[1])
+  for (const m of source.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)) out.add(m[1])
   return [...out].sort()
 }
 

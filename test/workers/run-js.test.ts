@@ -1,20 +1,19 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { createRunJs, durableObjectStore, openVfs, scopeRun, type TypeScriptStripper } from '../../src/index.js'
+import { createRunJs, durableObjectStore, openVfs, scopeRun } from '../../src/index.js'
 import { workerdEngine } from '../../src/run-js/runtime/workerd.js'
 import { describeRunJs } from '../run-js/suite.js'
 import { storeInsideDurableObject } from './durable-object-harness.js'
 
 // The shared suite on a durableObjectStore workspace whose every store call runs inside a real
 // Durable Object; QuickJS comes from the imported wasm module, as Workers require. TypeScript comes from
-// a pre-bundled ts-blank-space (test/run-js/ts-vendor.ts): raw `typescript` is too large for the pool.
+// agent-vfs/run-js/typescript, the pre-bundled loader the package ships (test/run-js/ts-vendor.ts builds it
+// the same way): raw `typescript` is too large for the pool.
 describeRunJs('workerd, durable object store', async () => ({
   store: storeInsideDurableObject('run-js'),
   engine: workerdEngine(),
-  typescript: () =>
-    // @ts-expect-error generated, untyped: the stripper's type is asserted below
-    import('../../node_modules/.cache/agent-vfs/ts-blank-space.mjs') as Promise<{ default: TypeScriptStripper }>,
+  typescript: () => import('agent-vfs/run-js/typescript'),
 }))
 
 describe('run_js entirely inside a Durable Object', () => {

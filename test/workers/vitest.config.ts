@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
+import { sourceEntries } from '../source-entries.ts'
+import { TS_VENDOR } from '../run-js/ts-vendor.ts'
 
 // The `workers` project: the tests run inside workerd (the Workers runtime) through the pool
 // plugin, with the real Worker of wrangler.toml (Durable Objects with SQLite storage, D1).
@@ -12,6 +14,9 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations(`${root}/worker-edge/migrations`)
   return {
     root,
+    // `agent-vfs` means the source; its TypeScript loader is the pre-bundled file the package ships,
+    // because the pool cannot ship raw `typescript` into workerd ("Message is too large").
+    resolve: { alias: sourceEntries({ 'agent-vfs/run-js/typescript': TS_VENDOR }) },
     plugins: [
       cloudflareTest({
         main: `${root}/worker-edge/src/index.ts`,

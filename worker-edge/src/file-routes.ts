@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { isVfsError, VfsError, type Vfs, type VfsErrorCode } from '../../src/index.js'
+import { isVfsError, VfsError, type Vfs, type VfsErrorCode } from 'agent-vfs'
 import { etagOf, parseIfMatch, type IfMatch } from './if-match.js'
 
 /** How each workspace error reaches an HTTP client. */

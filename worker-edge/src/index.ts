@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import { d1Store, openVfs } from '../../src/index.js'
+import { d1Store, openVfs } from 'agent-vfs'
 import type { Env } from './env.js'
 import { fileRoutes } from './file-routes.js'
 

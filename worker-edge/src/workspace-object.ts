@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
 import { Hono } from 'hono'
-import { durableObjectStore, openVfs, type Vfs } from '../../src/index.js'
+import { durableObjectStore, openVfs, type Vfs } from 'agent-vfs'
 import type { Env } from './env.js'
 import { fileRoutes } from './file-routes.js'
 

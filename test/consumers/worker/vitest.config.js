@@ -1,0 +1,7 @@
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  plugins: [cloudflareTest({ main: './src/index-ts.js', wrangler: { configPath: './wrangler.toml' } })],
+  test: { include: ['test/**/*.test.js'], testTimeout: 60_000 },
+})

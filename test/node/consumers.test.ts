@@ -1,0 +1,226 @@
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { gzipSync } from 'node:zlib'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+// Test as the user consumes: the `npm pack` tarball installed with npm into fresh projects outside
+// this repository (test/consumers/*), built and run with each tool's defaults. `npm test` builds dist/
+// first. The tools (wrangler, vite, vitest, esbuild) are linked from this repository's node_modules,
+// so only the package and its dependencies are installed (once, then hard-linked into each project).
+const run = promisify(execFile)
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const bin = {
+  wrangler: `${root}node_modules/wrangler/bin/wrangler.js`,
+  vite: `${root}node_modules/vite/bin/vite.js`,
+  vitest: `${root}node_modules/vitest/vitest.mjs`,
+  esbuild: `${root}node_modules/esbuild/bin/esbuild`,
+  tsc: `${root}node_modules/typescript/bin/tsc`,
+}
+const OLDEST_ZOD = '4.0.0'
+const sizesFile = `${root}.tmp/consumers/sizes.json`
+const sizes: Record<string, unknown> = {}
+
+/** The environment of a tool run: offline wrangler, and nothing of the vitest run around us. */
+const env = Object.fromEntries(
+  Object.entries({ ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANNER: 'true', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1' })
+    .filter(([k]) => !/^(VITEST|TEST$|NODE_ENV$|NODE_OPTIONS$)/.test(k)),
+)
+
+let tmp: string
+
+/** Copies test/consumers/<name> into a fresh project with the installed package and the given tools linked. */
+function project(name: string, tools: string[] = []): string {
+  const dir = join(tmp, name)
+  cpSync(`${root}test/consumers/${name}`, dir, { recursive: true })
+  // Hard links: the same installed files in every project, at no copying cost.
+  execFileSync('cp', ['-al', join(tmp, 'installed/node_modules'), join(dir, 'node_modules')])
+  for (const tool of tools) {
+    mkdirSync(dirname(join(dir, 'node_modules', tool)), { recursive: true })
+    symlinkSync(`${root}node_modules/${tool}`, join(dir, 'node_modules', tool))
+  }
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }))
+  return dir
+}
+
+async function tool(cwd: string, file: string, args: string[], timeout = 180_000): Promise<string> {
+  try {
+    const { stdout, stderr } = await run(file.endsWith('esbuild') ? file : process.execPath, file.endsWith('esbuild') ? args : [file, ...args], { cwd, env, timeout, maxBuffer: 64 << 20 })
+    return stdout + stderr
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string }
+    throw new Error(`${file} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`)
+  }
+}
+
+/** wrangler's "Total Upload: 574.66 KiB / gzip: 256.01 KiB". */
+function upload(output: string): { totalKiB: number; gzipKiB: number } {
+  const m = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output)
+  if (!m) throw new Error(`no upload size in wrangler output:\n${output}`)
+  return { totalKiB: Number(m[1]), gzipKiB: Number(m[2]) }
+}
+
+function kib(bytes: number): number {
+  return Math.round((bytes / 1024) * 10) / 10
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => statSync(join(dir, f)).isFile())
+}
+
+/** Starts a long-running tool; resolves once `ready` shows in its output. */
+function start(cwd: string, file: string, args: string[], ready: RegExp): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [file, ...args], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${file} did not start:\n${output}`)), 90_000)
+    const seen = (chunk: Buffer) => {
+      output += chunk
+      if (ready.test(output)) {
+        clearTimeout(timer)
+        resolve(child)
+      }
+    }
+    child.stdout!.on('data', seen)
+    child.stderr!.on('data', seen)
+    child.on('exit', (code) => reject(new Error(`${file} exited (${code}):\n${output}`)))
+  })
+}
+
+function stop(child: ChildProcess | undefined): void {
+  // The tool and its children (workerd) form one process group, started here.
+  if (child?.pid) {
+    try {
+      process.kill(-child.pid, 'SIGTERM')
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+function port(): number {
+  return 20_000 + Math.floor(Math.random() * 20_000)
+}
+
+describe('consumers: the packed package in fresh projects', () => {
+  beforeAll(async () => {
+    if (!existsSync(`${root}dist/index.js`)) throw new Error('dist/ is missing: run `node scripts/build.mjs` (npm test does)')
+    tmp = mkdtempSync(join(tmpdir(), 'agent-vfs-consumers-'))
+    const packed = await run('npm', ['pack', '--pack-destination', tmp, '--json'], { cwd: root, env })
+    const tarball = join(tmp, JSON.parse(packed.stdout)[0].filename)
+    sizes.tarballKiB = kib(statSync(tarball).size)
+    const installed = join(tmp, 'installed')
+    mkdirSync(installed)
+    writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'installed', private: true, type: 'module' }))
+    // The oldest zod the package allows, as an app on zod 4.0 would have it: npm must not add a second copy.
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `zod@${OLDEST_ZOD}`], { cwd: installed, env, timeout: 240_000 })
+    const dist = JSON.parse(readFileSync(`${root}dist/size.json`, 'utf8'))
+    sizes.entries = dist
+  }, 300_000)
+
+  afterAll(() => {
+    mkdirSync(dirname(sizesFile), { recursive: true })
+    writeFileSync(sizesFile, JSON.stringify(sizes, null, 2) + '\n')
+    if (tmp) rmSync(tmp, { recursive: true, force: true })
+  })
+
+  describe('a Worker with wrangler’s default rules', () => {
+    let dir: string
+    beforeAll(() => {
+      dir = project('worker', ['vitest', '@cloudflare/vitest-pool-workers'])
+    })
+
+    it('builds with `wrangler deploy --dry-run`, the QuickJS wasm as a module; sizes with and without TypeScript', async () => {
+      const worker: Record<string, unknown> = {}
+      for (const [name, main] of [['js', 'src/index.js'], ['typescript', 'src/index-ts.js']] as const) {
+        for (const minify of [false, true]) {
+          const out = join(dir, `out-${name}${minify ? '-min' : ''}`)
+          const output = await tool(dir, bin.wrangler, ['deploy', main, '--dry-run', '--outdir', out, ...(minify ? ['--minify'] : [])])
+          expect(filesUnder(out).some((f) => f.endsWith('.wasm'))).toBe(true)
+          worker[`${name}${minify ? 'Minified' : ''}`] = upload(output)
+        }
+      }
+      sizes.worker = worker
+    }, 180_000)
+
+    it('`wrangler dev` serves a route that runs run_js over a Durable Object store, TypeScript included', async () => {
+      const p = port()
+      let dev: ChildProcess | undefined
+      try {
+        dev = await start(dir, bin.wrangler, ['dev', 'src/index-ts.js', '--ip', '127.0.0.1', '--port', String(p)], /Ready on/)
+        const post = async (body: string) => (await fetch(`http://127.0.0.1:${p}/run`, { method: 'POST', body })).json()
+        expect(await post(`await vfs.write('/work/n.txt', '21'); return 'ok'`)).toMatchObject({ success: true, result: 'ok' })
+        expect(await post(`const n: number = Number(await vfs.read('/work/n.txt')); return n * 2`)).toMatchObject({ success: true, result: 42 })
+      } finally {
+        stop(dev)
+      }
+    }, 180_000)
+
+    it('vitest-pool-workers runs the project’s tests', async () => {
+      const output = await tool(dir, bin.vitest, ['run'])
+      expect(output).toMatch(/Tests\s+2 passed/)
+    }, 240_000)
+  })
+
+  it('a Node function bundled into one file says which wasm to copy, and runs once it is there', async () => {
+    const dir = project('node-fn')
+    await tool(dir, bin.esbuild, ['handler.js', '--bundle', '--platform=node', '--format=esm', '--outfile=out/fn.mjs'])
+    const first = JSON.parse((await run(process.execPath, ['out/fn.mjs'], { cwd: dir, env })).stdout)
+    expect(first.success).toBe(false)
+    const where = /Copy node_modules\/agent-vfs\/dist\/quickjs\.wasm to (\S+) when you build/.exec(first.error.message)
+    expect(where, first.error.message).not.toBeNull()
+    cpSync(join(dir, 'node_modules/agent-vfs/dist/quickjs.wasm'), where![1])
+    const second = JSON.parse((await run(process.execPath, ['out/fn.mjs'], { cwd: dir, env })).stdout)
+    expect(second).toMatchObject({ success: true, result: 42 })
+    sizes.nodeFunction = { bundleKiB: kib(statSync(join(dir, 'out/fn.mjs')).size) }
+  }, 120_000)
+
+  it('a Vite app builds, and the built page runs run_js (TypeScript) on IndexedDB in Chromium', async () => {
+    const dir = project('vite-app')
+    await tool(dir, bin.vite, ['build'])
+    const assets = filesUnder(join(dir, 'dist'))
+    expect(assets.some((f) => f.endsWith('.wasm'))).toBe(true)
+    const js = assets.filter((f) => f.endsWith('.js')).map((f) => ({ f, bytes: readFileSync(join(dir, 'dist', f)) }))
+    sizes.viteApp = Object.fromEntries(js.map(({ f, bytes }) => [f.replace(/-[\w-]{8}\.js$/, '.js'), { kib: kib(bytes.length), gzipKiB: kib(gzipSync(bytes).length) }]))
+    const p = port()
+    let preview: ChildProcess | undefined
+    const { chromium } = await import('playwright')
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] })
+    try {
+      preview = await start(dir, bin.vite, ['preview', '--host', '127.0.0.1', '--port', String(p), '--strictPort'], /Local:/)
+      const page = await browser.newPage()
+      await page.goto(`http://127.0.0.1:${p}/`)
+      await page.waitForFunction(() => document.getElementById('out')?.textContent !== 'running', undefined, { timeout: 60_000 })
+      expect(JSON.parse((await page.textContent('#out'))!)).toMatchObject({ success: true, result: 2 })
+    } finally {
+      await browser.close()
+      stop(preview)
+    }
+  }, 180_000)
+
+  it('the agent runtime runs on the app’s own zod 4 (the oldest allowed), with no second copy of zod', async () => {
+    const dir = project('agent-node')
+    expect(existsSync(join(dir, 'node_modules/agent-vfs/node_modules/zod'))).toBe(false)
+    expect(JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version).toBe(OLDEST_ZOD)
+    const r = JSON.parse((await run(process.execPath, ['agent.js'], { cwd: dir, env })).stdout)
+    expect(r.tools).toContain('write_file')
+    expect(r.schema).toEqual(['path', 'content'])
+    expect(r.written).toMatch(/^Created \/work\/a.md/)
+    expect(r.hits).toBe(1)
+    expect(r.invalid).toMatch(/path: .*expected string/)
+  }, 60_000)
+
+  it('a TypeScript app type-checks against the published declarations of every entry but mastra', async () => {
+    const dir = project('types')
+    await tool(dir, bin.tsc, ['-p', '.'])
+  }, 60_000)
+
+  it('a browser-mode vitest project uses the package in Chromium', async () => {
+    const dir = project('browser-vitest', ['vitest', '@vitest/browser-playwright'])
+    const output = await tool(dir, bin.vitest, ['run'])
+    expect(output).toMatch(/Tests\s+1 passed/)
+  }, 240_000)
+})

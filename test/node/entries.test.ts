@@ -1,0 +1,109 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { bundleImports } from '../shared/bundle-checks.js'
+
+// The built package (`npm test` builds it first), as Node resolves it: by package name. Inside vitest
+// `agent-vfs` means the source (see vitest.config.ts), so the run-time checks run in a child node.
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'))
+const read = (file: string) => readFileSync(`${root}dist/${file}`, 'utf8')
+
+/** The dist files behind the package's JavaScript entries. */
+function entryFiles(): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, target] of Object.entries<{ default?: string } | string>(pkg.exports)) {
+    const file = typeof target === 'string' ? target : target.default
+    if (file?.endsWith('.js')) out[name] = file.replace(/^\.\/dist\//, '')
+  }
+  return out
+}
+
+/** The source modules in a bundle: esbuild heads each one with a `// <path>` comment (dist/ is not minified). */
+function modulesIn(source: string): Set<string> {
+  return new Set([...source.matchAll(/^\/\/ ((?:src|adapters|node_modules)\/\S+)$/gm)].map((m) => m[1]))
+}
+
+/** Classes a bundle declares: two classes of one name in two bundles means two copies. */
+function classesIn(source: string): Set<string> {
+  return new Set([...source.matchAll(/^(?:class\s+([\w$]+)|var\s+([\w$]+)\s*=\s*class\b)/gm)].map((m) => m[1] ?? m[2]))
+}
+
+/** Runs an ES module in a child `node` inside this package, so `agent-vfs` resolves to dist/. */
+function runNode(program: string): string {
+  return execFileSync(process.execPath, ['--input-type=module', '-e', program], { cwd: root, encoding: 'utf8', timeout: 60_000 })
+}
+
+describe('one core, many entries (dist/)', () => {
+  const files = entryFiles()
+  const secondary = Object.entries(files).filter(([name]) => name !== '.')
+
+  it('has the entries the package exports', () => {
+    for (const file of Object.values(files)) expect(existsSync(`${root}dist/${file}`), file).toBe(true)
+    expect(Object.keys(files)).toEqual(expect.arrayContaining(['.', './agent', './mastra', './run-js/workerd', './run-js/typescript']))
+  })
+
+  it('no secondary bundle carries a copy of the core: each imports `agent-vfs` and holds none of its modules or classes', () => {
+    const core = read(files['.'])
+    // esbuild prints imports with double quotes; the core's messages quote `import('agent-vfs/…')` as advice.
+    expect(core).not.toMatch(/\bfrom\s*"agent-vfs|\bimport\(\s*"agent-vfs/)
+    const coreModules = modulesIn(core)
+    const coreClasses = classesIn(core)
+    expect(coreModules).toContain('src/contract/errors.ts')
+    expect(coreClasses).toContain('VfsError')
+    for (const [name, file] of secondary) {
+      if (name === './run-js/typescript') continue // ts-blank-space + typescript only; checked below
+      const source = read(file)
+      expect(bundleImports(source), name).toContain('agent-vfs')
+      expect([...modulesIn(source)].filter((m) => coreModules.has(m)), name).toEqual([])
+      expect([...classesIn(source)].filter((c) => coreClasses.has(c)), name).toEqual([])
+    }
+    // The TypeScript loader (minified) knows nothing of the core; that it needs nothing else is checked below.
+    expect(read(files['./run-js/typescript'])).not.toMatch(/from\s*["']agent-vfs/)
+  })
+
+  it('a file-only import does not load zod: the core imports no zod, zod is a semver range', () => {
+    expect(bundleImports(read(files['.'])).filter((s) => s === 'zod' || s.startsWith('zod/'))).toEqual([])
+    expect(bundleImports(read(files['./agent']))).toContain('zod')
+    expect(pkg.dependencies.zod).toMatch(/^\^4\./)
+  })
+
+  it('agent-vfs/run-js/typescript is one self-contained module that strips types', () => {
+    const out = runNode(`
+      import strip from 'agent-vfs/run-js/typescript'
+      console.log(JSON.stringify(strip('const a: number = 1; return a as number')))
+    `)
+    const js = JSON.parse(out) as string
+    expect(js).not.toContain('number')
+    expect(new Function(js)()).toBe(1)
+  })
+
+  it('one VfsError at run time: isVfsError from agent-vfs recognises errors of a workspace that agent-vfs/mastra opened', () => {
+    const out = runNode(`
+      import { memoryStore, isVfsError, VfsError } from 'agent-vfs'
+      import { vfsWorkspaceResolver } from 'agent-vfs/mastra'
+      const resolve = vfsWorkspaceResolver({ store: memoryStore(), namespace: 'one-core' })
+      const ws = await resolve.forScope('s')
+      const error = await ws.filesystem.vfs.readFile('/missing.md').catch((e) => e)
+      console.log(JSON.stringify({ is: isVfsError(error, 'ENOENT'), instance: error instanceof VfsError }))
+    `)
+    expect(JSON.parse(out)).toEqual({ is: true, instance: true })
+  })
+
+  it('one ToolError at run time: agent-vfs/mastra run_js fails with the agent runtime’s ToolError', () => {
+    const out = runNode(`
+      import { memoryStore, openVfs } from 'agent-vfs'
+      import { ToolError } from 'agent-vfs/agent'
+      import { runJsTool } from 'agent-vfs/mastra'
+      const vfs = await openVfs({ store: memoryStore(), namespace: 'one-core', scope: 't' })
+      const tool = runJsTool(vfs, { typescript: false })
+      const ctx = { observe: { span: (_n, fn) => fn(), log() {} } }
+      const error = await tool.execute({ code: 'throw new TypeError("nope")' }, ctx).then((r) => r, (e) => e)
+      console.log(JSON.stringify({ toolError: error instanceof ToolError, message: String(error?.message ?? JSON.stringify(error)) }))
+    `)
+    const r = JSON.parse(out)
+    expect(r.message).toMatch(/TypeError: nope/)
+    expect(r.toolError).toBe(true)
+  })
+})
