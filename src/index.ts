@@ -23,7 +23,7 @@ export {
   createRunJs, sanitizeToolId, variantEngine, defaultEngine, DEFAULT_LIMITS,
   type RunJs, type RunJsOptions, type RunJsLimits, type RunJsResult, type RunJsError, type RunJsTool, type RunJsToolFunction,
   type RunJsToolContext, type RunJsSchema, type RunOptions, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions,
-  type TypeScriptLoader, type TypeScriptStripper,
+  type TypeScriptLoader, type TypeScriptStripper, type RunJsExecutor, type RunJsJob,
 } from './run-js/index.js'
 
 export * from './agent/index.js'
