@@ -16,6 +16,9 @@ const entries = [
   // wasm imported as a module, which only Workers can do). Each is its own file; the core stays one file.
   { in: 'src/mastra/index.ts', out: 'mastra' },
   { in: 'src/run-js/runtime/workerd.ts', out: 'run-js-workerd' },
+  // agent-vfs/run-js/node (worker threads) and the worker script it starts from its own directory.
+  { in: 'src/run-js/node/index.ts', out: 'run-js-node' },
+  { in: 'src/run-js/node/worker.ts', out: 'run-js-node-worker' },
 ]
 
 rmSync('dist', { recursive: true, force: true })
@@ -30,7 +33,8 @@ const common = {
   // picomatch is CommonJS and probes process.platform for Windows; our paths are always POSIX.
   define: { 'process.platform': '"posix"' },
   mainFields: ['module', 'main'],
-  external,
+  // node: built-ins appear only in the Node entries (test/shared/bundle-checks.ts keeps them out of index.js).
+  external: [...external, 'node:*'],
   legalComments: 'none',
   logLevel: 'warning',
 }
@@ -44,6 +48,7 @@ mkdirSync('dist', { recursive: true })
 writeFileSync('dist/index.d.ts', "export * from './types/src/index.js'\n")
 writeFileSync('dist/mastra.d.ts', "export * from './types/src/mastra/index.js'\n")
 writeFileSync('dist/run-js-workerd.d.ts', "export * from './types/src/run-js/runtime/workerd.js'\n")
+writeFileSync('dist/run-js-node.d.ts', "export * from './types/src/run-js/node/index.js'\n")
 
 const raw = readFileSync('dist/index.js')
 const size = { bytes: raw.length, minified: minified.length, minifiedGzip: gzipSync(minified, { level: 9 }).length }
