@@ -245,12 +245,18 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
       it('eight and more host calls overlap; out-of-order completions land in order', async () => {
         let inFlight = 0
         let maxInFlight = 0
+        // Each call waits (up to 2 s) until all twelve have arrived, so the count does not depend on how
+        // fast calls cross (in a worker thread they arrive one message at a time); serialised calls never get there.
+        let allIn!: () => void
+        const barrier = new Promise<void>((resolve) => (allIn = resolve))
         const r = await runner(await open(), {
           tools: {
             slow: async (input) => {
               const { i } = input as { i: number }
               inFlight++
               maxInFlight = Math.max(maxInFlight, inFlight)
+              if (inFlight === 12) allIn()
+              await Promise.race([barrier, new Promise((resolve) => setTimeout(resolve, 2000))])
               await new Promise((resolve) => setTimeout(resolve, 5 + ((i * 7) % 5) * 8))
               inFlight--
               return i * 10

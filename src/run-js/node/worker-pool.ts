@@ -149,6 +149,7 @@ class WorkerPool implements WorkerThreadsExecutor {
 
   /** A thread for a slot holder: an unused one, or a new one (there is always room: one thread per slot). */
   private async takeThread(deadline: number, signal: AbortSignal | undefined): Promise<Thread | RunJsError> {
+    if (this.closed) return closedError()
     let thread: Thread
     try {
       thread = this.available.pop() ?? this.spawn()

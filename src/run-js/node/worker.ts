@@ -17,8 +17,8 @@ const port = parentPort
 const currentRun = new AsyncLocalStorage<number>()
 const calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
 let nextCall = 0
-/** The controller of the run in progress, by run id (one at a time). */
-const running = new Map<number, AbortController>()
+/** The run in progress, by id (one at a time): its controller and its calls still waiting for an answer. */
+const running = new Map<number, { controller: AbortController; calls: Set<number> }>()
 
 /** Module instances by memory limit, shared by every run of this thread. */
 const pools = new Map<number, InstancePool>()
@@ -50,10 +50,12 @@ function standInFor(id: number): Vfs {
 }
 
 function ask(run: number | undefined, kind: CallMessage['kind'], name: string, args: unknown[]): Promise<unknown> {
-  if (run === undefined || !running.has(run)) return Promise.reject(rebuild({ name: 'Error', message: 'the run has ended' }))
+  const owner = run === undefined ? undefined : running.get(run)
+  if (run === undefined || !owner) return Promise.reject(rebuild({ name: 'Error', message: 'the run has ended' }))
   const call = ++nextCall
   return new Promise((resolve, reject) => {
     calls.set(call, { resolve, reject })
+    owner.calls.add(call)
     send({ type: 'call', run, call, kind, name, args })
   })
 }
@@ -74,13 +76,15 @@ function answer(message: AnswerMessage): void {
   const waiting = calls.get(message.call)
   if (!waiting) return
   calls.delete(message.call)
+  for (const { calls: owned } of running.values()) owned.delete(message.call)
   if (message.ok) waiting.resolve(message.value)
   else waiting.reject(rebuild(message.error))
 }
 
 async function run(message: RunMessage): Promise<void> {
   const controller = new AbortController()
-  running.set(message.run, controller)
+  const own = { controller, calls: new Set<number>() }
+  running.set(message.run, own)
   const tools: Record<string, RunJsToolFunction> = {}
   for (const id of message.tools) {
     // The host validates the input, calls the tool and sends back its JSON ('' for undefined).
@@ -105,6 +109,8 @@ async function run(message: RunMessage): Promise<void> {
     send({ type: 'done', run: message.run, result: { success: false, logs: [], error: { name: 'InternalError', message: `run_js worker failed: ${(error as Error)?.message ?? String(error)}` } } })
   } finally {
     running.delete(message.run)
+    // Answers still to come (a tool that never returns) are for nobody now.
+    for (const call of own.calls) calls.delete(call)
   }
 }
 
@@ -117,7 +123,7 @@ port.on('message', (message: ToWorker) => {
       return answer(message)
     case 'abort': {
       const reason = message.reason === undefined || typeof message.reason === 'string' ? message.reason : rebuild(message.reason)
-      running.get(message.run)?.abort(reason)
+      running.get(message.run)?.controller.abort(reason)
       return
     }
   }
