@@ -29,6 +29,9 @@ const entries = [
   { in: 'src/mastra/index.ts', out: 'mastra' },
   // agent-vfs/run-js/workerd: QuickJS from an imported wasm module, which only Workers need.
   { in: 'src/run-js/runtime/workerd.ts', out: 'run-js-workerd' },
+  // agent-vfs/run-js/node (worker threads) and the worker script it starts from its own directory.
+  { in: 'src/run-js/node/index.ts', out: 'run-js-node' },
+  { in: 'src/run-js/node/worker.ts', out: 'run-js-node-worker' },
 ]
 
 // The QuickJS wasm ships as dist/quickjs.wasm and the workerd entry imports it by that name:
@@ -59,8 +62,9 @@ const common = {
 const options = (entry) => ({
   ...common,
   entryPoints: [{ in: entry.in, out: entry.out }],
-  // The core must not import itself by name; every other entry must not bundle it.
-  external: entry.core ? dependencies : [...dependencies, ...self],
+  // The core must not import itself by name; every other entry must not bundle it. node: built-ins
+  // appear only in the Node entries (test/shared/bundle-checks.ts keeps them out of index.js).
+  external: entry.core ? [...dependencies, 'node:*'] : [...dependencies, ...self, 'node:*'],
 })
 for (const entry of entries) await build(options(entry))
 copyFileSync(createRequire(import.meta.url).resolve(WASM_SPECIFIER), 'dist/quickjs.wasm')

@@ -32,5 +32,5 @@ export {
   createRunJs, createRunner, InstancePool, resolveLimits, sanitizeToolId, variantEngine, defaultEngine, DEFAULT_LIMITS,
   type RunnerOptions, type RunJs, type RunJsOptions, type RunJsLimits, type RunJsResult, type RunJsError, type RunJsTool,
   type RunJsToolFunction, type RunJsToolContext, type RunJsSchema, type RunOptions, type QuickJsEngine, type QuickJsModule,
-  type VariantEngineOptions, type TypeScriptLoader, type TypeScriptStripper,
+  type VariantEngineOptions, type TypeScriptLoader, type TypeScriptStripper, type RunJsExecutor, type RunJsJob,
 } from './run-js/index.js'

@@ -4,6 +4,8 @@ import { defaultEngine } from './engine.js'
 import { resolveLimits } from './limits.js'
 import { InstancePool } from './pool.js'
 import { makeBootstrap, runSession, type SessionEnv } from './session.js'
+import { failure } from './result.js'
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_QUEUED, resolveCount, RunQueue, runQueued } from './run-queue.js'
 import { bindTools } from './tools.js'
 import { defaultTypeScriptLoader } from './typescript.js'
 import type { RunJs, RunJsOptions, RunJsResult, RunOptions } from './types.js'
@@ -48,13 +50,37 @@ export function createRunner(options: RunnerOptions): RunJs {
     bootstrap: makeBootstrap(tools, options.vfs, readText),
     typescript: options.typescript === undefined ? defaultTypeScriptLoader : options.typescript,
   }
+  const queue = new RunQueue(resolveCount(options.concurrency, DEFAULT_CONCURRENCY, 'concurrency'), resolveCount(options.maxQueued, DEFAULT_MAX_QUEUED, 'maxQueued'), `a slot of this runner (concurrency ${options.concurrency ?? DEFAULT_CONCURRENCY})`)
+  const execute = executorOf(options, env)
   return {
     run(code: string, runOptions: RunOptions = {}): Promise<RunJsResult> {
-      return runSession(env, code, runOptions.signal)
+      return runQueued(queue, limits.timeMs, runOptions.signal, (timeMs) => execute(code, timeMs, runOptions.signal))
     },
     close(): void {
       env.pool.close()
     },
+  }
+}
+
+/** Runs one program with `timeMs` left: on this thread, or through the runner's executor. */
+type Execute = (code: string, timeMs: number, signal: AbortSignal | undefined) => Promise<RunJsResult>
+
+function executorOf(options: RunnerOptions, env: SessionEnv): Execute {
+  const { executor } = options
+  if (!executor) return (code, timeMs, signal) => runSession(timeMs === env.limits.timeMs ? env : { ...env, limits: { ...env.limits, timeMs } }, code, signal)
+  if (typeof executor.execute !== 'function') throw new TypeError('run_js: options.executor must have an execute(job) method')
+  // Both are functions of this thread; the executor's side has its own.
+  if (options.engine) throw new TypeError('run_js: options.engine cannot be combined with an executor (it runs programs in another thread with its own engine)')
+  if (typeof options.typescript === 'function') throw new TypeError('run_js: a custom typescript loader cannot be combined with an executor (it loads ts-blank-space itself); leave it unset or pass false')
+  const tools = options.tools ?? {}
+  return async (code, timeMs, signal) => {
+    // Nothing that is not a string crosses; the in-thread path answers it without starting anything.
+    if (typeof code !== 'string') return runSession(env, code, signal)
+    try {
+      return await executor.execute({ code, limits: { ...env.limits, timeMs }, vfs: env.vfs, tools, archiveDir: env.archiveDir, typescript: options.typescript !== false, signal })
+    } catch (error) {
+      return failure({ name: 'InternalError', message: `run_js: the executor failed: ${(error as Error)?.message ?? String(error)}` })
+    }
   }
 }
 
@@ -65,5 +91,5 @@ export { variantEngine, defaultEngine, type QuickJsEngine, type QuickJsModule, t
 export { DEFAULT_LIMITS } from './limits.js'
 export type { TypeScriptLoader, TypeScriptStripper } from './typescript.js'
 export type {
-  RunJs, RunJsOptions, RunJsLimits, RunJsResult, RunJsError, RunJsTool, RunJsToolFunction, RunJsToolContext, RunJsSchema, RunOptions,
+  RunJs, RunJsOptions, RunJsLimits, RunJsResult, RunJsError, RunJsTool, RunJsToolFunction, RunJsToolContext, RunJsSchema, RunOptions, RunJsExecutor, RunJsJob,
 } from './types.js'

@@ -76,6 +76,45 @@ export interface RunJsOptions {
    * SyntaxError that says TypeScript is not enabled.
    */
   typescript?: TypeScriptLoader | false
+  /**
+   * Runs of this runner that execute at once (default 4; `Infinity` for no limit). The rest wait in
+   * FIFO order, and the wait counts against each run's own `timeMs`: a run whose deadline passes while
+   * it waits ends with `TimeoutError` and never runs; an aborted run leaves the line at once.
+   */
+  concurrency?: number
+  /** Runs that may wait for a slot (default 1,000); one more ends at once with `QueueFullError` (code `EBUSY`). */
+  maxQueued?: number
+  /**
+   * Where programs execute. Default: this thread. In Node, `workerThreads()` from `agent-vfs/run-js/node`
+   * runs them in a pool of worker threads so that no program's CPU blocks this thread; the workspace
+   * and the tools stay here and are called across. It cannot be combined with `engine` or a custom
+   * `typescript` loader (functions of this thread).
+   */
+  executor?: RunJsExecutor
+}
+
+/**
+ * Runs programs somewhere other than the calling thread (see `workerThreads` in
+ * `agent-vfs/run-js/node`). The runner has already queued the run and resolved its options.
+ */
+export interface RunJsExecutor {
+  /** Runs one program. Resolves with the same result an in-thread run gives; never rejects. */
+  execute(job: RunJsJob): Promise<RunJsResult>
+}
+
+/** One program for a {@link RunJsExecutor}. */
+export interface RunJsJob {
+  code: string
+  /** Every limit resolved; `timeMs` is what is left of the run's deadline after it waited for a slot. */
+  limits: Readonly<Required<RunJsLimits>>
+  /** The workspace, called from wherever the program runs. */
+  vfs?: Vfs
+  tools: Readonly<Record<string, RunJsTool>>
+  /** Where to archive the program; undefined archives nothing. */
+  archiveDir?: string
+  /** Whether programs that are not JavaScript may be stripped of TypeScript. */
+  typescript: boolean
+  signal?: AbortSignal
 }
 
 /** Options of one `run`. */

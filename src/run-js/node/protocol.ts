@@ -1,0 +1,69 @@
+/**
+ * Messages between the host thread and a run_js worker thread. Only data crosses (structured clone of
+ * strings, numbers, plain objects, arrays and `Uint8Array`); tool values cross as JSON text. The
+ * workspace and the tools stay in the host thread: the worker asks for every file operation and tool
+ * call, and the host answers only while the run that asked is still running.
+ */
+import type { RunJsLimits, RunJsResult } from '../types.js'
+
+/** The methods of a workspace a worker may call on the host (what the bridge and the archive use, and no more). */
+export const FORWARDED_VFS_METHODS = ['readFile', 'writeFile', 'readdir', 'stat', 'exists', 'rmdir', 'deleteFile', 'glob', 'grep'] as const
+export type ForwardedVfsMethod = (typeof FORWARDED_VFS_METHODS)[number]
+
+/** An error as it crosses: what the guest may see of it. */
+export interface WireError {
+  name: string
+  message: string
+  code?: string
+}
+
+/** Host → worker: run one program. */
+export interface RunMessage {
+  type: 'run'
+  run: number
+  code: string
+  limits: Required<RunJsLimits>
+  /** The workspace's id in this pool (stable, so the worker keeps one stand-in per workspace), or absent. */
+  vfs?: number
+  /** Tool ids the guest gets. */
+  tools: string[]
+  archiveDir: string | false
+  typescript: boolean
+}
+
+/** Host → worker: the run's signal aborted. The reason crosses so the message reads the same. */
+export interface AbortMessage {
+  type: 'abort'
+  run: number
+  reason?: string | WireError
+}
+
+/** Host → worker: the answer to a call. */
+export type AnswerMessage = { type: 'answer'; call: number; ok: true; value: unknown } | { type: 'answer'; call: number; ok: false; error: WireError }
+
+export type ToWorker = RunMessage | AbortMessage | AnswerMessage
+
+/** Worker → host: started and warmed up (QuickJS loaded, one instance made). */
+export interface ReadyMessage {
+  type: 'ready'
+}
+
+/** Worker → host: a file operation or tool call of run `run`. */
+export interface CallMessage {
+  type: 'call'
+  run: number
+  call: number
+  kind: 'vfs' | 'tool'
+  /** The workspace method or the tool id. */
+  name: string
+  args: unknown[]
+}
+
+/** Worker → host: run `run` ended. */
+export interface DoneMessage {
+  type: 'done'
+  run: number
+  result: RunJsResult
+}
+
+export type FromWorker = ReadyMessage | CallMessage | DoneMessage

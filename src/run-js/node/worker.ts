@@ -1,0 +1,135 @@
+/**
+ * The worker-thread side of `workerThreads()`: runs one program at a time with the ordinary in-thread
+ * runner, over stand-ins for the workspace and the tools that ask the host thread for everything.
+ * Built as its own file (dist/run-js-node-worker.js); the pool starts it with `new Worker(url)`.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { parentPort } from 'node:worker_threads'
+import { createRunner, DEFAULT_LIMITS, defaultEngine, InstancePool } from '../index.js'
+import type { RunJsToolFunction } from '../types.js'
+import type { Vfs } from '../../vfs/types.js'
+import { FORWARDED_VFS_METHODS, type AnswerMessage, type CallMessage, type FromWorker, type RunMessage, type ToWorker, type WireError } from './protocol.js'
+
+if (!parentPort) throw new Error('agent-vfs run_js worker: this file runs only as a worker thread (see workerThreads())')
+const port = parentPort
+
+/** Which run an asynchronous chain belongs to, so a late call of a finished run is refused, not misattributed. */
+const currentRun = new AsyncLocalStorage<number>()
+const calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+let nextCall = 0
+/** The run in progress, by id (one at a time): its controller and its calls still waiting for an answer. */
+const running = new Map<number, { controller: AbortController; calls: Set<number> }>()
+
+/** Module instances by memory limit, shared by every run of this thread. */
+const pools = new Map<number, InstancePool>()
+function poolFor(memoryBytes: number): InstancePool {
+  let pool = pools.get(memoryBytes)
+  if (!pool) pools.set(memoryBytes, (pool = new InstancePool(defaultEngine(), memoryBytes)))
+  return pool
+}
+
+/**
+ * One stand-in per workspace id, so the archive's per-workspace numbering keeps working across runs.
+ * Bounded: a dropped stand-in only costs its next run a directory scan.
+ */
+const standIns = new Map<number, Vfs>()
+const MAX_STAND_INS = 64
+function standInFor(id: number): Vfs {
+  let vfs = standIns.get(id)
+  if (vfs) {
+    standIns.delete(id)
+    standIns.set(id, vfs) // most recently used last
+    return vfs
+  }
+  const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {}
+  for (const name of FORWARDED_VFS_METHODS) methods[name] = (...args) => ask(currentRun.getStore(), 'vfs', name, args)
+  vfs = methods as unknown as Vfs
+  standIns.set(id, vfs)
+  if (standIns.size > MAX_STAND_INS) standIns.delete(standIns.keys().next().value!)
+  return vfs
+}
+
+function ask(run: number | undefined, kind: CallMessage['kind'], name: string, args: unknown[]): Promise<unknown> {
+  const owner = run === undefined ? undefined : running.get(run)
+  if (run === undefined || !owner) return Promise.reject(rebuild({ name: 'Error', message: 'the run has ended' }))
+  const call = ++nextCall
+  return new Promise((resolve, reject) => {
+    calls.set(call, { resolve, reject })
+    owner.calls.add(call)
+    send({ type: 'call', run, call, kind, name, args })
+  })
+}
+
+function send(message: FromWorker): void {
+  port.postMessage(message)
+}
+
+/** A host error as the bridge expects one: name, message and the workspace code survive. */
+function rebuild(error: WireError): Error {
+  const e = new Error(error.message)
+  e.name = error.name
+  if (error.code !== undefined) (e as Error & { code?: string }).code = error.code
+  return e
+}
+
+function answer(message: AnswerMessage): void {
+  const waiting = calls.get(message.call)
+  if (!waiting) return
+  calls.delete(message.call)
+  for (const { calls: owned } of running.values()) owned.delete(message.call)
+  if (message.ok) waiting.resolve(message.value)
+  else waiting.reject(rebuild(message.error))
+}
+
+async function run(message: RunMessage): Promise<void> {
+  const controller = new AbortController()
+  const own = { controller, calls: new Set<number>() }
+  running.set(message.run, own)
+  const tools: Record<string, RunJsToolFunction> = {}
+  for (const id of message.tools) {
+    // The host validates the input, calls the tool and sends back its JSON ('' for undefined).
+    tools[id] = async (input) => {
+      const json = (await ask(message.run, 'tool', id, [input])) as string
+      return json === '' ? undefined : JSON.parse(json)
+    }
+  }
+  try {
+    const runner = createRunner({
+      vfs: message.vfs === undefined ? undefined : standInFor(message.vfs),
+      tools,
+      limits: message.limits,
+      archiveDir: message.archiveDir,
+      typescript: message.typescript ? undefined : false,
+      pool: poolFor(message.limits.memoryBytes),
+      concurrency: Infinity,
+    })
+    const result = await currentRun.run(message.run, () => runner.run(message.code, { signal: controller.signal }))
+    send({ type: 'done', run: message.run, result })
+  } catch (error) {
+    send({ type: 'done', run: message.run, result: { success: false, logs: [], error: { name: 'InternalError', message: `run_js worker failed: ${(error as Error)?.message ?? String(error)}` } } })
+  } finally {
+    running.delete(message.run)
+    // Answers still to come (a tool that never returns) are for nobody now.
+    for (const call of own.calls) calls.delete(call)
+  }
+}
+
+port.on('message', (message: ToWorker) => {
+  switch (message.type) {
+    case 'run':
+      void run(message)
+      return
+    case 'answer':
+      return answer(message)
+    case 'abort': {
+      const reason = message.reason === undefined || typeof message.reason === 'string' ? message.reason : rebuild(message.reason)
+      running.get(message.run)?.controller.abort(reason)
+      return
+    }
+  }
+})
+
+// Load QuickJS and make one instance before saying ready, so a run's deadline never pays for it.
+void createRunner({ pool: poolFor(DEFAULT_LIMITS.memoryBytes), typescript: false })
+  .run('return 1')
+  .finally(() => send({ type: 'ready' }))
