@@ -1,5 +1,5 @@
 import { VfsError } from '../src/contract/errors.js'
-import { conflictError, subtreeChecks, subtreeConflictError, subtreeRange, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import { conflictError, expectationMet, subtreeChecks, type HeldEntry, subtreeConflictError, subtreeRange, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
 import { joinChunks, splitChunks, TOMBSTONE, VFS_ENTRY_TABLES, VFS_TABLES } from './sql-layout.js'
 
 /**
@@ -102,7 +102,7 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
         return (results[plan.bumpIndex].results as { version: number }[])[0].version
       } catch (error) {
         if (!String((error as Error)?.message ?? error).includes(CONFLICT)) throw error
-        throw await explainConflict(db, namespace, scope, plan.checks, subtreeChecks(ops), error)
+        throw await explainConflict(db, namespace, scope, ops, plan.checks, subtreeChecks(ops), error)
       }
     },
     async deleteScope(namespace, scope) {
@@ -120,8 +120,13 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
 
 interface Check {
   path: string
+  /** The op's expectation as a number for SQL: a version, DIR or DIR_OR_ABSENT. */
   expected: number
 }
+
+/** How {@link Expectation}s cross into SQL (versions are never negative). */
+const DIR = -1
+const DIR_OR_ABSENT = -2
 
 /**
  * Turns a batch of ops into D1 statements, in this order: guards, scope version bump, chunk and
@@ -136,7 +141,7 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
   const chunks: { path: string; index: number; hex: string }[] = []
   for (const op of ops) {
     const path = op.path
-    if (op.expectedVersion !== null) checks.push({ path, expected: op.expectedVersion })
+    if (op.expectedVersion !== null) checks.push({ path, expected: op.expectedVersion === 'dir' ? DIR : op.expectedVersion === 0 && op.op === 'put' && op.kind === 'dir' ? DIR_OR_ABSENT : op.expectedVersion })
     if (op.op === 'check') continue
     touched.push(path)
     if (op.op === 'delete') {
@@ -156,7 +161,10 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
   for (const group of groups(checks, (MAX_PARAMS - 2) >> 1)) {
     add(
       `INSERT INTO vfs_guard (ok) SELECT NOT EXISTS (SELECT 1 FROM (VALUES ${group.map((_, i) => slots(i, 2)).join(', ')}) AS x
-       WHERE COALESCE((SELECT e.version FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), 0) != x.column2)`,
+       WHERE CASE x.column2
+         WHEN ${DIR} THEN COALESCE((SELECT e.kind FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), '') != 'dir'
+         WHEN ${DIR_OR_ABSENT} THEN COALESCE((SELECT e.kind FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), 'dir') != 'dir'
+         ELSE COALESCE((SELECT e.version FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), 0) != x.column2 END)`,
       group.flatMap((c) => [c.path, c.expected]),
     )
   }
@@ -224,7 +232,7 @@ function groups<T>(items: T[], size: number, weight?: (item: T) => number, budge
  * The guard says only that some check failed. Read the versions back to name the path; if another
  * commit has moved them again meanwhile, name the first checked path.
  */
-async function explainConflict(db: D1DatabaseLike, namespace: string, scope: string, checks: Check[], subtrees: Check[], cause: unknown): Promise<VfsError> {
+async function explainConflict(db: D1DatabaseLike, namespace: string, scope: string, ops: StoreOp[], checks: Check[], subtrees: Check[], cause: unknown): Promise<VfsError> {
   try {
     for (const c of subtrees) {
       const { from, to } = subtreeRange(c.path)
@@ -232,13 +240,13 @@ async function explainConflict(db: D1DatabaseLike, namespace: string, scope: str
       const has = (r.results as { n: number }[])[0].n
       if (has !== c.expected) return subtreeConflictError(c.path, c.expected, has)
     }
-    const found = new Map<string, number>()
+    const found = new Map<string, HeldEntry>()
     const results = await db.batch(groups(checks, MAX_PARAMS - 2).map((group) =>
-      db.prepare(`SELECT path, version FROM vfs_entries WHERE namespace = ?1 AND scope = ?2 AND path IN (${group.map((_, i) => `?${i + 3}`).join(', ')})`)
+      db.prepare(`SELECT path, version, kind FROM vfs_entries WHERE namespace = ?1 AND scope = ?2 AND path IN (${group.map((_, i) => `?${i + 3}`).join(', ')})`)
         .bind(namespace, scope, ...group.map((c) => c.path))))
-    for (const r of results) for (const row of (r.results ?? []) as { path: string; version: number }[]) found.set(row.path, row.version)
-    const bad = checks.find((c) => (found.get(c.path) ?? 0) !== c.expected)
-    if (bad) return conflictError(bad.path, bad.expected, found.get(bad.path) ?? 0, { cause })
+    for (const r of results) for (const row of (r.results ?? []) as { path: string; version: number; kind: EntryKind }[]) found.set(row.path, row)
+    const bad = ops.find((op) => !expectationMet(op, found.get(op.path)))
+    if (bad) return conflictError(bad.path, bad.expectedVersion, found.get(bad.path), { cause })
   } catch {
     // The diagnosis is a courtesy; the conflict stands either way.
   }

@@ -64,7 +64,7 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
       // Throwing inside the closure (a conflict, a bad op) rolls back everything it wrote.
       return storage.transactionSync(() => {
         checkExpectedVersions(ops, (path) =>
-          sql<{ version: number }>('SELECT version FROM vfs_entries WHERE namespace = ? AND scope = ? AND path = ?', namespace, scope, path)[0]?.version ?? 0)
+          sql<{ version: number; kind: EntryKind }>('SELECT version, kind FROM vfs_entries WHERE namespace = ? AND scope = ? AND path = ?', namespace, scope, path)[0])
         // SQLite compares TEXT bytewise, so the paths below a directory are one range of the key.
         checkSubtrees(ops, (path) => {
           const { from, to } = subtreeRange(path)

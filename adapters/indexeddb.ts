@@ -121,8 +121,8 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
           ...checked.map((op) => track(entries.get(keyOfPath(op.path)))),
         ])
         const version = ((head as { version?: number } | undefined)?.version ?? 0) + 1
-        const found = new Map(checked.map((op, i) => [op.path, (current[i] as { version?: number } | undefined)?.version ?? 0]))
-        checkExpectedVersions(checked, (path) => found.get(path) ?? 0)
+        const found = new Map(checked.map((op, i) => [op.path, current[i] as EntryRecord | undefined]))
+        checkExpectedVersions(checked, (path) => found.get(path))
         const below = new Map(subtrees.map(({ path }, i) => [path, (counts as number[])[i]]))
         checkSubtrees(ops, (path) => below.get(path) ?? 0)
         for (const op of ops) {

@@ -26,7 +26,7 @@ export function memoryStore(): VfsStore {
     async commit(namespace, scope, ops: StoreOp[]) {
       const key = keyOf(namespace, scope)
       const s = scopes.get(key) ?? { version: 0, deleted: false, entries: new Map<string, StoredEntry>() }
-      checkExpectedVersions(ops, (path) => s.entries.get(path)?.version ?? 0)
+      checkExpectedVersions(ops, (path) => s.entries.get(path))
       checkSubtrees(ops, (path) => {
         const { prefix } = subtreeRange(path)
         let n = 0

@@ -1,5 +1,5 @@
 import { VfsError } from '../src/contract/errors.js'
-import { checkExpectedVersions, checkSubtrees, subtreeChecks, subtreeRange, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import { checkExpectedVersions, checkSubtrees, type EntryKind, type HeldEntry, subtreeChecks, subtreeRange, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
 
 /**
  * What the adapter needs from a Postgres driver: `query(text, params)` resolving to `{ rows }`.
@@ -109,23 +109,23 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         // keeps every other commit on this scope out until we finish.
         const subtrees = subtreeChecks(ops)
         const found = await q.query(
-          `WITH removed AS (DELETE FROM ${entries} WHERE namespace = $1 AND scope = $2 AND path = ANY($3::text[]) RETURNING path, version) ` +
-            `SELECT path, version, NULL::int8 AS below FROM removed ` +
-            `UNION ALL SELECT path, version, NULL FROM ${entries} WHERE namespace = $1 AND scope = $2 AND path = ANY($4::text[]) ` +
-            `UNION ALL SELECT d.path, NULL, (SELECT count(*) FROM ${entries} e WHERE e.namespace = $1 AND e.scope = $2 AND starts_with(e.path, d.prefix)) ` +
+          `WITH removed AS (DELETE FROM ${entries} WHERE namespace = $1 AND scope = $2 AND path = ANY($3::text[]) RETURNING path, version, kind) ` +
+            `SELECT path, version, kind, NULL::int8 AS below FROM removed ` +
+            `UNION ALL SELECT path, version, kind, NULL FROM ${entries} WHERE namespace = $1 AND scope = $2 AND path = ANY($4::text[]) ` +
+            `UNION ALL SELECT d.path, NULL, NULL, (SELECT count(*) FROM ${entries} e WHERE e.namespace = $1 AND e.scope = $2 AND starts_with(e.path, d.prefix)) ` +
             `FROM unnest($5::text[], $6::text[]) AS d(path, prefix)`,
           [
             namespace, scope, ops.filter((op) => op.op !== 'check').map((op) => op.path), ops.filter((op) => op.op === 'check').map((op) => op.path),
             subtrees.map((c) => c.path), subtrees.map((c) => subtreeRange(c.path).prefix),
           ],
         )
-        const current = new Map<string, number>()
+        const current = new Map<string, HeldEntry>()
         const below = new Map<string, number>()
-        for (const r of found.rows as { path: string; version: unknown; below: unknown }[]) {
-          if (r.below === null) current.set(r.path, Number(r.version))
+        for (const r of found.rows as { path: string; version: unknown; kind: EntryKind; below: unknown }[]) {
+          if (r.below === null) current.set(r.path, { version: Number(r.version), kind: r.kind })
           else below.set(r.path, Number(r.below))
         }
-        checkExpectedVersions(ops, (path) => current.get(path) ?? 0)
+        checkExpectedVersions(ops, (path) => current.get(path))
         checkSubtrees(ops, (path) => below.get(path) ?? 0)
         const puts = ops.filter((op): op is Extract<StoreOp, { op: 'put' }> => op.op === 'put')
         for (let i = 0; i < puts.length; i += ROWS_PER_INSERT) await insert(q, namespace, scope, version, puts.slice(i, i + ROWS_PER_INSERT))

@@ -11,7 +11,7 @@ export type {
   Vfs, VfsStat, VfsQuota, VfsUsage, VfsChange, FileData, WriteOptions, ReaddirOptions, RmdirOptions, GlobOptions,
   GrepOptions, GrepMatch, GrepResult, OpenVfsOptions,
 } from './vfs/types.js'
-export type { VfsStore, StoreOp, StoredEntry, ScopeSnapshot, EntryKind } from './contract/store.js'
+export type { VfsStore, StoreOp, StoredEntry, ScopeSnapshot, EntryKind, Expectation, HeldEntry } from './contract/store.js'
 
 export { memoryStore } from '../adapters/memory.js'
 export { durableObjectStore, type DurableObjectSqlStorageLike } from '../adapters/durable-object.js'

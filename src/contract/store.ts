@@ -30,13 +30,22 @@ export interface ScopeSnapshot {
 }
 
 /**
- * One operation of an atomic batch. `expectedVersion` is the version the writer believes the
- * store holds for the path (0: the path must not exist); when it does not match, the whole batch
- * fails with a VfsError of code ECONFLICT and nothing is written. Directories carry versions like
- * files. `null` skips the check (the core never sends it; it is for callers that want a blind write).
+ * What a writer expects a path to hold, checked before a batch writes anything:
+ * - a number `n > 0`: an entry whose version is `n`;
+ * - `0`: nothing, except that a put of a directory also accepts a directory already there
+ *   (creating a directory is idempotent, so two writers creating one directory do not conflict);
+ * - `'dir'`: a directory, of any version (directories are re-created freely, so the workspace
+ *   checks that a directory is still a directory, and what lies below it with `expectedBelow`);
+ * - `null`: anything (the core never sends it; it is for callers that want a blind write).
+ */
+export type Expectation = number | 'dir' | null
+
+/**
+ * One operation of an atomic batch. When an `expectedVersion` (see {@link Expectation}) does not
+ * match, the whole batch fails with a VfsError of code ECONFLICT and nothing is written.
  *
- * A `check` op writes nothing: it only makes the batch depend on the path's version (the workspace
- * checks the parent directory a file is created in, and the files a copy reads).
+ * A `check` op writes nothing: it only makes the batch depend on the path (the workspace checks
+ * the directory a new entry goes into, and the files a copy reads).
  *
  * `expectedBelow`, when set, is the number of entries the writer believes lie strictly below the
  * path before the batch; another number fails the batch with ECONFLICT. With it a batch that
@@ -51,11 +60,11 @@ export type StoreOp =
       data: Uint8Array
       mtime: number
       ctime: number
-      expectedVersion: number | null
+      expectedVersion: Expectation
       expectedBelow?: number
     }
-  | { op: 'delete'; path: string; expectedVersion: number | null; expectedBelow?: number }
-  | { op: 'check'; path: string; expectedVersion: number; expectedBelow?: number }
+  | { op: 'delete'; path: string; expectedVersion: Expectation; expectedBelow?: number }
+  | { op: 'check'; path: string; expectedVersion: Exclude<Expectation, null>; expectedBelow?: number }
 
 /** The ops of a batch that write something (puts and deletes, not checks). */
 export type StoreWrite = Exclude<StoreOp, { op: 'check' }>
@@ -90,21 +99,39 @@ export interface VfsStore {
   close?(): Promise<void>
 }
 
-/** The conflict error adapters throw when an expected version does not match. */
-export function conflictError(path: string, expected: number, has: number, options?: { cause?: unknown }): VfsError {
-  return new VfsError('ECONFLICT', path, `expected version ${expected}, the store has ${has}`, options)
+/** What a store holds at a path, as far as expectations go; `undefined` when it holds nothing. */
+export interface HeldEntry {
+  version: number
+  kind: EntryKind
+}
+
+/** True when `held` meets the op's expectation (see {@link Expectation}). */
+export function expectationMet(op: StoreOp, held: HeldEntry | undefined): boolean {
+  const expected = op.expectedVersion
+  if (expected === null) return true
+  if (expected === 'dir') return held?.kind === 'dir'
+  if (expected === 0 && op.op === 'put' && op.kind === 'dir') return held === undefined || held.kind === 'dir'
+  return (held?.version ?? 0) === expected
+}
+
+/** The conflict error adapters throw when an expectation does not match. */
+export function conflictError(path: string, expected: Expectation, held: HeldEntry | number | undefined, options?: { cause?: unknown }): VfsError {
+  const h = typeof held === 'number' ? (held === 0 ? undefined : { version: held, kind: 'file' as const }) : held
+  const has = h === undefined ? 'nothing' : h.kind === 'dir' && expected === 'dir' ? `a directory` : h.kind === 'dir' ? `a directory (version ${h.version})` : `version ${h.version}`
+  const wanted = expected === 'dir' ? 'a directory' : expected === 0 ? 'nothing' : `version ${expected}`
+  return new VfsError('ECONFLICT', path, `expected ${wanted}, the store has ${has}`, options)
 }
 
 /**
- * Checks every op's expected version against what the store holds (`versionOf`: 0 when absent)
+ * Checks every op's expectation against what the store holds (`entryOf`: undefined when absent)
  * and throws {@link conflictError} for the first mismatch. Adapters call it inside their
  * transaction, before writing.
  */
-export function checkExpectedVersions(ops: readonly StoreOp[], versionOf: (path: string) => number): void {
+export function checkExpectedVersions(ops: readonly StoreOp[], entryOf: (path: string) => HeldEntry | undefined): void {
   for (const op of ops) {
     if (op.expectedVersion === null) continue
-    const has = versionOf(op.path)
-    if (has !== op.expectedVersion) throw conflictError(op.path, op.expectedVersion, has)
+    const held = entryOf(op.path)
+    if (!expectationMet(op, held)) throw conflictError(op.path, op.expectedVersion, held)
   }
 }
 

@@ -1,6 +1,6 @@
 import { VfsError } from '../contract/errors.js'
 import { isWithin } from '../contract/paths.js'
-import type { StoreOp, VfsStore } from '../contract/store.js'
+import type { Expectation, StoreOp, VfsStore } from '../contract/store.js'
 import type { Node, Tree } from './tree.js'
 
 /**
@@ -142,18 +142,14 @@ export class Journal {
     }
   }
 
-  /**
-   * Every write op expects the durable version it replaces (directories included; 0: absent).
-   * A directory that exists only as a parent of stored files has version 0, which the store
-   * also reports for it, so foreign stores without directory entries work too.
-   */
+  /** Every write op expects the durable state it replaces (see expectationOf). */
   private opFor(path: string, node: Node | null): StoreOp | null {
     const base = this.baseline.get(path) ?? null
     if (node === null) {
       if (base === null) return null // created and removed before it was ever durable
-      return { op: 'delete', path, expectedVersion: base.version }
+      return { op: 'delete', path, expectedVersion: expectationOf(base) }
     }
-    return { op: 'put', path, kind: node.kind, data: node.data, mtime: node.mtime, ctime: node.ctime, expectedVersion: base?.version ?? 0 }
+    return { op: 'put', path, kind: node.kind, data: node.data, mtime: node.mtime, ctime: node.ctime, expectedVersion: expectationOf(base) }
   }
 
   /**
@@ -168,7 +164,7 @@ export class Journal {
     for (const intent of intents) {
       for (const [path, node] of intent.deps.reads ?? []) {
         if (writes.has(path) || checked.has(path) || path === '/') continue
-        const op: StoreOp = { op: 'check', path, expectedVersion: node?.version ?? 0 }
+        const op: StoreOp = { op: 'check', path, expectedVersion: expectationOf(node) }
         checked.set(path, op)
         ops.push(op)
       }
@@ -179,11 +175,11 @@ export class Journal {
     const byPath = new Map(ops.map((op) => [op.path, op]))
     for (const dir of topmost) {
       let below = 0
-      for (const op of ops) if (op.path !== dir && isWithin(op.path, dir) && (op.expectedVersion ?? 0) > 0) below++
+      for (const op of ops) if (op.path !== dir && isWithin(op.path, dir) && op.expectedVersion !== 0) below++
       let own = byPath.get(dir)
       if (!own) {
         const base = this.baseline.has(dir) ? this.baseline.get(dir) : this.treeOf().get(dir)
-        own = { op: 'check', path: dir, expectedVersion: base?.version ?? 0 }
+        own = { op: 'check', path: dir, expectedVersion: expectationOf(base ?? null) }
         ops.push(own)
       }
       own.expectedBelow = below
@@ -241,4 +237,17 @@ export class Journal {
     }
     return failedIntents
   }
+}
+
+/**
+ * What a batch expects the store to hold where this instance's durable view has `node`: nothing,
+ * a file at its version, or a directory (of any version: another writer may have created the same
+ * directory; what matters is that it is still one, and what lies below it, see expectedBelow).
+ * A directory that exists only as a parent of stored files (version 0, from a store that keeps no
+ * directory entries) is expected absent, as the store reports it.
+ */
+function expectationOf(node: Node | null): Exclude<Expectation, null> {
+  if (node === null) return 0
+  if (node.kind === 'dir') return node.version === 0 ? 0 : 'dir'
+  return node.version
 }

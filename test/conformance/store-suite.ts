@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isVfsError, type StoreOp, type VfsStore } from '../../src/index.js'
+import type { Expectation } from '../../src/contract/store.js'
 import { poisoned } from './failing-store.js'
 import { binarySamples, bytesOf, bigFile } from './samples.js'
 
@@ -9,11 +10,12 @@ export interface StoreHarness {
   cleanup?: () => Promise<void>
 }
 
-const put = (path: string, data: Uint8Array | string, expectedVersion: number | null = null): StoreOp => ({
+const put = (path: string, data: Uint8Array | string, expectedVersion: Expectation = null, expectedBelow?: number): StoreOp => ({
   op: 'put', path, kind: 'file', data: typeof data === 'string' ? bytesOf(data) : data, mtime: 1000, ctime: 500, expectedVersion,
+  ...(expectedBelow === undefined ? {} : { expectedBelow }),
 })
 
-const dir = (path: string, expectedVersion: number | null = null): StoreOp => ({
+const dir = (path: string, expectedVersion: Expectation = null): StoreOp => ({
   op: 'put', path, kind: 'dir', data: new Uint8Array(), mtime: 1, ctime: 1, expectedVersion,
 })
 
@@ -166,6 +168,29 @@ export function describeStoreConformance(name: string, setup: () => Promise<Stor
       expect(snap.entries.map((e) => [e.path, e.version]).sort()).toEqual([['/d', 1], ['/d/f', 1], ['/d/g', 2]])
     })
 
+    it("expects directories by kind: 'dir' needs a directory, a directory put expecting 0 accepts one", async () => {
+      const s = fresh()
+      await h.store.commit(ns, s, [dir('/d', 0), put('/f', 'f', 0)])
+      // Two writers creating one directory do not conflict; a directory put never replaces a file.
+      expect(await h.store.commit(ns, s, [dir('/d', 0), put('/d/x', 'x', 0)])).toBe(2)
+      const overFile = await h.store.commit(ns, s, [dir('/f', 0), put('/f/x', 'x', 0)]).catch((e) => e)
+      expect(isVfsError(overFile, 'ECONFLICT'), String(overFile)).toBe(true)
+      expect(overFile.path).toBe('/f')
+      for (const ops of [
+        [{ op: 'check', path: '/f', expectedVersion: 'dir' }, put('/f2', 'y', 0)],
+        [{ op: 'check', path: '/missing', expectedVersion: 'dir' }, put('/missing/y', 'y', 0)],
+        [{ op: 'delete', path: '/f', expectedVersion: 'dir' }],
+        [put('/f', 'file over a file', 'dir')],
+      ] as StoreOp[][]) {
+        const error = await h.store.commit(ns, s, ops).catch((e) => e)
+        expect(isVfsError(error, 'ECONFLICT'), `${JSON.stringify(ops.map((o) => [o.op, o.path]))}: ${error}`).toBe(true)
+      }
+      expect(await h.store.commit(ns, s, [{ op: 'check', path: '/d', expectedVersion: 'dir' }, put('/d/y', 'y', 0)])).toBe(3)
+      expect(await h.store.commit(ns, s, [put('/d', 'a file replacing a directory', 'dir', 2), { op: 'delete', path: '/d/x', expectedVersion: 2 }, { op: 'delete', path: '/d/y', expectedVersion: 3 }])).toBe(4)
+      const snap = await h.store.load(ns, s)
+      expect(snap.entries.map((e) => [e.path, e.kind, e.version]).sort()).toEqual([['/d', 'file', 4], ['/f', 'file', 1]])
+    })
+
     it('counts the entries strictly below a directory for expectedBelow, and nothing else', async () => {
       const s = fresh()
       // Neighbours that share the prefix or sort next to '/d/' must not count: '.' < '/' < '0'.
@@ -173,7 +198,7 @@ export function describeStoreConformance(name: string, setup: () => Promise<Stor
       const below = ['/d/a', '/d/sub', '/d/sub/b', '/d/\uffff', '/d/🙂', '/d/é']
       await h.store.commit(ns, s, [dir('/d', 0), ...[...around, ...below].map((p) => put(p, p, 0))])
       const removeAll = (expectedBelow: number): StoreOp[] => [
-        { op: 'delete', path: '/d', expectedVersion: 1, expectedBelow }, ...below.map((p): StoreOp => ({ op: 'delete', path: p, expectedVersion: 1 })),
+        { op: 'delete', path: '/d', expectedVersion: 'dir', expectedBelow }, ...below.map((p): StoreOp => ({ op: 'delete', path: p, expectedVersion: 1 })),
       ]
       for (const wrong of [below.length - 1, below.length + 1, 0]) {
         const error = await h.store.commit(ns, s, removeAll(wrong)).catch((e) => e)
