@@ -125,8 +125,7 @@ export class Journal {
       const op = this.opFor(path, node)
       if (op) ops.push(op)
     }
-    // A batch that writes nothing (everything in it was created and removed again) needs no commit.
-    if (ops.length > 0) this.addDependencies(ops, intents, new Set(paths))
+    this.addDependencies(ops, intents, new Set(paths))
     try {
       const version = ops.length > 0 ? await this.store.commit(this.namespace, this.scope, ops) : 0
       this.succeeded(version, nodes)
@@ -146,7 +145,9 @@ export class Journal {
   private opFor(path: string, node: Node | null): StoreOp | null {
     const base = this.baseline.get(path) ?? null
     if (node === null) {
-      if (base === null) return null // created and removed before it was ever durable
+      // Created and removed before it was ever durable: nothing to write, but the batch still
+      // relies on the path being absent (a write there would have failed had it held a directory).
+      if (base === null) return { op: 'check', path, expectedVersion: 0 }
       return { op: 'delete', path, expectedVersion: expectationOf(base) }
     }
     return { op: 'put', path, kind: node.kind, data: node.data, mtime: node.mtime, ctime: node.ctime, expectedVersion: expectationOf(base) }

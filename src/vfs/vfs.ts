@@ -207,7 +207,9 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     if (existing?.kind === 'file') throw new VfsError('EEXIST', path, 'a file with this name exists')
     const changes = this.missingParents(p, path)
     if (!existing) changes.push([p, dirNode(Date.now(), 0, true)])
-    if (changes.length === 0) return this.settled([p, ...ancestorsOf(p)])
+    // Already there in this instance's view: the store must still have it (another writer may have
+    // removed it), so the promise settles once a batch has checked that it is a directory.
+    if (changes.length === 0) return this.commit([], { reads: [[p, existing!]] })
     return this.commit(changes, { reads: this.parentRead(p) })
   }
 
