@@ -51,7 +51,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     if (autoRefresh && this.store.watch) {
       this.unwatch = this.store.watch(this.namespace, this.scope, (version) => {
         // Versions are not compared with ours: another tab's notice can arrive after our own
-        // later commit, and a deleted scope restarts at 1. Only our own commits are skipped.
+        // later commit. Only our own commits are skipped.
         if (this.closed || this.ownVersions.has(version)) return
         if (!this.hydrated) return void (heardDuringLoad = true)
         this.emit({ type: 'external', version })
