@@ -1,6 +1,6 @@
 import { VfsError } from '../src/contract/errors.js'
-import { conflictError, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
-import { joinChunks, splitChunks, VFS_TABLE_NAMES, VFS_TABLES } from './sql-layout.js'
+import { conflictError, expectationMet, subtreeChecks, type HeldEntry, subtreeConflictError, subtreeRange, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import { joinChunks, splitChunks, TOMBSTONE, VFS_ENTRY_TABLES, VFS_TABLES } from './sql-layout.js'
 
 /**
  * The part of a D1 binding (`env.DB`) this adapter uses, declared structurally so the library never
@@ -81,7 +81,7 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
         db.prepare('SELECT path, kind, size, version, mtime, ctime FROM vfs_entries WHERE namespace = ?1 AND scope = ?2').bind(namespace, scope),
         db.prepare('SELECT path, hex(data) AS hex FROM vfs_chunks WHERE namespace = ?1 AND scope = ?2 ORDER BY path, chunk').bind(namespace, scope),
       ])
-      const version = (scopes.results as { version: number }[] | undefined)?.[0]?.version ?? 0
+      const version = Math.abs((scopes.results as { version: number }[] | undefined)?.[0]?.version ?? 0)
       const parts = new Map<string, Uint8Array[]>()
       for (const c of (chunks.results ?? []) as { path: string; hex: string }[]) {
         const list = parts.get(c.path)
@@ -102,16 +102,16 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
         return (results[plan.bumpIndex].results as { version: number }[])[0].version
       } catch (error) {
         if (!String((error as Error)?.message ?? error).includes(CONFLICT)) throw error
-        throw await explainConflict(db, namespace, scope, plan.checks, error)
+        throw await explainConflict(db, namespace, scope, ops, plan.checks, subtreeChecks(ops), error)
       }
     },
     async deleteScope(namespace, scope) {
       await ready()
-      await db.batch(VFS_TABLE_NAMES.map((t) => db.prepare(`DELETE FROM ${t} WHERE namespace = ?1 AND scope = ?2`).bind(namespace, scope)))
+      await db.batch([...VFS_ENTRY_TABLES, TOMBSTONE].map((t) => db.prepare(t === TOMBSTONE ? t : `DELETE FROM ${t} WHERE namespace = ?1 AND scope = ?2`).bind(namespace, scope)))
     },
     async listScopes(namespace) {
       await ready()
-      const [r] = await db.batch([db.prepare('SELECT scope FROM vfs_scopes WHERE namespace = ?1').bind(namespace)])
+      const [r] = await db.batch([db.prepare('SELECT scope FROM vfs_scopes WHERE namespace = ?1 AND version > 0').bind(namespace)])
       // Sorted here: SQLite orders by UTF-8 bytes, JavaScript (and memoryStore) by UTF-16 units.
       return ((r.results ?? []) as { scope: string }[]).map((x) => x.scope).sort()
     },
@@ -120,8 +120,13 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
 
 interface Check {
   path: string
+  /** The op's expectation as a number for SQL: a version, DIR or DIR_OR_ABSENT. */
   expected: number
 }
+
+/** How {@link Expectation}s cross into SQL (versions are never negative). */
+const DIR = -1
+const DIR_OR_ABSENT = -2
 
 /**
  * Turns a batch of ops into D1 statements, in this order: guards, scope version bump, chunk and
@@ -136,7 +141,8 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
   const chunks: { path: string; index: number; hex: string }[] = []
   for (const op of ops) {
     const path = op.path
-    if (op.expectedVersion !== null) checks.push({ path, expected: op.expectedVersion })
+    if (op.expectedVersion !== null) checks.push({ path, expected: op.expectedVersion === 'dir' ? DIR : op.expectedVersion === 0 && op.op === 'put' && op.kind === 'dir' ? DIR_OR_ABSENT : op.expectedVersion })
+    if (op.op === 'check') continue
     touched.push(path)
     if (op.op === 'delete') {
       deleted.push(path)
@@ -155,13 +161,29 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
   for (const group of groups(checks, (MAX_PARAMS - 2) >> 1)) {
     add(
       `INSERT INTO vfs_guard (ok) SELECT NOT EXISTS (SELECT 1 FROM (VALUES ${group.map((_, i) => slots(i, 2)).join(', ')}) AS x
-       WHERE COALESCE((SELECT e.version FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), 0) != x.column2)`,
+       WHERE CASE x.column2
+         WHEN ${DIR} THEN COALESCE((SELECT e.kind FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), '') != 'dir'
+         WHEN ${DIR_OR_ABSENT} THEN COALESCE((SELECT e.kind FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), 'dir') != 'dir'
+         ELSE COALESCE((SELECT e.version FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), 0) != x.column2 END)`,
       group.flatMap((c) => [c.path, c.expected]),
     )
   }
+  // Entries below a directory are one key range (SQLite compares TEXT bytewise); each count must match.
+  const subtrees = subtreeChecks(ops)
+  for (const group of groups(subtrees, Math.floor((MAX_PARAMS - 2) / 3))) {
+    add(
+      `INSERT INTO vfs_guard (ok) SELECT NOT EXISTS (SELECT 1 FROM (VALUES ${group.map((_, i) => slots(i, 3)).join(', ')}) AS x
+       WHERE (SELECT count(*) FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path >= x.column1 AND e.path < x.column2) != x.column3)`,
+      group.flatMap((c) => {
+        const { from, to } = subtreeRange(c.path)
+        return [from, to, c.expected]
+      }),
+    )
+  }
   const bumpIndex = statements.length
+  // A deleted scope keeps its version negated (see deleteScope): continue from it.
   add(`INSERT INTO vfs_scopes (namespace, scope, version) VALUES (?1, ?2, 1)
-       ON CONFLICT (namespace, scope) DO UPDATE SET version = version + 1 RETURNING version`, [])
+       ON CONFLICT (namespace, scope) DO UPDATE SET version = abs(version) + 1 RETURNING version`, [])
   for (const group of groups(touched, MAX_PARAMS - 2)) {
     add(`DELETE FROM vfs_chunks WHERE namespace = ?1 AND scope = ?2 AND path IN ${slots(0, group.length)}`, group)
   }
@@ -183,7 +205,7 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
       group.flatMap((c) => [c.path, c.index, c.hex]),
     )
   }
-  if (checks.length > 0) statements.push(db.prepare('DELETE FROM vfs_guard'))
+  if (checks.length > 0 || subtrees.length > 0) statements.push(db.prepare('DELETE FROM vfs_guard'))
   return { statements, bumpIndex, checks }
 }
 
@@ -210,15 +232,21 @@ function groups<T>(items: T[], size: number, weight?: (item: T) => number, budge
  * The guard says only that some check failed. Read the versions back to name the path; if another
  * commit has moved them again meanwhile, name the first checked path.
  */
-async function explainConflict(db: D1DatabaseLike, namespace: string, scope: string, checks: Check[], cause: unknown): Promise<VfsError> {
+async function explainConflict(db: D1DatabaseLike, namespace: string, scope: string, ops: StoreOp[], checks: Check[], subtrees: Check[], cause: unknown): Promise<VfsError> {
   try {
-    const found = new Map<string, number>()
+    for (const c of subtrees) {
+      const { from, to } = subtreeRange(c.path)
+      const [r] = await db.batch([db.prepare('SELECT count(*) AS n FROM vfs_entries WHERE namespace = ?1 AND scope = ?2 AND path >= ?3 AND path < ?4').bind(namespace, scope, from, to)])
+      const has = (r.results as { n: number }[])[0].n
+      if (has !== c.expected) return subtreeConflictError(c.path, c.expected, has)
+    }
+    const found = new Map<string, HeldEntry>()
     const results = await db.batch(groups(checks, MAX_PARAMS - 2).map((group) =>
-      db.prepare(`SELECT path, version FROM vfs_entries WHERE namespace = ?1 AND scope = ?2 AND path IN (${group.map((_, i) => `?${i + 3}`).join(', ')})`)
+      db.prepare(`SELECT path, version, kind FROM vfs_entries WHERE namespace = ?1 AND scope = ?2 AND path IN (${group.map((_, i) => `?${i + 3}`).join(', ')})`)
         .bind(namespace, scope, ...group.map((c) => c.path))))
-    for (const r of results) for (const row of (r.results ?? []) as { path: string; version: number }[]) found.set(row.path, row.version)
-    const bad = checks.find((c) => (found.get(c.path) ?? 0) !== c.expected)
-    if (bad) return conflictError(bad.path, bad.expected, found.get(bad.path) ?? 0, { cause })
+    for (const r of results) for (const row of (r.results ?? []) as { path: string; version: number; kind: EntryKind }[]) found.set(row.path, row)
+    const bad = ops.find((op) => !expectationMet(op, found.get(op.path)))
+    if (bad) return conflictError(bad.path, bad.expectedVersion, found.get(bad.path), { cause })
   } catch {
     // The diagnosis is a courtesy; the conflict stands either way.
   }

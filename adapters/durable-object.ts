@@ -1,5 +1,5 @@
-import { joinChunks, splitChunks, VFS_TABLE_NAMES, VFS_TABLES } from './sql-layout.js'
-import { checkExpectedVersions, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import { joinChunks, splitChunks, TOMBSTONE, VFS_ENTRY_TABLES, VFS_TABLES } from './sql-layout.js'
+import { checkExpectedVersions, checkSubtrees, subtreeRange, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
 
 /** A value SQLite-backed Durable Object storage binds and returns. */
 type SqlValue = ArrayBuffer | string | number | null
@@ -43,7 +43,7 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
       schema()
       // One synchronous transaction: no commit can interleave between the three reads.
       return storage.transactionSync(() => {
-        const version = sql<{ version: number }>('SELECT version FROM vfs_scopes WHERE namespace = ? AND scope = ?', namespace, scope)[0]?.version ?? 0
+        const version = Math.abs(sql<{ version: number }>('SELECT version FROM vfs_scopes WHERE namespace = ? AND scope = ?', namespace, scope)[0]?.version ?? 0)
         const rows = sql<{ path: string; kind: EntryKind; size: number; version: number; mtime: number; ctime: number }>(
           'SELECT path, kind, size, version, mtime, ctime FROM vfs_entries WHERE namespace = ? AND scope = ?', namespace, scope)
         const chunks = new Map<string, ArrayBuffer[]>()
@@ -64,11 +64,18 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
       // Throwing inside the closure (a conflict, a bad op) rolls back everything it wrote.
       return storage.transactionSync(() => {
         checkExpectedVersions(ops, (path) =>
-          sql<{ version: number }>('SELECT version FROM vfs_entries WHERE namespace = ? AND scope = ? AND path = ?', namespace, scope, path)[0]?.version ?? 0)
+          sql<{ version: number; kind: EntryKind }>('SELECT version, kind FROM vfs_entries WHERE namespace = ? AND scope = ? AND path = ?', namespace, scope, path)[0])
+        // SQLite compares TEXT bytewise, so the paths below a directory are one range of the key.
+        checkSubtrees(ops, (path) => {
+          const { from, to } = subtreeRange(path)
+          return sql<{ n: number }>('SELECT count(*) AS n FROM vfs_entries WHERE namespace = ? AND scope = ? AND path >= ? AND path < ?', namespace, scope, from, to)[0].n
+        })
+        // A deleted scope keeps its version negated (see deleteScope): continue from it.
         const version = sql<{ version: number }>(
           `INSERT INTO vfs_scopes (namespace, scope, version) VALUES (?, ?, 1)
-           ON CONFLICT (namespace, scope) DO UPDATE SET version = version + 1 RETURNING version`, namespace, scope)[0].version
+           ON CONFLICT (namespace, scope) DO UPDATE SET version = abs(version) + 1 RETURNING version`, namespace, scope)[0].version
         for (const op of ops) {
+          if (op.op === 'check') continue
           const path = op.path
           sql('DELETE FROM vfs_chunks WHERE namespace = ? AND scope = ? AND path = ?', namespace, scope, path)
           if (op.op === 'delete') {
@@ -88,14 +95,15 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
     async deleteScope(namespace, scope) {
       schema()
       storage.transactionSync(() => {
-        for (const table of VFS_TABLE_NAMES) sql(`DELETE FROM ${table} WHERE namespace = ? AND scope = ?`, namespace, scope)
+        for (const table of VFS_ENTRY_TABLES) sql(`DELETE FROM ${table} WHERE namespace = ? AND scope = ?`, namespace, scope)
+        sql(TOMBSTONE, namespace, scope)
       })
     },
     async listScopes(namespace) {
       schema()
       // Every commit writes a version row and deleteScope removes it, so vfs_scopes lists them all.
       // Sorted here, not in SQL: SQLite orders by UTF-8 bytes, JavaScript (and memoryStore) by UTF-16.
-      return sql<{ scope: string }>('SELECT scope FROM vfs_scopes WHERE namespace = ?', namespace).map((r) => r.scope).sort()
+      return sql<{ scope: string }>('SELECT scope FROM vfs_scopes WHERE namespace = ? AND version > 0', namespace).map((r) => r.scope).sort()
     },
   }
 }

@@ -1,6 +1,6 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb'
 import { VfsError } from '../src/contract/errors.js'
-import { checkExpectedVersions, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import { checkExpectedVersions, checkSubtrees, subtreeChecks, subtreeRange, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
 
 /** Options of {@link indexedDbStore}. */
 export interface IndexedDbStoreOptions {
@@ -22,7 +22,8 @@ interface EntryRecord extends StoredEntry {
 
 interface VfsDb extends DBSchema {
   entries: { key: [string, string, string]; value: EntryRecord }
-  scopes: { key: [string, string]; value: { namespace: string; scope: string; version: number } }
+  /** `deleted`: set by deleteScope, which keeps the version so that versions never repeat. */
+  scopes: { key: [string, string]; value: { namespace: string; scope: string; version: number; deleted?: boolean } }
 }
 
 const SCHEMA_VERSION = 1
@@ -110,14 +111,22 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
         // readwrite transactions (across tabs too), so nobody can commit between check and write.
         // The scope head and the checked entries are read in one round trip.
         const checked = ops.filter((op) => op.expectedVersion !== null)
-        const [head, ...current] = await Promise.all([
+        const subtrees = subtreeChecks(ops)
+        const [head, counts, ...current] = await Promise.all([
           track(tx.objectStore('scopes').get([namespace, scope])),
+          Promise.all(subtrees.map(({ path }) => {
+            const { from, to } = subtreeRange(path)
+            return track(entries.count(IDBKeyRange.bound([namespace, scope, from], [namespace, scope, to], false, true)))
+          })),
           ...checked.map((op) => track(entries.get(keyOfPath(op.path)))),
         ])
         const version = ((head as { version?: number } | undefined)?.version ?? 0) + 1
-        const found = new Map(checked.map((op, i) => [op.path, (current[i] as { version?: number } | undefined)?.version ?? 0]))
-        checkExpectedVersions(checked, (path) => found.get(path) ?? 0)
+        const found = new Map(checked.map((op, i) => [op.path, current[i] as EntryRecord | undefined]))
+        checkExpectedVersions(checked, (path) => found.get(path))
+        const below = new Map(subtrees.map(({ path }, i) => [path, (counts as number[])[i]]))
+        checkSubtrees(ops, (path) => below.get(path) ?? 0)
         for (const op of ops) {
+          if (op.op === 'check') continue
           if (op.op === 'delete') track(entries.delete(keyOfPath(op.path)))
           else track(entries.put({ namespace, scope, path: op.path, kind: op.kind, data: ownBytes(op.data), version, mtime: op.mtime, ctime: op.ctime }))
         }
@@ -141,13 +150,19 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
 
     async deleteScope(namespace, scope) {
       const tx = (await connect()).transaction(['entries', 'scopes'], 'readwrite')
-      await Promise.all([tx.objectStore('entries').delete(scopeRange(namespace, scope)), tx.objectStore('scopes').delete([namespace, scope]), tx.done])
+      const scopes = tx.objectStore('scopes')
+      const head = await scopes.get([namespace, scope])
+      await Promise.all([
+        tx.objectStore('entries').delete(scopeRange(namespace, scope)),
+        head ? scopes.put({ ...head, deleted: true }) : undefined,
+        tx.done,
+      ])
     },
 
     async listScopes(namespace) {
       // Every commit writes the scope's version record, so the scopes store alone lists them all.
-      const keys = await (await connect()).getAllKeys('scopes', IDBKeyRange.bound([namespace], [namespace, []]))
-      return keys.map(([, scope]) => scope)
+      const heads = await (await connect()).getAll('scopes', IDBKeyRange.bound([namespace], [namespace, []]))
+      return heads.filter((h) => !h.deleted).map((h) => h.scope)
     },
 
     watch(namespace, scope, listener) {

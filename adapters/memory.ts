@@ -1,7 +1,9 @@
-import { checkExpectedVersions, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import { checkExpectedVersions, checkSubtrees, subtreeRange, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
 
 interface MemoryScope {
   version: number
+  /** Set by deleteScope: the version stays, so versions never repeat, but the scope is not listed. */
+  deleted: boolean
   entries: Map<string, StoredEntry>
 }
 
@@ -23,30 +25,40 @@ export function memoryStore(): VfsStore {
     },
     async commit(namespace, scope, ops: StoreOp[]) {
       const key = keyOf(namespace, scope)
-      const s = scopes.get(key) ?? { version: 0, entries: new Map() }
-      checkExpectedVersions(ops, (path) => s.entries.get(path)?.version ?? 0)
+      const s = scopes.get(key) ?? { version: 0, deleted: false, entries: new Map<string, StoredEntry>() }
+      checkExpectedVersions(ops, (path) => s.entries.get(path))
+      checkSubtrees(ops, (path) => {
+        const { prefix } = subtreeRange(path)
+        let n = 0
+        for (const p of s.entries.keys()) if (p.startsWith(prefix)) n++
+        return n
+      })
       // Read every op before changing anything, so an exception half-way (a bad op) leaves the
       // scope untouched; the cost is the batch's, not the scope's.
       const version = s.version + 1
-      const staged = ops.map((op): [string, StoredEntry | null] =>
-        op.op === 'delete' ? [op.path, null] : [op.path, { path: op.path, kind: op.kind, data: op.data.slice(), version, mtime: op.mtime, ctime: op.ctime }],
+      const staged = ops.flatMap((op): Array<[string, StoredEntry | null]> =>
+        op.op === 'check' ? [] : op.op === 'delete' ? [[op.path, null]] : [[op.path, { path: op.path, kind: op.kind, data: op.data.slice(), version, mtime: op.mtime, ctime: op.ctime }]],
       )
       for (const [path, entry] of staged) {
         if (entry) s.entries.set(path, entry)
         else s.entries.delete(path)
       }
       s.version = version
+      s.deleted = false
       scopes.set(key, s)
       return version
     },
     async deleteScope(namespace, scope) {
-      scopes.delete(keyOf(namespace, scope))
+      const s = scopes.get(keyOf(namespace, scope))
+      if (!s) return
+      s.entries.clear()
+      s.deleted = true
     },
     async listScopes(namespace) {
       const out: string[] = []
-      for (const key of scopes.keys()) {
+      for (const [key, s] of scopes) {
         const [ns, scope] = JSON.parse(key) as [string, string]
-        if (ns === namespace) out.push(scope)
+        if (ns === namespace && !s.deleted) out.push(scope)
       }
       return out.sort()
     },

@@ -1,5 +1,5 @@
 import { VfsError } from '../src/contract/errors.js'
-import { checkExpectedVersions, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import { checkExpectedVersions, checkSubtrees, type EntryKind, type HeldEntry, subtreeChecks, subtreeRange, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
 
 /**
  * What the adapter needs from a Postgres driver: `query(text, params)` resolving to `{ rows }`.
@@ -40,9 +40,14 @@ interface PoolLike extends SqlClient {
  * A store in Postgres: one row per entry (content as `bytea`, so files up to 1 GB need no
  * chunking) and one version row per scope. A commit is one transaction of three statements: bump the
  * scope's version row (which also locks it, so concurrent commits on one scope queue up and their
- * version checks cannot race), one DELETE of every path the batch touches whose RETURNING gives the
- * versions to check, and one multi-row INSERT of the puts (per 10,000; a plain INSERT after the
- * DELETE measured ~20 % cheaper than an upsert, and the check costs no statement of its own).
+ * version checks cannot race), one DELETE of every path the batch writes whose RETURNING gives the
+ * versions to check (in the same statement, a SELECT of the versions of `check` ops and a count of
+ * the entries below each `expectedBelow` directory, both seeing the state before the DELETE), and
+ * one multi-row INSERT of the puts (per 10,000; a plain INSERT after the DELETE measured ~20 %
+ * cheaper than an upsert, and the checks cost no statement of their own). Counting below a
+ * directory scans the scope's rows (`starts_with` works under any collation, which a range on the
+ * primary key would not); only batches that remove, move or copy a directory ask for it.
+ * `deleteScope` keeps the scope's row with its version negated, so versions never repeat.
  * Namespaces, scopes and paths are `text`, so they cannot hold NUL. There is no `watch`: another
  * writer's commit shows up as ECONFLICT on the next write, and `refresh()` loads it.
  * Call {@link PostgresStore.migrate} once before use.
@@ -85,7 +90,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       // One statement, so the version and the entries come from the same snapshot.
       const { rows } = await read((q) =>
         q.query(
-          `SELECT s.version AS scope_version, e.path, e.kind, e.data, e.version, e.mtime, e.ctime FROM ${scopes} s ` +
+          `SELECT abs(s.version) AS scope_version, e.path, e.kind, e.data, e.version, e.mtime, e.ctime FROM ${scopes} s ` +
             `LEFT JOIN ${entries} e ON e.namespace = s.namespace AND e.scope = s.scope WHERE s.namespace = $1 AND s.scope = $2`,
           [namespace, scope],
         ),
@@ -103,18 +108,34 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       return transact(async (q) => {
         const bumped = await q.query(
           `INSERT INTO ${scopes} AS s (namespace, scope, version) VALUES ($1, $2, 1) ` +
-            `ON CONFLICT (namespace, scope) DO UPDATE SET version = s.version + 1 RETURNING s.version`,
+            `ON CONFLICT (namespace, scope) DO UPDATE SET version = abs(s.version) + 1 RETURNING s.version`,
           [namespace, scope],
         )
         const version = Number((bumped.rows[0] as { version: unknown }).version)
-        // One DELETE clears every path the batch touches (puts are inserted again below) and returns
-        // the versions it removed, which is all the expected-version check needs: the scope row
-        // locked above keeps every other commit on this scope out until we finish.
-        const removed = await q.query(`DELETE FROM ${entries} WHERE namespace = $1 AND scope = $2 AND path = ANY($3::text[]) RETURNING path, version`, [
-          namespace, scope, ops.map((op) => op.path),
-        ])
-        const current = new Map((removed.rows as { path: string; version: unknown }[]).map((r) => [r.path, Number(r.version)]))
-        checkExpectedVersions(ops, (path) => current.get(path) ?? 0)
+        // One DELETE clears every path the batch writes (puts are inserted again below) and returns
+        // the versions it removed; the same statement reads the versions of check ops and counts
+        // entries below directories, as they were before the DELETE. The scope row locked above
+        // keeps every other commit on this scope out until we finish.
+        const subtrees = subtreeChecks(ops)
+        const found = await q.query(
+          `WITH removed AS (DELETE FROM ${entries} WHERE namespace = $1 AND scope = $2 AND path = ANY($3::text[]) RETURNING path, version, kind) ` +
+            `SELECT path, version, kind, NULL::int8 AS below FROM removed ` +
+            `UNION ALL SELECT path, version, kind, NULL FROM ${entries} WHERE namespace = $1 AND scope = $2 AND path = ANY($4::text[]) ` +
+            `UNION ALL SELECT d.path, NULL, NULL, (SELECT count(*) FROM ${entries} e WHERE e.namespace = $1 AND e.scope = $2 AND starts_with(e.path, d.prefix)) ` +
+            `FROM unnest($5::text[], $6::text[]) AS d(path, prefix)`,
+          [
+            namespace, scope, ops.filter((op) => op.op !== 'check').map((op) => op.path), ops.filter((op) => op.op === 'check').map((op) => op.path),
+            subtrees.map((c) => c.path), subtrees.map((c) => subtreeRange(c.path).prefix),
+          ],
+        )
+        const current = new Map<string, HeldEntry>()
+        const below = new Map<string, number>()
+        for (const r of found.rows as { path: string; version: unknown; kind: EntryKind; below: unknown }[]) {
+          if (r.below === null) current.set(r.path, { version: Number(r.version), kind: r.kind })
+          else below.set(r.path, Number(r.below))
+        }
+        checkExpectedVersions(ops, (path) => current.get(path))
+        checkSubtrees(ops, (path) => below.get(path) ?? 0)
         const puts = ops.filter((op): op is Extract<StoreOp, { op: 'put' }> => op.op === 'put')
         for (let i = 0; i < puts.length; i += ROWS_PER_INSERT) await insert(q, namespace, scope, version, puts.slice(i, i + ROWS_PER_INSERT))
         return version
@@ -122,12 +143,13 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     },
     async deleteScope(namespace, scope) {
       await transact(async (q) => {
-        await q.query(`DELETE FROM ${scopes} WHERE namespace = $1 AND scope = $2`, [namespace, scope])
+        // The row stays, version negated: the next commit continues from it and listScopes skips it.
+        await q.query(`UPDATE ${scopes} SET version = -abs(version) WHERE namespace = $1 AND scope = $2`, [namespace, scope])
         await q.query(`DELETE FROM ${entries} WHERE namespace = $1 AND scope = $2`, [namespace, scope])
       })
     },
     async listScopes(namespace) {
-      const { rows } = await read((q) => q.query(`SELECT scope FROM ${scopes} WHERE namespace = $1`, [namespace]))
+      const { rows } = await read((q) => q.query(`SELECT scope FROM ${scopes} WHERE namespace = $1 AND version > 0`, [namespace]))
       return (rows as { scope: string }[]).map((r) => r.scope).sort()
     },
   }

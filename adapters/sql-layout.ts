@@ -2,7 +2,7 @@ import { VfsError } from '../src/contract/errors.js'
 
 /**
  * The table layout the SQLite-family adapters (Durable Object, D1) share. One row per scope holds
- * its version; one row per entry its metadata; content lives in numbered chunk rows because these
+ * its version (negated once the scope is deleted); one row per entry its metadata; content lives in numbered chunk rows because these
  * backends cap one value (and one row) at ~2 MB. Everything is keyed by (namespace, scope) so one
  * database holds many workspaces. The `vfs_` prefix keeps clear of the host's tables (`_cf_` is
  * reserved by the runtime).
@@ -20,8 +20,15 @@ export const VFS_TABLES = [
   PRIMARY KEY (namespace, scope, path, chunk))`,
 ] as const
 
-/** Every table of the layout, children first: the order deleteScope clears them in. */
-export const VFS_TABLE_NAMES = ['vfs_chunks', 'vfs_entries', 'vfs_scopes'] as const
+/** The tables deleteScope clears, children first. The scope's row stays: see {@link TOMBSTONE}. */
+export const VFS_ENTRY_TABLES = ['vfs_chunks', 'vfs_entries'] as const
+
+/**
+ * What deleteScope does to the scope's version row (binds namespace, scope): it keeps the
+ * version, negated, so the next commit continues from it (versions never repeat for a scope name,
+ * and a stale compare-and-swap cannot match a recreated file) while listScopes skips the scope.
+ */
+export const TOMBSTONE = 'UPDATE vfs_scopes SET version = -abs(version) WHERE namespace = ?1 AND scope = ?2'
 
 /** Copies of `data` cut into `size`-byte pieces (none for empty content). Copies: bindings want whole buffers. */
 export function splitChunks(data: Uint8Array, size: number): Uint8Array[] {

@@ -5,14 +5,30 @@ export const MAX_PATH_LENGTH = 4096
 export const MAX_NAME_LENGTH = 255
 
 // A path that is already normal: absolute, no empty, '.' or '..' segments, no trailing slash, no
-// backslash or control characters. Most calls hit this and skip the slow path.
-const NORMAL = /^(?:\/(?!\.\.?(?:\/|$))[^/\\\u0000-\u001f\u007f]+)+$/
+// backslash and none of the refused characters below (surrogates too: paths with emoji take the
+// slow path, which tells pairs from lone halves). Most calls hit this and skip the slow path.
+const NORMAL = /^(?:\/(?!\.\.?(?:\/|$))[^/\\\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]+)+$/
+
+/**
+ * Characters no name may hold, each with why: C0 and C1 controls (NUL, line breaks, escapes),
+ * bidirectional controls (U+202E makes `evil\u202Etxt.js` display as `eviltxt.js`… reversed),
+ * zero-width and invisible formatting characters (two names that look the same must be the
+ * same), and lone surrogates (not text; stores that speak UTF-8 cannot keep them).
+ * In `u` mode a surrogate pair is one code point, so only lone halves match the last class.
+ */
+const REFUSED: Array<[RegExp, string]> = [
+  [/[\u0000-\u001f\u007f-\u009f]/u, 'a control character (C0/C1, NUL included)'],
+  [/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u, 'a bidirectional control character (such as U+202E), which makes names display differently from what they are'],
+  [/[\u200b-\u200d\u2060-\u2065\ufeff]/u, 'an invisible (zero-width) formatting character'],
+  [/[\ud800-\udfff]/u, 'a lone surrogate (not valid Unicode text)'],
+]
 
 /**
  * Normalises a caller's path to the one form the workspace stores: absolute, POSIX, no trailing
  * slash (`/` for the root). Relative paths resolve against `/`. `.` segments and repeated slashes
- * collapse, as in POSIX. `..`, backslashes, control characters (NUL included), empty paths and
- * over-long names are refused with EINVAL before anything happens.
+ * collapse, as in POSIX. `..`, backslashes, control characters (C0 and C1, NUL included),
+ * bidirectional controls, zero-width characters, lone surrogates, empty paths and over-long names
+ * are refused with EINVAL before anything happens.
  */
 export function normalizePath(input: unknown): string {
   if (typeof input !== 'string') throw new VfsError('EINVAL', String(input), 'a path must be a string')
@@ -20,8 +36,13 @@ export function normalizePath(input: unknown): string {
   if (input === '') throw new VfsError('EINVAL', input, 'the path is empty')
   if (input.length > MAX_PATH_LENGTH) throw new VfsError('EINVAL', input.slice(0, 64) + '…', `the path is longer than ${MAX_PATH_LENGTH} characters`)
   if (input.includes('\\')) throw new VfsError('EINVAL', input, 'backslashes are not path separators here')
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(input)) throw new VfsError('EINVAL', input, 'the path contains a control character (NUL or similar)')
+  for (const [pattern, what] of REFUSED) {
+    const found = pattern.exec(input)
+    if (found) {
+      const code = 'U+' + found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')
+      throw new VfsError('EINVAL', input, `the path contains ${what} (${code} at index ${found.index})`)
+    }
+  }
   const names: string[] = []
   for (const name of input.split('/')) {
     if (name === '' || name === '.') continue

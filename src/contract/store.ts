@@ -30,10 +30,27 @@ export interface ScopeSnapshot {
 }
 
 /**
- * One operation of an atomic batch. `expectedVersion` is the version the writer believes the
- * store holds for the path (0: the path must not exist); when it does not match, the whole batch
- * fails with a VfsError of code ECONFLICT and nothing is written. `null` skips the check: the core
- * uses it for directories, whose creation and removal are idempotent.
+ * What a writer expects a path to hold, checked before a batch writes anything:
+ * - a number `n > 0`: an entry whose version is `n`;
+ * - `0`: nothing, except that a put of a directory also accepts a directory already there
+ *   (creating a directory is idempotent, so two writers creating one directory do not conflict);
+ * - `'dir'`: a directory, of any version (directories are re-created freely, so the workspace
+ *   checks that a directory is still a directory, and what lies below it with `expectedBelow`);
+ * - `null`: anything (the core never sends it; it is for callers that want a blind write).
+ */
+export type Expectation = number | 'dir' | null
+
+/**
+ * One operation of an atomic batch. When an `expectedVersion` (see {@link Expectation}) does not
+ * match, the whole batch fails with a VfsError of code ECONFLICT and nothing is written.
+ *
+ * A `check` op writes nothing: it only makes the batch depend on the path (the workspace checks
+ * the directory a new entry goes into, and the files a copy reads).
+ *
+ * `expectedBelow`, when set, is the number of entries the writer believes lie strictly below the
+ * path before the batch; another number fails the batch with ECONFLICT. With it a batch that
+ * removes, moves or replaces a directory (or copies one) depends on the directory's whole subtree,
+ * so an entry another writer added below it is never left behind or silently dropped.
  */
 export type StoreOp =
   | {
@@ -43,9 +60,14 @@ export type StoreOp =
       data: Uint8Array
       mtime: number
       ctime: number
-      expectedVersion: number | null
+      expectedVersion: Expectation
+      expectedBelow?: number
     }
-  | { op: 'delete'; path: string; expectedVersion: number | null }
+  | { op: 'delete'; path: string; expectedVersion: Expectation; expectedBelow?: number }
+  | { op: 'check'; path: string; expectedVersion: Exclude<Expectation, null>; expectedBelow?: number }
+
+/** The ops of a batch that write something (puts and deletes, not checks). */
+export type StoreWrite = Exclude<StoreOp, { op: 'check' }>
 
 /** A backend for workspaces. Every method must be safe to call concurrently. */
 export interface VfsStore {
@@ -56,12 +78,17 @@ export interface VfsStore {
   /**
    * Applies a batch atomically: all operations or none. Assigns the scope a new version (previous
    * + 1), stamps it on every entry the batch puts, and returns it. Throws VfsError ECONFLICT when
-   * an `expectedVersion` does not match (ops on one path appear at most once per batch).
+   * an `expectedVersion` or an `expectedBelow` does not match (ops on one path appear at most
+   * once per batch). `check` ops write nothing.
    */
   commit(namespace: string, scope: string, ops: StoreOp[]): Promise<number>
-  /** Removes every entry of a scope, and the scope's version. */
+  /**
+   * Removes every entry of a scope. The scope's version is kept (as a tombstone that
+   * {@link VfsStore.listScopes} does not list and {@link VfsStore.load} reports with no entries),
+   * so versions never repeat for a scope name and a stale compare-and-swap cannot match again.
+   */
   deleteScope(namespace: string, scope: string): Promise<void>
-  /** Names of the scopes in a namespace that hold at least one entry or a version. */
+  /** Names of the scopes in a namespace that hold at least one entry or a version (deleted scopes excluded). */
   listScopes(namespace: string): Promise<string[]>
   /**
    * Optional: calls `listener` with the new scope version whenever another instance (another tab,
@@ -72,22 +99,73 @@ export interface VfsStore {
   close?(): Promise<void>
 }
 
-/** The conflict error adapters throw when an expected version does not match. */
-export function conflictError(path: string, expected: number, has: number, options?: { cause?: unknown }): VfsError {
-  return new VfsError('ECONFLICT', path, `expected version ${expected}, the store has ${has}`, options)
+/** What a store holds at a path, as far as expectations go; `undefined` when it holds nothing. */
+export interface HeldEntry {
+  version: number
+  kind: EntryKind
+}
+
+/** True when `held` meets the op's expectation (see {@link Expectation}). */
+export function expectationMet(op: StoreOp, held: HeldEntry | undefined): boolean {
+  const expected = op.expectedVersion
+  if (expected === null) return true
+  if (expected === 'dir') return held?.kind === 'dir'
+  if (expected === 0 && op.op === 'put' && op.kind === 'dir') return held === undefined || held.kind === 'dir'
+  return (held?.version ?? 0) === expected
+}
+
+/** The conflict error adapters throw when an expectation does not match. */
+export function conflictError(path: string, expected: Expectation, held: HeldEntry | number | undefined, options?: { cause?: unknown }): VfsError {
+  const h = typeof held === 'number' ? (held === 0 ? undefined : { version: held, kind: 'file' as const }) : held
+  const has = h === undefined ? 'nothing' : h.kind === 'dir' && expected === 'dir' ? `a directory` : h.kind === 'dir' ? `a directory (version ${h.version})` : `version ${h.version}`
+  const wanted = expected === 'dir' ? 'a directory' : expected === 0 ? 'nothing' : `version ${expected}`
+  return new VfsError('ECONFLICT', path, `expected ${wanted}, the store has ${has}`, options)
 }
 
 /**
- * Checks every op's expected version against what the store holds (`versionOf`: 0 when absent)
+ * Checks every op's expectation against what the store holds (`entryOf`: undefined when absent)
  * and throws {@link conflictError} for the first mismatch. Adapters call it inside their
  * transaction, before writing.
  */
-export function checkExpectedVersions(ops: readonly StoreOp[], versionOf: (path: string) => number): void {
+export function checkExpectedVersions(ops: readonly StoreOp[], entryOf: (path: string) => HeldEntry | undefined): void {
   for (const op of ops) {
     if (op.expectedVersion === null) continue
-    const has = versionOf(op.path)
-    if (has !== op.expectedVersion) throw conflictError(op.path, op.expectedVersion, has)
+    const held = entryOf(op.path)
+    if (!expectationMet(op, held)) throw conflictError(op.path, op.expectedVersion, held)
   }
+}
+
+/** The conflict error adapters throw when the number of entries below a path does not match. */
+export function subtreeConflictError(path: string, expected: number, has: number): VfsError {
+  return new VfsError('ECONFLICT', path, `expected ${expected} entries below this directory, the store has ${has} (another writer added or removed some)`)
+}
+
+/** Ops that carry an `expectedBelow`. Adapters count the entries below each (see {@link subtreeRange}). */
+export function subtreeChecks(ops: readonly StoreOp[]): Array<{ path: string; expected: number }> {
+  const out: Array<{ path: string; expected: number }> = []
+  for (const op of ops) if (op.expectedBelow !== undefined) out.push({ path: op.path, expected: op.expectedBelow })
+  return out
+}
+
+/**
+ * Checks every `expectedBelow` against `countBelow` (entries strictly below the path, before the
+ * batch) and throws {@link subtreeConflictError} for the first mismatch.
+ */
+export function checkSubtrees(ops: readonly StoreOp[], countBelow: (path: string) => number): void {
+  for (const { path, expected } of subtreeChecks(ops)) {
+    const has = countBelow(path)
+    if (has !== expected) throw subtreeConflictError(path, expected, has)
+  }
+}
+
+/**
+ * The half-open key range `[from, to)` that holds exactly the paths strictly below `path`, for
+ * stores that compare strings by UTF-16 code unit or UTF-8 byte (IndexedDB, SQLite): `'/'` is
+ * U+002F and `'0'` U+0030, so every path starting with `path + '/'` sorts between the two.
+ */
+export function subtreeRange(path: string): { prefix: string; from: string; to: string } {
+  const prefix = path === '/' ? '/' : path + '/'
+  return { prefix, from: prefix, to: prefix.slice(0, -1) + '0' }
 }
 
 export { VfsError }

@@ -1,11 +1,23 @@
 import { VfsError } from '../contract/errors.js'
 import { isWithin } from '../contract/paths.js'
-import type { StoreOp, VfsStore } from '../contract/store.js'
+import type { Expectation, StoreOp, VfsStore } from '../contract/store.js'
 import type { Node, Tree } from './tree.js'
 
-/** One caller's write: the paths it changed, and its promise to settle. */
+/**
+ * What a write relied on besides the paths it changed: entries it read (the directory a file is
+ * created in, the files a copy reads), with the node it saw, and directories whose whole subtree it
+ * relied on (one it removes, moves, replaces or copies). The batch carries them to the store as
+ * checks, so a batch built on a stale view fails with ECONFLICT instead of losing another write.
+ */
+export interface Dependencies {
+  reads?: Array<[string, Node | null]>
+  subtrees?: string[]
+}
+
+/** One caller's write: the paths it changed, what it relied on, and its promise to settle. */
 interface Intent {
   paths: string[]
+  deps: Dependencies
   resolve: () => void
   reject: (error: unknown) => void
 }
@@ -47,9 +59,9 @@ export class Journal {
   }
 
   /** Queues the paths a write changed; the promise settles when they are durable. */
-  enqueue(paths: string[]): Promise<void> {
+  enqueue(paths: string[], deps: Dependencies = {}): Promise<void> {
     const done = new Promise<void>((resolve, reject) => {
-      this.queue.push({ paths, resolve, reject })
+      this.queue.push({ paths, deps, resolve, reject })
       for (const p of paths) this.queuedPaths.add(p)
       this.schedule()
     })
@@ -113,6 +125,7 @@ export class Journal {
       const op = this.opFor(path, node)
       if (op) ops.push(op)
     }
+    this.addDependencies(ops, intents, new Set(paths))
     try {
       const version = ops.length > 0 ? await this.store.commit(this.namespace, this.scope, ops) : 0
       this.succeeded(version, nodes)
@@ -128,14 +141,50 @@ export class Journal {
     }
   }
 
+  /** Every write op expects the durable state it replaces (see expectationOf). */
   private opFor(path: string, node: Node | null): StoreOp | null {
     const base = this.baseline.get(path) ?? null
     if (node === null) {
-      if (base === null) return null // created and removed before it was ever durable
-      return { op: 'delete', path, expectedVersion: base.kind === 'dir' ? null : base.version }
+      // Created and removed before it was ever durable: nothing to write, but the batch still
+      // relies on the path being absent (a write there would have failed had it held a directory).
+      if (base === null) return { op: 'check', path, expectedVersion: 0 }
+      return { op: 'delete', path, expectedVersion: expectationOf(base) }
     }
-    const expectedVersion = node.kind === 'dir' ? null : base === null || base.kind === 'dir' ? 0 : base.version
-    return { op: 'put', path, kind: node.kind, data: node.data, mtime: node.mtime, ctime: node.ctime, expectedVersion }
+    return { op: 'put', path, kind: node.kind, data: node.data, mtime: node.mtime, ctime: node.ctime, expectedVersion: expectationOf(base) }
+  }
+
+  /**
+   * Adds the batch's reads as check ops (a path the batch writes needs none: its write op already
+   * expects its durable version) and, for every subtree a write relied on (topmost ones only: the
+   * check of a directory covers those below it), the number of durable entries below it, which is
+   * the number of ops below it that expect an existing entry: a write that relies on a subtree
+   * names every entry of it.
+   */
+  private addDependencies(ops: StoreOp[], intents: Intent[], writes: Set<string>): void {
+    const checked = new Map<string, StoreOp>()
+    for (const intent of intents) {
+      for (const [path, node] of intent.deps.reads ?? []) {
+        if (writes.has(path) || checked.has(path) || path === '/') continue
+        const op: StoreOp = { op: 'check', path, expectedVersion: expectationOf(node) }
+        checked.set(path, op)
+        ops.push(op)
+      }
+    }
+    const subtrees = [...new Set(intents.flatMap((i) => i.deps.subtrees ?? []))].sort()
+    const topmost = subtrees.filter((p, i) => !subtrees.slice(0, i).some((q) => isWithin(p, q)))
+    if (topmost.length === 0) return
+    const byPath = new Map(ops.map((op) => [op.path, op]))
+    for (const dir of topmost) {
+      let below = 0
+      for (const op of ops) if (op.path !== dir && isWithin(op.path, dir) && op.expectedVersion !== 0) below++
+      let own = byPath.get(dir)
+      if (!own) {
+        const base = this.baseline.has(dir) ? this.baseline.get(dir) : this.treeOf().get(dir)
+        own = { op: 'check', path: dir, expectedVersion: expectationOf(base ?? null) }
+        ops.push(own)
+      }
+      own.expectedBelow = below
+    }
   }
 
   private succeeded(version: number, nodes: Map<string, Node | null>): void {
@@ -159,11 +208,16 @@ export class Journal {
   private failed(paths: string[], intents: Intent[]): Intent[] {
     const reverted = new Set(paths)
     const failedIntents = [...intents]
-    const touchesReverted = (intent: Intent) =>
-      intent.paths.some((p) => {
-        for (const r of reverted) if (isWithin(p, r) || isWithin(r, p)) return true
-        return false
-      })
+    // A write depends on a reverted path when it changed one inside or above it, read it, or
+    // relied on a subtree that holds it.
+    const touchesReverted = (intent: Intent) => {
+      for (const r of reverted) {
+        if (intent.paths.some((p) => isWithin(p, r) || isWithin(r, p))) return true
+        if (intent.deps.reads?.some(([p]) => p === r)) return true
+        if (intent.deps.subtrees?.some((p) => isWithin(r, p))) return true
+      }
+      return false
+    }
     let grew = true
     while (grew) {
       grew = false
@@ -184,4 +238,17 @@ export class Journal {
     }
     return failedIntents
   }
+}
+
+/**
+ * What a batch expects the store to hold where this instance's durable view has `node`: nothing,
+ * a file at its version, or a directory (of any version: another writer may have created the same
+ * directory; what matters is that it is still one, and what lies below it, see expectedBelow).
+ * A directory that exists only as a parent of stored files (version 0, from a store that keeps no
+ * directory entries) is expected absent, as the store reports it.
+ */
+function expectationOf(node: Node | null): Exclude<Expectation, null> {
+  if (node === null) return 0
+  if (node.kind === 'dir') return node.version === 0 ? 0 : 'dir'
+  return node.version
 }

@@ -3,7 +3,7 @@ import { VfsError } from '../contract/errors.js'
 import { compileGlob, escapeGlob } from './glob.js'
 import { compileGrep } from './grep.js'
 import { checkPattern, integerOption, MAX_GREP_MATCHES, MAX_GREP_PATHS } from './limits.js'
-import { isWithin, normalizePath } from '../contract/paths.js'
+import { ancestorsOf, isWithin, normalizePath } from '../contract/paths.js'
 import { readTextNow, textReaderOf, type ReadsTextNow } from './read-now.js'
 import type {
   FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange, VfsStat, VfsUsage, WalkEntry, WalkOptions,
@@ -137,11 +137,11 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
   }
 
   writeFile(path: string, data: FileData, options?: WriteOptions): Promise<void> {
-    return this.call(path, (p) => this.base.writeFile(p, data, options), 'write')
+    return this.call(path, (p) => this.base.writeFile(p, data, options), 'replace')
   }
 
   appendFile(path: string, data: FileData): Promise<void> {
-    return this.call(path, (p) => this.base.appendFile(p, data), 'write')
+    return this.call(path, (p) => this.base.appendFile(p, data), 'replace')
   }
 
   deleteFile(path: string): Promise<void> {
@@ -158,12 +158,12 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
 
   async rename(from: string, to: string): Promise<void> {
     const source = this.map(from, 'remove').inner
-    return this.call(to, (target) => this.base.rename(source, target), 'remove')
+    return this.call(to, (target) => this.base.rename(source, target), 'replace')
   }
 
   async copy(from: string, to: string): Promise<void> {
     const source = this.map(from).inner
-    return this.call(to, (target) => this.base.copy(source, target), 'write')
+    return this.call(to, (target) => this.base.copy(source, target), 'replace')
   }
 
   async glob(pattern: string, options: GlobOptions = {}): Promise<string[]> {
@@ -179,11 +179,11 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
     let truncated = false
     for (const [name, root] of this.rootsUnder(glob.base)) {
       const logical = (inner: string) => '/' + name + inner.slice(root.target.length)
-      const r = await this.base.walk(`${escapeGlob(root.target)}/**`, {
+      const r = await this.rethrowAs('/' + name, () => this.base.walk(`${escapeGlob(root.target)}/**`, {
         ...options,
         limit: limit - entries.length,
         filter: (inner) => glob.test(logical(inner)) && (!filter || filter(logical(inner))),
-      })
+      }))
       for (const e of r.entries) entries.push({ ...e, path: logical(e.path) })
       if (r.truncated) {
         truncated = true
@@ -221,7 +221,8 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
     for (let i = 0; i < paths.length; i += MAX_GREP_PATHS) {
       const room = maxMatches - result.matches.length
       // With no room left, one more match only tells whether the cap cut anything off.
-      const r = await this.base.grep(pattern, { ...options, maxMatches: room === 0 ? 1 : room, paths: paths.slice(i, i + MAX_GREP_PATHS) })
+      const batch = paths.slice(i, i + MAX_GREP_PATHS)
+      const r = await this.rethrowAs('/', () => this.base.grep(pattern, { ...options, maxMatches: room === 0 ? 1 : room, paths: batch }))
       if (room === 0) {
         result.truncated = r.matches.length > 0 || r.truncated
         break
@@ -271,8 +272,12 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
 
   // ---- mapping -------------------------------------------------------------------------------
 
-  /** Maps a logical path; refuses unknown roots, and changes (`access`) to read-only roots or to a root itself. */
-  private map(path: string, access?: 'write' | 'remove'): { inner: string; isRoot: boolean } {
+  /**
+   * Maps a logical path; refuses unknown roots and changes (`access`) to read-only roots. A root
+   * itself stays a directory: it cannot be removed or moved (`remove`), nor replaced by a file or
+   * by a copied or moved entry (`replace`); `mkdir` of a root (`write`) is fine.
+   */
+  private map(path: string, access?: 'write' | 'replace' | 'remove'): { inner: string; isRoot: boolean } {
     const p = normalizePath(path)
     const slash = p.indexOf('/', 1)
     const name = slash < 0 ? p.slice(1) : p.slice(1, slash)
@@ -281,10 +286,11 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
     const isRoot = slash < 0
     if (access && !root.writable) throw new VfsError('EACCES', path, `/${name} is read-only in this run`)
     if (access === 'remove' && isRoot) throw new VfsError('EACCES', path, `the root /${name} itself cannot be removed or moved`)
+    if (access === 'replace' && isRoot) throw new VfsError('EISDIR', path, `the root /${name} is a directory and stays one; write to a path below it, such as /${name}/file.md`)
     return { inner: isRoot ? root.target : root.target + p.slice(slash), isRoot }
   }
 
-  private call<T>(path: string, fn: (inner: string) => Promise<T>, access?: 'write' | 'remove'): Promise<T> {
+  private call<T>(path: string, fn: (inner: string) => Promise<T>, access?: 'write' | 'replace' | 'remove'): Promise<T> {
     let inner: string
     try {
       inner = this.map(path, access).inner
@@ -294,7 +300,7 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
     return this.rethrowAs(path, () => fn(inner))
   }
 
-  /** Re-raises base errors with the caller's logical path, so inner paths never leak to the agent. */
+  /** Re-raises base errors in logical terms, so inner paths never reach the agent (see asLogical). */
   private async rethrowAs<T>(path: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn()
@@ -303,12 +309,41 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
     }
   }
 
+  /**
+   * The error the run shows: its path is the logical path of the entry the workspace named (the
+   * caller's `path` when that entry lies outside every root), its message names roots by their
+   * logical names and anything else of the workspace's layout as "outside this run". The inner
+   * error is not kept as the cause: it names inner paths.
+   */
   private asLogical(path: string, error: unknown): unknown {
-    if (!(error instanceof VfsError) || error.path === undefined || error.path === path) return error
-    let detail = error.detail.replaceAll(error.path, path)
-    for (const [name, root] of Object.entries(this.roots)) detail = detail.replaceAll(root.target, '/' + name)
-    return new VfsError(error.code, path, detail, { cause: error })
+    if (!(error instanceof VfsError)) return error
+    const logical = error.path === undefined ? undefined : this.ownsInner(error.path) ? this.toLogical(error.path) : path
+    const detail = this.scrub(error.detail)
+    if (logical === error.path && detail === error.detail) return error
+    return new VfsError(error.code, logical, detail)
   }
+
+  /** Rewrites inner paths in a message: root targets become root names, their ancestors "outside this run". */
+  private scrub(text: string): string {
+    let out = text
+    const byLength = Object.entries(this.roots).sort(([, a], [, b]) => b.target.length - a.target.length)
+    for (const [name, root] of byLength) out = out.split(root.target).join('/' + name)
+    for (const ancestor of this.innerAncestors) out = out.replace(ancestor.pattern, '$1(outside this run)')
+    return out
+  }
+
+  /** Ancestors of the roots' targets (`/runs/<id>`, `/runs`), longest first, as patterns that match whole path prefixes. */
+  private get innerAncestors(): Array<{ pattern: RegExp }> {
+    if (this.ancestorPatterns) return this.ancestorPatterns
+    const all = new Set<string>()
+    for (const root of Object.values(this.roots)) for (const a of ancestorsOf(root.target)) all.add(a)
+    this.ancestorPatterns = [...all]
+      .sort((a, b) => b.length - a.length)
+      .map((a) => ({ pattern: new RegExp(`(^|[^\\w.-])${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.-])`, 'g') }))
+    return this.ancestorPatterns
+  }
+
+  private ancestorPatterns: Array<{ pattern: RegExp }> | undefined
 
   private rootsUnder(base: string): Array<[string, Required<RunRoot>]> {
     return Object.entries(this.roots).filter(([name]) => isWithin('/' + name, base) || isWithin(base, '/' + name))

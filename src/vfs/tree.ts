@@ -1,5 +1,5 @@
 import { decodeUtf8 } from './bytes.js'
-import { ancestorsOf, baseName, joinPath, parentOf } from '../contract/paths.js'
+import { baseName, joinPath, parentOf } from '../contract/paths.js'
 import type { EntryKind } from '../contract/store.js'
 
 /**
@@ -84,17 +84,21 @@ export class Tree {
     return (this.children.get(dir)?.size ?? 0) > 0
   }
 
-  /** Every path strictly below `dir`, parents before children. */
+  /**
+   * Every path strictly below `dir`, parents before children. Walks with an explicit stack, not
+   * recursion: a tree 2,000 directories deep must not overflow the call stack.
+   */
   descendants(dir: string): string[] {
     const out: string[] = []
-    const walk = (d: string) => {
+    const stack = [dir]
+    while (stack.length > 0) {
+      const d = stack.pop()!
       for (const name of this.childNames(d)) {
         const p = joinPath(d, name)
         out.push(p)
-        if (this.nodes.get(p)?.kind === 'dir') walk(p)
+        if (this.nodes.get(p)?.kind === 'dir') stack.push(p)
       }
     }
-    walk(dir)
     return out
   }
 
@@ -105,6 +109,8 @@ export class Tree {
 
   /** Adds directory nodes for ancestors that have no entry of their own (stores need not keep them). */
   addMissingAncestors(path: string): void {
-    for (const a of ancestorsOf(path)) if (!this.nodes.has(a)) this.set(a, dirNode(0))
+    // Upwards, stopping at the first ancestor that exists: its own ancestors exist already, so a
+    // deep tree loads in time linear in its size, not in depth × size.
+    for (let a = parentOf(path); a !== '/' && !this.nodes.has(a); a = parentOf(a)) this.set(a, dirNode(0))
   }
 }

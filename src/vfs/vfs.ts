@@ -4,10 +4,10 @@ import { compileGlob, type CompiledGlob } from './glob.js'
 import { compileGrep } from './grep.js'
 import { checkPattern, deadlineOption, integerOption, MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, stopWhen, WALK_CHECK_EVERY } from './limits.js'
 import { walkTree } from './walk.js'
-import { Journal } from './journal.js'
+import { Journal, type Dependencies } from './journal.js'
 import { mimeTypeOf } from './mime.js'
 import { readTextNow, type ReadsTextNow } from './read-now.js'
-import { ancestorsOf, isWithin, joinPath, normalizePath } from '../contract/paths.js'
+import { ancestorsOf, isWithin, MAX_PATH_LENGTH, normalizePath, parentOf } from '../contract/paths.js'
 import type { ScopeSnapshot, VfsStore } from '../contract/store.js'
 import { dirNode, nodeText, Tree, type Node } from './tree.js'
 import type {
@@ -53,7 +53,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     if (autoRefresh && this.store.watch) {
       this.unwatch = this.store.watch(this.namespace, this.scope, (version) => {
         // Versions are not compared with ours: another tab's notice can arrive after our own
-        // later commit, and a deleted scope restarts at 1. Only our own commits are skipped.
+        // later commit. Only our own commits are skipped.
         if (this.closed || this.ownVersions.has(version)) return
         if (!this.hydrated) return void (heardDuringLoad = true)
         this.emit({ type: 'external', version })
@@ -266,8 +266,10 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     if (existing?.kind === 'file') throw new VfsError('EEXIST', path, 'a file with this name exists')
     const changes = this.missingParents(p, path)
     if (!existing) changes.push([p, dirNode(Date.now(), 0, true)])
-    if (changes.length === 0) return this.settled([p, ...ancestorsOf(p)])
-    return this.commit(changes)
+    // Already there in this instance's view: the store must still have it (another writer may have
+    // removed it), so the promise settles once a batch has checked that it is a directory.
+    if (changes.length === 0) return this.commit([], { reads: [[p, existing!]] })
+    return this.commit(changes, { reads: this.parentRead(p) })
   }
 
   async rmdir(path: string, options: RmdirOptions = {}): Promise<void> {
@@ -275,7 +277,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     if (p === '/') throw new VfsError('EINVAL', path, 'the root directory cannot be removed')
     if (this.tree.hasChildren(p) && !options.recursive) throw new VfsError('ENOTEMPTY', path, 'the directory is not empty')
     const victims = this.tree.descendants(p).reverse()
-    return this.commit([...victims.map((v): [string, null] => [v, null]), [p, null]])
+    return this.commit([...victims.map((v): [string, null] => [v, null]), [p, null]], { subtrees: [p] })
   }
 
   async rename(from: string, to: string): Promise<void> {
@@ -289,7 +291,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
       changes.push([newPath, this.moved(node, newPath, now)])
     }
     // Deletions of old paths come first in `changes`; a moved entry reusing a path wins.
-    return this.commit(dedupeLast(changes))
+    return this.commit(dedupeLast(changes), this.transferDependencies(source, target, entries, 'move'))
   }
 
   async copy(from: string, to: string): Promise<void> {
@@ -300,7 +302,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
       const newPath = target + oldPath.slice(source.length)
       changes.push([newPath, { ...this.moved(node, newPath, now), ctime: now }])
     }
-    return this.commit(changes)
+    return this.commit(changes, this.transferDependencies(source, target, entries, 'copy'))
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------
@@ -382,7 +384,34 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     this.checkQuota(path, bytes.length - (existing?.data.length ?? 0), existing ? 0 : 1)
     const now = Date.now()
     changes.push([p, { kind: 'file', data: bytes, version: existing?.version ?? 0, pending: true, mtime: now, ctime: existing?.ctime ?? now }])
-    return this.commit(changes)
+    return this.commit(changes, existing ? {} : { reads: this.parentRead(p) })
+  }
+
+  /**
+   * The nearest existing ancestor of `p` below the root, with its node: a new entry relies on it
+   * still being the directory this instance saw (the store keeps every entry's parent, so that
+   * one check covers all ancestors).
+   */
+  private parentRead(p: string): Array<[string, Node | null]> {
+    for (let a = parentOf(p); a !== '/'; a = parentOf(a)) {
+      const node = this.tree.get(a)
+      if (node) return [[a, node]]
+    }
+    return []
+  }
+
+  /**
+   * A move relies on the whole source subtree (every entry of it moves) and on the target's
+   * subtree when it replaces an empty directory; a copy relies on every entry it reads. Both rely
+   * on the target's parent.
+   */
+  private transferDependencies(source: string, target: string, entries: Array<[string, Node]>, verb: 'move' | 'copy'): Dependencies {
+    const subtrees: string[] = []
+    if (entries[0][1].kind === 'dir') subtrees.push(source)
+    if (this.tree.get(target)?.kind === 'dir' && verb === 'move') subtrees.push(target)
+    const reads = this.parentRead(target)
+    if (verb === 'copy') for (const [p, node] of entries) reads.push([p, node])
+    return { reads, subtrees }
   }
 
   /** Directory nodes to create for the missing ancestors of `p`; ENOTDIR if one is a file. */
@@ -424,6 +453,12 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     }
     const entries: Array<[string, Node]> = [[source, node]]
     if (node.kind === 'dir') for (const d of this.tree.descendants(source)) entries.push([d, this.tree.get(d)!])
+    // Names do not change, only the prefix: the longest path created is the longest source path, moved.
+    let longest = 0
+    for (const [p] of entries) longest = Math.max(longest, p.length)
+    if (longest - source.length + target.length > MAX_PATH_LENGTH) {
+      throw new VfsError('EINVAL', to, `the ${verb} would create a path of ${longest - source.length + target.length} characters; paths are limited to ${MAX_PATH_LENGTH}`)
+    }
     if (verb === 'copy') {
       let bytes = 0
       let files = 0
@@ -440,10 +475,10 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   }
 
   /** Applies changes to the tree and queues them; the promise settles when they are durable. */
-  private commit(changes: Array<[string, Node | null]>): Promise<void> {
+  private commit(changes: Array<[string, Node | null]>, deps: Dependencies = {}): Promise<void> {
     for (const [p] of changes) this.journal.touch(p)
     for (const [p, node] of changes) this.tree.set(p, node)
-    return this.journal.enqueue(changes.map(([p]) => p))
+    return this.journal.enqueue(changes.map(([p]) => p), deps)
   }
 
   /** For a write that changed nothing: settles once the paths it relies on are durable. */

@@ -129,7 +129,7 @@ describe('indexedDbStore: two tabs on one database', () => {
     expect(await tabB.listScopes(ns)).toEqual(['a', 'a/child', 'b'])
     await tabB.deleteScope(ns, 'a')
     expect(await tabA.listScopes(ns)).toEqual(['a/child', 'b'])
-    expect(await tabA.load(ns, 'a')).toEqual({ version: 0, entries: [] })
+    expect(await tabA.load(ns, 'a')).toEqual({ version: 1, entries: [] }) // the version stays: versions never repeat
     expect(text((await tabA.load(ns, 'a/child')).entries[0].data)).toBe('child')
     expect(await tabA.listScopes(ns + '-other')).toEqual(['z'])
   })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isVfsError, type StoreOp, type VfsStore } from '../../src/index.js'
+import type { Expectation } from '../../src/contract/store.js'
 import { poisoned } from './failing-store.js'
 import { binarySamples, bytesOf, bigFile } from './samples.js'
 
@@ -9,8 +10,13 @@ export interface StoreHarness {
   cleanup?: () => Promise<void>
 }
 
-const put = (path: string, data: Uint8Array | string, expectedVersion: number | null = null): StoreOp => ({
+const put = (path: string, data: Uint8Array | string, expectedVersion: Expectation = null, expectedBelow?: number): StoreOp => ({
   op: 'put', path, kind: 'file', data: typeof data === 'string' ? bytesOf(data) : data, mtime: 1000, ctime: 500, expectedVersion,
+  ...(expectedBelow === undefined ? {} : { expectedBelow }),
+})
+
+const dir = (path: string, expectedVersion: Expectation = null): StoreOp => ({
+  op: 'put', path, kind: 'dir', data: new Uint8Array(), mtime: 1, ctime: 1, expectedVersion,
 })
 
 /**
@@ -125,10 +131,90 @@ export function describeStoreConformance(name: string, setup: () => Promise<Stor
       expect(await h.store.listScopes(ns)).toEqual(expect.arrayContaining([s, s + '-b']))
       expect(await h.store.listScopes('other-ns')).toContain(s)
       await h.store.deleteScope(ns, s)
-      expect(await h.store.load(ns, s)).toEqual({ version: 0, entries: [] })
+      expect((await h.store.load(ns, s)).entries).toEqual([])
       expect(await h.store.listScopes(ns)).not.toContain(s)
       expect(new TextDecoder().decode((await h.store.load('other-ns', s)).entries[0].data)).toBe('theirs')
       expect((await h.store.load(ns, s + '-b')).entries).toHaveLength(1)
+    })
+
+    it('never repeats a version for a scope name, across deleteScope and recreation', async () => {
+      const s = fresh()
+      await h.store.commit(ns, s, [put('/a', 'v1', 0)])
+      await h.store.commit(ns, s, [put('/a', 'v2', 1)])
+      await h.store.deleteScope(ns, s)
+      const deleted = await h.store.load(ns, s)
+      expect(deleted).toEqual({ version: 2, entries: [] })
+      expect(await h.store.listScopes(ns)).not.toContain(s)
+      // A writer that saw /a at version 1 before the scope was deleted must not match the new /a.
+      expect(await h.store.commit(ns, s, [put('/a', 'recreated', 0)])).toBe(3)
+      expect(isVfsError(await h.store.commit(ns, s, [put('/a', 'stale', 1)]).catch((e) => e), 'ECONFLICT')).toBe(true)
+      expect(await h.store.listScopes(ns)).toContain(s)
+      await h.store.deleteScope(ns, s)
+      await h.store.deleteScope(ns, s)
+      expect(await h.store.commit(ns, s, [put('/b', 'b', 0)])).toBe(4)
+      expect((await h.store.load(ns, s)).entries.map((e) => [e.path, e.version])).toEqual([['/b', 4]])
+    })
+
+    it('checks versions of check ops and writes nothing for them', async () => {
+      const s = fresh()
+      await h.store.commit(ns, s, [dir('/d', 0), put('/d/f', 'f', 0)])
+      const stale = await h.store.commit(ns, s, [{ op: 'check', path: '/d', expectedVersion: 7 }, put('/d/g', 'g', 0)]).catch((e) => e)
+      expect(isVfsError(stale, 'ECONFLICT'), String(stale)).toBe(true)
+      expect(stale.path).toBe('/d')
+      const absent = await h.store.commit(ns, s, [{ op: 'check', path: '/nope', expectedVersion: 1 }, put('/x', 'x', 0)]).catch((e) => e)
+      expect(isVfsError(absent, 'ECONFLICT'), String(absent)).toBe(true)
+      expect(await h.store.commit(ns, s, [{ op: 'check', path: '/d', expectedVersion: 1 }, { op: 'check', path: '/nope', expectedVersion: 0 }, put('/d/g', 'g', 0)])).toBe(2)
+      const snap = await h.store.load(ns, s)
+      expect(snap.entries.map((e) => [e.path, e.version]).sort()).toEqual([['/d', 1], ['/d/f', 1], ['/d/g', 2]])
+    })
+
+    it("expects directories by kind: 'dir' needs a directory, a directory put expecting 0 accepts one", async () => {
+      const s = fresh()
+      await h.store.commit(ns, s, [dir('/d', 0), put('/f', 'f', 0)])
+      // Two writers creating one directory do not conflict; a directory put never replaces a file.
+      expect(await h.store.commit(ns, s, [dir('/d', 0), put('/d/x', 'x', 0)])).toBe(2)
+      const overFile = await h.store.commit(ns, s, [dir('/f', 0), put('/f/x', 'x', 0)]).catch((e) => e)
+      expect(isVfsError(overFile, 'ECONFLICT'), String(overFile)).toBe(true)
+      expect(overFile.path).toBe('/f')
+      for (const ops of [
+        [{ op: 'check', path: '/f', expectedVersion: 'dir' }, put('/f2', 'y', 0)],
+        [{ op: 'check', path: '/missing', expectedVersion: 'dir' }, put('/missing/y', 'y', 0)],
+        [{ op: 'delete', path: '/f', expectedVersion: 'dir' }],
+        [put('/f', 'file over a file', 'dir')],
+      ] as StoreOp[][]) {
+        const error = await h.store.commit(ns, s, ops).catch((e) => e)
+        expect(isVfsError(error, 'ECONFLICT'), `${JSON.stringify(ops.map((o) => [o.op, o.path]))}: ${error}`).toBe(true)
+      }
+      expect(await h.store.commit(ns, s, [{ op: 'check', path: '/d', expectedVersion: 'dir' }, put('/d/y', 'y', 0)])).toBe(3)
+      expect(await h.store.commit(ns, s, [put('/d', 'a file replacing a directory', 'dir', 2), { op: 'delete', path: '/d/x', expectedVersion: 2 }, { op: 'delete', path: '/d/y', expectedVersion: 3 }])).toBe(4)
+      const snap = await h.store.load(ns, s)
+      expect(snap.entries.map((e) => [e.path, e.kind, e.version]).sort()).toEqual([['/d', 'file', 4], ['/f', 'file', 1]])
+    })
+
+    it('counts the entries strictly below a directory for expectedBelow, and nothing else', async () => {
+      const s = fresh()
+      // Neighbours that share the prefix or sort next to '/d/' must not count: '.' < '/' < '0'.
+      const around = ['/d.txt', '/d-x/y', '/d0', '/d0/z', '/dd', '/c/d/x']
+      const below = ['/d/a', '/d/sub', '/d/sub/b', '/d/\uffff', '/d/🙂', '/d/é']
+      await h.store.commit(ns, s, [dir('/d', 0), ...[...around, ...below].map((p) => put(p, p, 0))])
+      const removeAll = (expectedBelow: number): StoreOp[] => [
+        { op: 'delete', path: '/d', expectedVersion: 'dir', expectedBelow }, ...below.map((p): StoreOp => ({ op: 'delete', path: p, expectedVersion: 1 })),
+      ]
+      for (const wrong of [below.length - 1, below.length + 1, 0]) {
+        const error = await h.store.commit(ns, s, removeAll(wrong)).catch((e) => e)
+        expect(isVfsError(error, 'ECONFLICT'), `${wrong}: ${error}`).toBe(true)
+        expect(error.path).toBe('/d')
+      }
+      expect((await h.store.load(ns, s)).version).toBe(1)
+      // A writer that missed one entry below /d names too few: the store has one more.
+      const missed = removeAll(below.length).filter((op) => op.path !== '/d/sub/b')
+      missed[0] = { ...missed[0], expectedBelow: below.length - 1 }
+      expect(isVfsError(await h.store.commit(ns, s, missed).catch((e) => e), 'ECONFLICT')).toBe(true)
+      expect(await h.store.commit(ns, s, removeAll(below.length))).toBe(2)
+      expect((await h.store.load(ns, s)).entries.map((e) => e.path).sort()).toEqual([...around].sort())
+      // On a check op too, and on a path with nothing below.
+      expect(await h.store.commit(ns, s, [{ op: 'check', path: '/d0', expectedVersion: 1, expectedBelow: 1 }, { op: 'check', path: '/gone', expectedVersion: 0, expectedBelow: 0 }, put('/n', 'n', 0)])).toBe(3)
+      expect(isVfsError(await h.store.commit(ns, s, [{ op: 'check', path: '/c', expectedVersion: 0, expectedBelow: 2 }]).catch((e) => e), 'ECONFLICT')).toBe(true)
     })
 
     it('commits a batch of 1,000 operations', async () => {

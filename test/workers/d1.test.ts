@@ -30,7 +30,7 @@ describe('d1Store specifics', () => {
     const error = await store.commit('specifics', 'wide', stale).catch((e) => e)
     expect(isVfsError(error, 'ECONFLICT')).toBe(true)
     expect(error.path).toBe('/p/250')
-    expect(error.message).toContain('expected version 7, the store has 1')
+    expect(error.message).toContain('expected version 7, the store has version 1')
     expect((await store.load('specifics', 'wide')).version).toBe(1)
     // The guard rows never outlive a batch.
     expect(await env.DB.prepare('SELECT count(*) AS n FROM vfs_guard').first('n')).toBe(0)
