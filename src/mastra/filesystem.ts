@@ -7,7 +7,7 @@ import type {
   CopyOptions, FileContent, FileEntry, FileStat, FilesystemGrepOptions, FilesystemGrepResult, FilesystemInfo, InstructionsOption,
   ListOptions, ProviderStatus, ReadOptions, RemoveOptions, WalkEntry, WalkOptions, WriteOptions,
 } from '@mastra/core/workspace'
-import { baseName, isVfsError, normalizePath, parentOf, type Vfs, type VfsStat } from 'agent-vfs'
+import { baseName, escapeGlob, isVfsError, normalizePath, parentOf, type Vfs, type VfsStat } from 'agent-vfs'
 
 /** Options of {@link VfsFilesystem}. */
 export interface VfsFilesystemOptions {
@@ -88,10 +88,6 @@ const GREP_MAX_CONTEXT = 100
  * `vfs.grep` reads `*?[]{}` in a path as a glob; a file named with them (`app/[slug]/page.tsx`) is
  * addressed exactly by putting each in a bracket class of its own.
  */
-function exactGlob(path: string): string {
-  return path.replace(/[*?[\]{}]/g, (c) => `[${c}]`)
-}
-
 /** Like Mastra's own provider ids: time plus randomness, so every instance differs. */
 function uniqueSuffix(): string {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
@@ -465,7 +461,7 @@ export class VfsFilesystem extends MastraFilesystem {
       if (room <= 0) continue
       let found
       try {
-        found = await this.vfs.grep(pattern, { regex: true, ignoreCase: !caseSensitive, paths: [exactGlob(file)], maxMatches: room, context })
+        found = await this.vfs.grep(pattern, { regex: true, ignoreCase: !caseSensitive, paths: [escapeGlob(file)], maxMatches: room, context })
       } catch (error) {
         // A pattern JavaScript accepts but the workspace's matcher refuses: let Mastra search.
         if (isVfsError(error, 'EINVAL') && error.path === undefined) throw new UnsupportedGrepPatternError(pattern, error.message)
