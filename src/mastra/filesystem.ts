@@ -84,10 +84,6 @@ const GREP_MAX_MATCHES = 10_000
 /** Most context lines per side of a match: a model may ask for any number. */
 const GREP_MAX_CONTEXT = 100
 
-/**
- * `vfs.grep` reads `*?[]{}` in a path as a glob; a file named with them (`app/[slug]/page.tsx`) is
- * addressed exactly by putting each in a bracket class of its own.
- */
 /** Like Mastra's own provider ids: time plus randomness, so every instance differs. */
 function uniqueSuffix(): string {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
@@ -461,7 +457,7 @@ export class VfsFilesystem extends MastraFilesystem {
       if (room <= 0) continue
       let found
       try {
-        found = await this.vfs.grep(pattern, { regex: true, ignoreCase: !caseSensitive, paths: [escapeGlob(file)], maxMatches: room, context })
+        found = await this.vfs.grep(pattern, { regex: true, ignoreCase: !caseSensitive, paths: [escapeGlob(file)] /* a name like app/[slug]/page.tsx, exactly */, maxMatches: room, context })
       } catch (error) {
         // A pattern JavaScript accepts but the workspace's matcher refuses: let Mastra search.
         if (isVfsError(error, 'EINVAL') && error.path === undefined) throw new UnsupportedGrepPatternError(pattern, error.message)
