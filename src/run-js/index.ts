@@ -3,7 +3,7 @@ import { archiveDirFor } from './archive.js'
 import { defaultEngine } from './engine.js'
 import { resolveLimits } from './limits.js'
 import { InstancePool } from './pool.js'
-import { makeBootstrap, runSession, type SessionEnv } from './session.js'
+import { runProgram, type RunEnv } from './run.js'
 import { bindTools } from './tools.js'
 import { defaultTypeScriptLoader } from './typescript.js'
 import type { RunJs, RunJsOptions, RunJsResult, RunOptions } from './types.js'
@@ -38,19 +38,18 @@ export function createRunner(options: RunnerOptions): RunJs {
   const limits = resolveLimits(options.limits)
   const tools = bindTools(options.tools)
   const readText = textReaderOf(options.vfs)
-  const env: SessionEnv = {
+  const env: RunEnv = {
     pool: options.pool ?? new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes),
     limits,
     tools,
     vfs: options.vfs,
     readText,
     archiveDir: archiveDirFor(options.vfs, options.archiveDir),
-    bootstrap: makeBootstrap(tools, options.vfs, readText),
     typescript: options.typescript === undefined ? defaultTypeScriptLoader : options.typescript,
   }
   return {
     run(code: string, runOptions: RunOptions = {}): Promise<RunJsResult> {
-      return runSession(env, code, runOptions.signal)
+      return runProgram(env, code, runOptions.signal)
     },
     close(): void {
       env.pool.close()
@@ -63,6 +62,7 @@ export { InstancePool } from './pool.js'
 export { resolveLimits } from './limits.js'
 export { variantEngine, defaultEngine, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions } from './engine.js'
 export { DEFAULT_LIMITS } from './limits.js'
+export { describeGuestApi, RUN_JS_DESCRIPTION } from './guest-api.js'
 export type { TypeScriptLoader, TypeScriptStripper } from './typescript.js'
 export type {
   RunJs, RunJsOptions, RunJsLimits, RunJsResult, RunJsError, RunJsTool, RunJsToolFunction, RunJsToolContext, RunJsSchema, RunOptions,

@@ -1,8 +1,9 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { createRunJs, durableObjectStore, openVfs, scopeRun, type TypeScriptStripper } from '../../src/index.js'
+import { createRunJs, durableObjectStore, memoryStore, openVfs, scopeRun, type TypeScriptStripper } from '../../src/index.js'
 import { workerdEngine } from '../../src/run-js/runtime/workerd.js'
+import { describeRunJsHostile } from '../hostile/run-js.js'
 import { describeRunJs } from '../run-js/suite.js'
 import { storeInsideDurableObject } from './durable-object-harness.js'
 
@@ -16,6 +17,8 @@ describeRunJs('workerd, durable object store', async () => ({
     // @ts-expect-error generated, untyped: the stripper's type is asserted below
     import('../../node_modules/.cache/agent-vfs/ts-blank-space.mjs') as Promise<{ default: TypeScriptStripper }>,
 }))
+
+describeRunJsHostile('workerd, memory store', async () => ({ store: memoryStore(), engine: workerdEngine() }))
 
 describe('run_js entirely inside a Durable Object', () => {
   it('runs a program against the object’s own storage, under a run scope, with the limits on', async () => {
