@@ -57,9 +57,10 @@ export async function runProgram(env: RunEnv, code: string, signal: AbortSignal 
     let health: ReturnType<Session['teardown']> = 'poisoned'
     try {
       health = session.teardown()
-    } finally {
-      env.pool.release(instance, health)
+    } catch {
+      // A teardown that fails leaves the instance poisoned; the run's result stands.
     }
+    env.pool.release(instance, health)
   }
 }
 
