@@ -1,5 +1,6 @@
 import type { Vfs } from '../vfs/types.js'
 import type { RunClock } from './clock.js'
+import { DEFAULT_LIMITS } from './limits.js'
 
 /**
  * The guest API as one table: it generates the host functions a program sees (`vfs.*`, `console.*`),
@@ -135,7 +136,7 @@ export function describeGuestApi(options: { vfs?: boolean; tools?: readonly stri
     ...tools.map((name) => `${name}(input) → JSON`),
     `console.${CONSOLE_METHODS.slice(0, 4).join('/')}`,
   ]
-  const size = programBytes ? `, program size (${Math.round(programBytes / 1024)} KiB)` : ', program size'
+  const size = programBytes ? `, program size (${programBytes % (1024 * 1024) === 0 ? `${programBytes / 1024 / 1024} MiB` : `${Math.round(programBytes / 1024)} KiB`})` : ', program size'
   return [
     `Run a JavaScript or TypeScript program (the body of an async function; \`return\` gives the result) in a sandbox${vfs ? ' over the workspace' : ''}.`,
     `Available: await ${available.join(', ')}.`,
@@ -145,4 +146,4 @@ export function describeGuestApi(options: { vfs?: boolean; tools?: readonly stri
 }
 
 /** The model-facing description of `run_js` over a workspace (no tools). */
-export const RUN_JS_DESCRIPTION: string = describeGuestApi({ vfs: true })
+export const RUN_JS_DESCRIPTION: string = describeGuestApi({ vfs: true, programBytes: DEFAULT_LIMITS.programBytes })

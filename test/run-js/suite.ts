@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRunJs, openVfs, scopeRun, type QuickJsEngine, type RunJsOptions, type TypeScriptLoader, type Vfs, type VfsStore } from '../../src/index.js'
+import { RUN_JS_DESCRIPTION } from '../../src/run-js/index.js'
 import { MEMORY_BOMBS } from './bombs.js'
 
 /** What a runtime provides to the shared run_js suite. */
@@ -133,6 +134,13 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         expect(await vfs.readFile('/out/plain.txt', 'utf8')).toBe('é☃ 15')
         expect(JSON.parse(await vfs.readFile('/out/data.json', 'utf8'))).toEqual({ n: 1, list: [1, 2] })
         expect([...(await vfs.readFile('/out/raw.bin'))]).toEqual([255, 0, 128])
+      })
+
+      it('the model-facing description names exactly the functions a program gets', async () => {
+        const described = [...RUN_JS_DESCRIPTION.matchAll(/vfs\.(\w+)\(/g)].map((m) => m[1]).sort()
+        const r = await runner(await open()).run(`return [Object.keys(vfs).sort(), Object.isFrozen(vfs), Object.isFrozen(console)]`)
+        expect(r.result).toEqual([described, true, true])
+        expect(described).toContain('grep')
       })
 
       it('text with NUL characters and bytes of every value round-trip exactly', async () => {
