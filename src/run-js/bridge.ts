@@ -3,7 +3,7 @@ import type { Vfs } from '../vfs/types.js'
 import type { RunClock } from './clock.js'
 import { CONSOLE_METHODS, VFS_API, type Answer, type ArgKind, type Data, type GuestFunction, type VfsCall } from './guest-api.js'
 import { parseBoundedJson, safeMessage, stringifyForGuest } from './host-json.js'
-import type { Intrinsics } from './intrinsics.js'
+import { HelperFailed, type Intrinsics } from './intrinsics.js'
 import { LogBuffer } from './logs.js'
 import { utf8Length } from './result.js'
 import { validateInput, type BoundTool } from './tools.js'
@@ -124,6 +124,8 @@ export class Bridge {
     try {
       return body()
     } catch (error) {
+      // A helper that could not run (the run was stopped, memory is gone) is the guest's failure.
+      if (error instanceof HelperFailed) return { error: newGuestError(this.ctx, { name: 'InternalError', message: error.message }, this.options.maxBytes) }
       this.hostError(error)
       return undefined
     }
@@ -332,12 +334,20 @@ export class Bridge {
     if (this.closed || !deferred.alive) return
     this.inFlight.delete(deferred)
     try {
-      const { handle, error } = make()
-      if (error) deferred.reject(handle)
-      else deferred.resolve(handle)
-      handle.dispose()
+      let made: GuestValue
+      try {
+        made = make()
+      } catch (error) {
+        // A helper that could not run (the run was stopped, memory is gone): the call fails, not the host.
+        if (!(error instanceof HelperFailed)) throw error
+        made = { handle: newGuestError(this.ctx, { name: 'InternalError', message: error.message }, this.options.maxBytes), error: true }
+      }
+      if (made.error) deferred.reject(made.handle)
+      else deferred.resolve(made.handle)
+      made.handle.dispose()
       deferred.dispose()
     } catch (error) {
+      // Thrown from inside wasm: nothing more may touch this context.
       this.hostError(error)
       return
     }

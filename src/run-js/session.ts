@@ -3,7 +3,7 @@ import type { Vfs } from '../vfs/types.js'
 import { Bridge } from './bridge.js'
 import type { RunClock, Stop } from './clock.js'
 import { PROGRAM_FILE, readGuestError } from './guest-error.js'
-import { Intrinsics } from './intrinsics.js'
+import { HelperFailed, Intrinsics } from './intrinsics.js'
 import type { ResolvedLimits } from './limits.js'
 import { usedBytes, type Instance, type InstanceHealth } from './pool.js'
 import type { BoundTool } from './tools.js'
@@ -221,7 +221,15 @@ export class Session {
       return Number.isFinite(n) ? JSON.stringify(n) : 'null'
     }
     if (type === 'boolean') return this.ctx.dump(value) ? 'true' : 'false'
-    const made = this.guard(() => this.bridge.resultJson(value, type === 'string'))
+    const made = this.guard(() => {
+      try {
+        return this.bridge.resultJson(value, type === 'string')
+      } catch (error) {
+        // The strict stringify could not even start: the run was stopped or its memory is gone.
+        if (error instanceof HelperFailed) return { refused: { name: 'InternalError', message: error.message } }
+        throw error
+      }
+    })
     if (made === undefined) return { error: { name: 'InternalError', message: 'the engine failed while reading the result' } }
     if ('guest' in made) {
       this.settleWithError(made.guest)
