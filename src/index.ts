@@ -34,3 +34,4 @@ export {
   type RunJsToolFunction, type RunJsToolContext, type RunJsSchema, type RunOptions, type QuickJsEngine, type QuickJsModule,
   type VariantEngineOptions, type TypeScriptLoader, type TypeScriptStripper, type RunJsExecutor, type RunJsJob,
 } from './run-js/index.js'
+export { describeGuestApi, RUN_JS_DESCRIPTION } from './run-js/index.js'

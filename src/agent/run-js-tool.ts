@@ -1,3 +1,4 @@
+import { RUN_JS_DESCRIPTION } from 'agent-vfs'
 import { z } from 'zod'
 import { defineTool, ToolError } from './tool.js'
 
@@ -19,11 +20,7 @@ export interface RunJsRunner {
   run(code: string, options?: { signal?: AbortSignal }): Promise<RunJsOutcome>
 }
 
-/** What the model reads about `run_js` (the agent runtime's tool and `agent-vfs/mastra`'s use the same). */
-export const RUN_JS_DESCRIPTION = `Run a JavaScript or TypeScript program (the body of an async function; \`return\` gives the result) in a sandbox over the workspace.
-Available: await vfs.read(path) → string, vfs.readBytes(path) → Uint8Array, vfs.write(path, string | bytes | JSON value), vfs.list(path, { recursive }), vfs.stat(path), vfs.exists(path), vfs.remove(path, { recursive }), vfs.glob(pattern), vfs.grep(pattern, { regex, ignoreCase, paths, context }) (regex in RE2 syntax: no backreferences or lookaround), console.log/info/warn/error.
-There is no network, no timers, no require/import. Only JSON values cross back: return plain data. Limits: memory, time, output size; large results are saved to a file whose path is returned.
-Prefer one program that reads, filters and aggregates over many separate file calls.`
+export { RUN_JS_DESCRIPTION }
 
 /** Options of {@link runJsTool}. */
 export interface RunJsToolOptions {

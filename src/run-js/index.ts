@@ -3,7 +3,7 @@ import { archiveDirFor } from './archive.js'
 import { defaultEngine } from './engine.js'
 import { resolveLimits } from './limits.js'
 import { InstancePool } from './pool.js'
-import { makeBootstrap, runSession, type SessionEnv } from './session.js'
+import { runProgram, type RunEnv } from './run.js'
 import { failure } from './result.js'
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_QUEUED, resolveCount, RunQueue, runQueued } from './run-queue.js'
 import { bindTools } from './tools.js'
@@ -40,14 +40,13 @@ export function createRunner(options: RunnerOptions): RunJs {
   const limits = resolveLimits(options.limits)
   const tools = bindTools(options.tools)
   const readText = textReaderOf(options.vfs)
-  const env: SessionEnv = {
+  const env: RunEnv = {
     pool: options.pool ?? new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes),
     limits,
     tools,
     vfs: options.vfs,
     readText,
     archiveDir: archiveDirFor(options.vfs, options.archiveDir),
-    bootstrap: makeBootstrap(tools, options.vfs, readText),
     typescript: options.typescript === undefined ? defaultTypeScriptLoader : options.typescript,
   }
   const queue = new RunQueue(resolveCount(options.concurrency, DEFAULT_CONCURRENCY, 'concurrency'), resolveCount(options.maxQueued, DEFAULT_MAX_QUEUED, 'maxQueued'), `a slot of this runner (concurrency ${options.concurrency ?? DEFAULT_CONCURRENCY})`)
@@ -65,9 +64,9 @@ export function createRunner(options: RunnerOptions): RunJs {
 /** Runs one program with `timeMs` left: on this thread, or through the runner's executor. */
 type Execute = (code: string, timeMs: number, signal: AbortSignal | undefined) => Promise<RunJsResult>
 
-function executorOf(options: RunnerOptions, env: SessionEnv): Execute {
+function executorOf(options: RunnerOptions, env: RunEnv): Execute {
   const { executor } = options
-  if (!executor) return (code, timeMs, signal) => runSession(timeMs === env.limits.timeMs ? env : { ...env, limits: { ...env.limits, timeMs } }, code, signal)
+  if (!executor) return (code, timeMs, signal) => runProgram(timeMs === env.limits.timeMs ? env : { ...env, limits: { ...env.limits, timeMs } }, code, signal)
   if (typeof executor.execute !== 'function') throw new TypeError('run_js: options.executor must have an execute(job) method')
   // Both are functions of this thread; the executor's side has its own.
   if (options.engine) throw new TypeError('run_js: options.engine cannot be combined with an executor (it runs programs in another thread with its own engine)')
@@ -75,7 +74,7 @@ function executorOf(options: RunnerOptions, env: SessionEnv): Execute {
   const tools = options.tools ?? {}
   return async (code, timeMs, signal) => {
     // Nothing that is not a string crosses; the in-thread path answers it without starting anything.
-    if (typeof code !== 'string') return runSession(env, code, signal)
+    if (typeof code !== 'string') return runProgram(env, code, signal)
     try {
       return await executor.execute({ code, limits: { ...env.limits, timeMs }, vfs: env.vfs, tools, archiveDir: env.archiveDir, typescript: options.typescript !== false, signal })
     } catch (error) {
@@ -89,6 +88,7 @@ export { InstancePool } from './pool.js'
 export { resolveLimits } from './limits.js'
 export { variantEngine, defaultEngine, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions } from './engine.js'
 export { DEFAULT_LIMITS } from './limits.js'
+export { describeGuestApi, RUN_JS_DESCRIPTION } from './guest-api.js'
 export type { TypeScriptLoader, TypeScriptStripper } from './typescript.js'
 export type {
   RunJs, RunJsOptions, RunJsLimits, RunJsResult, RunJsError, RunJsTool, RunJsToolFunction, RunJsToolContext, RunJsSchema, RunOptions, RunJsExecutor, RunJsJob,

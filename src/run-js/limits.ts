@@ -18,6 +18,7 @@ export const DEFAULT_LIMITS: Readonly<ResolvedLimits> = Object.freeze({
   interruptBudget: 0, // 0: derived from timeMs
   logChars: 64 * 1024,
   inlineResultChars: 16 * 1024,
+  programBytes: 1024 * 1024,
 })
 
 /** Interrupt checks allowed per ms of `timeMs` when no budget is given. */
@@ -39,11 +40,18 @@ export function resolveLimits(limits: RunJsLimits = {}): ResolvedLimits {
   if (out.stackBytes < 8 * 1024 || out.stackBytes > 1024 * 1024) {
     throw new RangeError(`run_js: limits.stackBytes must be between 8 KiB and 1 MiB, got ${out.stackBytes}; above ~64 KiB deep JSON can overflow the host stack`)
   }
+  if (out.programBytes > 16 * MIB) throw new RangeError(`run_js: limits.programBytes must be at most 16 MiB, got ${out.programBytes}`)
   if (out.interruptBudget === 0) out.interruptBudget = out.timeMs * INTERRUPTS_PER_MS
   return out
 }
 
-/** Pages of the capped memory for a byte limit. */
+/**
+ * Pages of the capped memory for a byte limit. It starts at its maximum and never grows:
+ * quickjs-emscripten-core reads some results through heap views that a growth detaches (50,000
+ * concurrent host calls failed with "detached ArrayBuffer" and leaked guest objects). Untouched
+ * pages cost address space, not RSS.
+ */
 export function memoryPages(memoryBytes: number): { initial: number; maximum: number } {
-  return { initial: MIN_PAGES, maximum: Math.max(MIN_PAGES, Math.ceil(memoryBytes / WASM_PAGE)) }
+  const pages = Math.max(MIN_PAGES, Math.ceil(memoryBytes / WASM_PAGE))
+  return { initial: pages, maximum: pages }
 }

@@ -17,7 +17,10 @@ export interface Instance {
 export type InstanceHealth =
   /** Clean: the instance may serve the next run. */
   | 'healthy'
-  /** Disposed cleanly, but it hit its memory cap: a new context there can corrupt memory (FIELD-NOTES). */
+  /**
+   * Disposed cleanly, but it hit its memory cap (a new context there can corrupt memory, FIELD-NOTES)
+   * or used more than half of it (those pages stay resident): not reused.
+   */
   | 'exhausted'
   /** The host saw an exception from inside wasm, or the runtime holds leaked objects: never touch it again. */
   | 'poisoned'
@@ -46,9 +49,7 @@ export class InstancePool {
   }
 
   release(instance: Instance, health: InstanceHealth): void {
-    // An instance that grew past half its cap keeps that memory forever; let it go so RSS can fall.
-    const grown = instance.memory.buffer.byteLength > this.memoryBytes / 2
-    if (health === 'healthy' && !grown && this.idle.length < this.maxIdle) {
+    if (health === 'healthy' && this.idle.length < this.maxIdle) {
       this.idle.push(instance)
       return
     }
@@ -68,4 +69,23 @@ function disposeRuntime(instance: Instance): void {
     // Leaked objects: the instance is dropped either way.
   }
   instance.runtime = undefined
+}
+
+/**
+ * Roughly how far up `memory` has been used, looking only above `from`: the top of the highest
+ * 64 KiB page with a non-zero word among eight sampled ones, or 0 if none above `from` has one.
+ *
+ * The memory never grows (it is created at its maximum, see limits.ts), so its size says nothing
+ * about use. Sampling misses pages that only ever held zeros (a zero-filled typed array), which is
+ * why this only decides whether to keep an instance, never whether a limit held.
+ */
+export function usedBytes(memory: WebAssembly.Memory, from: number): number {
+  const words = new Uint32Array(memory.buffer)
+  const PAGE_WORDS = 65536 / 4
+  const lowest = Math.floor(from / 65536)
+  for (let page = words.length / PAGE_WORDS - 1; page >= lowest; page--) {
+    const base = page * PAGE_WORDS
+    for (let i = 0; i < PAGE_WORDS; i += PAGE_WORDS / 8) if (words[base + i] !== 0) return (page + 1) * 65536
+  }
+  return 0
 }

@@ -30,6 +30,12 @@ export interface RunJsLimits {
   logChars?: number
   /** Characters of JSON result returned inline (default 16 KiB); larger results go to a file. */
   inlineResultChars?: number
+  /**
+   * Largest program in UTF-8 bytes (default 1 MiB, at most 16 MiB). Larger programs are refused with
+   * `RangeError` code `E2BIG` before anything is compiled: parsing blocks the host and no deadline
+   * can interrupt it.
+   */
+  programBytes?: number
 }
 
 /** What a tool gets with each call besides its input. */

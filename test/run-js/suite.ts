@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRunJs, openVfs, scopeRun, type QuickJsEngine, type RunJsExecutor, type RunJsOptions, type TypeScriptLoader, type Vfs, type VfsStore } from '../../src/index.js'
-import { Bridge } from '../../src/run-js/bridge.js'
-import { bindTools } from '../../src/run-js/tools.js'
+import { RUN_JS_DESCRIPTION } from '../../src/run-js/index.js'
 import { MEMORY_BOMBS } from './bombs.js'
 
 /** What a runtime provides to the shared run_js suite. */
@@ -170,6 +169,13 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         expect([...(await vfs.readFile('/out/raw.bin'))]).toEqual([255, 0, 128])
       })
 
+      it('the model-facing description names exactly the functions a program gets', async () => {
+        const described = [...RUN_JS_DESCRIPTION.matchAll(/vfs\.(\w+)\(/g)].map((m) => m[1]).sort()
+        const r = await runner(await open()).run(`return [Object.keys(vfs).sort(), Object.isFrozen(vfs), Object.isFrozen(console)]`)
+        expect(r.result).toEqual([described, true, true])
+        expect(described).toContain('grep')
+      })
+
       it('text with NUL characters and bytes of every value round-trip exactly', async () => {
         const vfs = await open()
         const all = new Uint8Array(256).map((_, i) => i)
@@ -296,24 +302,10 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         const r = await runner(await open(), { tools: { allowed: s.tool } }).run(`return [typeof external_allowed, typeof external_secret, Object.keys(globalThis).filter(k => k.startsWith('external_'))]`)
         expect(r.result).toEqual(['function', 'undefined', []])
 
-        // Ask the host directly, as a guest could if it ever got hold of the raw bridge.
-        const memory = new WebAssembly.Memory({ initial: 256, maximum: 512 })
-        const module = await defaultEngineRef.instantiate(memory)
-        const rt = module.newRuntime()
-        const ctx = rt.newContext()
-        const bridge = new Bridge(ctx, { tools: bindTools({ allowed: s.tool }), signal: new AbortController().signal, logChars: 100, onSettled: () => {} })
-        bridge.install()
-        const p = ctx.unwrapResult(ctx.evalCode(`__agentvfs_call('tool', JSON.stringify({ id: 'secret', input: 1 })).catch(e => e.name + ': ' + e.message)`))
-        await new Promise((resolve) => setTimeout(resolve, 10))
-        rt.executePendingJobs()
-        const state = ctx.getPromiseState(p)
-        expect(state.type).toBe('fulfilled')
-        if (state.type === 'fulfilled') expect(ctx.getString(state.value)).toBe('NotAllowedError: tool "secret" is not available to this program')
-        if (state.type === 'fulfilled') state.value.dispose()
-        p.dispose()
-        bridge.close()
-        ctx.dispose()
-        rt.dispose()
+        // Each tool is its own host function closed over its own id: there is no call by id a guest
+        // could aim at another tool.
+        const deleted = await runner(await open(), { tools: { allowed: s.tool } }).run(`delete globalThis.external_allowed; globalThis.external_allowed = 1; return typeof external_allowed`)
+        expect(deleted.result).toBe('function')
         expect(s.calls).toEqual([])
       })
     })

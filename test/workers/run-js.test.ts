@@ -1,8 +1,9 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { createRunJs, durableObjectStore, openVfs, scopeRun } from '../../src/index.js'
+import { createRunJs, durableObjectStore, memoryStore, openVfs, scopeRun, type TypeScriptStripper } from '../../src/index.js'
 import { workerdEngine } from '../../src/run-js/runtime/workerd.js'
+import { describeRunJsHostile } from '../hostile/run-js.js'
 import { describeRunJs } from '../run-js/suite.js'
 import { storeInsideDurableObject } from './durable-object-harness.js'
 
@@ -15,6 +16,8 @@ describeRunJs('workerd, durable object store', async () => ({
   engine: workerdEngine(),
   typescript: () => import('agent-vfs/run-js/typescript'),
 }))
+
+describeRunJsHostile('workerd, memory store', async () => ({ store: memoryStore(), engine: workerdEngine() }))
 
 describe('run_js entirely inside a Durable Object', () => {
   it('runs a program against the object’s own storage, under a run scope, with the limits on', async () => {

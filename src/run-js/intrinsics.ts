@@ -1,0 +1,96 @@
+import type { QuickJSContext, QuickJSHandle, Scope } from 'quickjs-emscripten-core'
+
+/**
+ * The built-ins the host relies on inside a guest context, taken before any guest code runs: a guest
+ * may replace `JSON.stringify`, `Promise.resolve`, `Object.freeze` or anything else on its global,
+ * and none of it may change what the host sends, receives or believes. Read as properties (no guest
+ * source is parsed for them: that is cheaper, and this happens on every run).
+ */
+const CAPTURED = {
+  JSON: ['stringify', 'parse'],
+  Object: ['freeze', 'getPrototypeOf', 'prototype'],
+  Array: ['prototype'],
+  Promise: ['resolve', 'reject'],
+} as const
+
+type Owner = keyof typeof CAPTURED
+type Captured = `${Owner}.${(typeof CAPTURED)[Owner][number]}` | Owner | 'Uint8Array' | 'ArrayBuffer' | 'TypeError' | 'Error'
+
+/**
+ * Guest-side helpers, compiled only when a run first needs one (most runs never do): strict JSON for
+ * values leaving the guest, console formatting, and bytes. They reach built-ins only through the
+ * captured arguments, never through the guest's global.
+ */
+const HELPER_SOURCE = `(function(S,gp,OP,AP,TE,E,U,AB){'use strict';
+function bad(w,f,k){return new TE(w+' is not JSON-serializable: found '+f+(k===''?'':' (at '+S(k)+')'))}
+function json(v,w){return S(v,function(k,x){const t=typeof x;
+if(t==='function'||t==='symbol'||t==='bigint')throw bad(w,'a '+t,k);
+if(t==='object'&&x!==null){const p=gp(x);if(p!==OP&&p!==AP&&p!==null){let c;try{c=x.constructor&&x.constructor.name}catch(e){}throw bad(w,typeof c==='string'&&c?'a '+c:'an object with a custom prototype',k)}}
+return x})}
+function show(v){if(typeof v==='string')return v;try{if(v instanceof E)return v.name+': '+v.message}catch(e){}
+try{const s=S(v);if(s!==undefined)return s}catch(e){}try{return ''+v}catch(e){return '[unprintable]'}}
+function bytes(d){if(d instanceof AB)return new U(d);return new U(d.buffer,d.byteOffset,d.byteLength)}
+function isBytes(d){return d instanceof AB||d instanceof U||(d!==null&&typeof d==='object'&&d.buffer instanceof AB&&typeof d.byteLength==='number')}
+function data(d){if(isBytes(d)){const u=bytes(d),c=new AB(u.length);new U(c).set(u);return [c]}return json(d,'the data of vfs.write')}
+return{json:json,show:show,data:data,u8:function(b){return new U(b)}}})`
+
+/** Handles of the captured built-ins and the helpers, owned by the run's scope. */
+export class Intrinsics {
+  private readonly captured = new Map<Captured, QuickJSHandle>()
+  private readonly helpers = new Map<string, QuickJSHandle>()
+  private helperObject: QuickJSHandle | undefined
+
+  /** Must run before any guest code. */
+  constructor(
+    private readonly ctx: QuickJSContext,
+    private readonly scope: Scope,
+  ) {
+    for (const [owner, keys] of Object.entries(CAPTURED) as Array<[Owner, readonly string[]]>) {
+      const o = scope.manage(ctx.getProp(ctx.global, owner))
+      this.captured.set(owner, o)
+      for (const key of keys) this.captured.set(`${owner}.${key}` as Captured, scope.manage(ctx.getProp(o, key)))
+    }
+    for (const name of ['Uint8Array', 'ArrayBuffer', 'TypeError', 'Error'] as const) this.captured.set(name, scope.manage(ctx.getProp(ctx.global, name)))
+  }
+
+  /** A captured built-in, as it was before the guest ran. */
+  get(name: Captured): QuickJSHandle {
+    return this.captured.get(name)!
+  }
+
+  /** Calls a captured built-in with `this` (for `Promise.resolve`: the captured `Promise`). */
+  call(name: Captured, self: QuickJSHandle, ...args: QuickJSHandle[]) {
+    return this.ctx.callFunction(this.get(name), self, ...args)
+  }
+
+  /** A helper function (compiled on first use). */
+  helper(name: 'json' | 'show' | 'data' | 'u8'): QuickJSHandle {
+    let h = this.helpers.get(name)
+    if (h) return h
+    if (!this.helperObject) {
+      const factory = this.scope.manage(unwrap(this.ctx.evalCode(HELPER_SOURCE, 'helpers.js', { type: 'global' }), 'compiling the helpers'))
+      const args = (['JSON.stringify', 'Object.getPrototypeOf', 'Object.prototype', 'Array.prototype', 'TypeError', 'Error', 'Uint8Array', 'ArrayBuffer'] as const).map((n) => this.get(n))
+      this.helperObject = this.scope.manage(unwrap(this.ctx.callFunction(factory, this.ctx.undefined, ...args), 'starting the helpers'))
+    }
+    this.helpers.set(name, (h = this.scope.manage(this.ctx.getProp(this.helperObject, name))))
+    return h
+  }
+}
+
+/**
+ * The value of a host-written evaluation, or a host Error. The guest's error value is disposed
+ * unread: host code fails only when the run was stopped or memory ran out, and reading it could run
+ * guest code.
+ */
+function unwrap(result: { value?: QuickJSHandle; error?: QuickJSHandle }, doing: string): QuickJSHandle {
+  if (result.error) {
+    result.error.dispose()
+    throw new HelperFailed(`run_js failed ${doing} (the run was stopped or out of memory)`)
+  }
+  return result.value!
+}
+
+/** A host-written guest function could not run: the run was stopped, or its memory is gone. */
+export class HelperFailed extends Error {
+  override name = 'HelperFailed'
+}

@@ -1,0 +1,210 @@
+import type { Vfs } from '../vfs/types.js'
+import { archiveResult, archiveScript } from './archive.js'
+import { toGuestError } from './bridge.js'
+import { RunClock, type Stop } from './clock.js'
+import { parseBoundedJson } from './host-json.js'
+import type { InstancePool } from './pool.js'
+import { ABORT, failure, preview, TIMEOUT, utf8Length } from './result.js'
+import { Session, UNDEFINED_RESULT, type EngineEnv } from './session.js'
+import { explainNotStripped, stripTypes, type TypeScriptLoader } from './typescript.js'
+import type { RunJsError, RunJsResult } from './types.js'
+
+/** Everything a run needs from its runner. */
+export interface RunEnv extends EngineEnv {
+  pool: InstancePool
+  archiveDir?: string
+  typescript: TypeScriptLoader | false
+}
+
+/** Wraps the program so that `return` works and line N of the program is line N + 1 of the file. */
+function wrap(code: string): string {
+  return `(async () => {\n${code}\n})`
+}
+
+/**
+ * One run, start to end: checks, a pooled instance, one clock, the engine (compile, execute), and
+ * around it what is not the engine's job: TypeScript loading, archiving the script and a large
+ * result, shaping the result. Never throws.
+ */
+export async function runProgram(env: RunEnv, code: string, signal: AbortSignal | undefined): Promise<RunJsResult> {
+  if (typeof code !== 'string') return failure({ name: 'TypeError', message: `the program must be a string, got ${typeof code}` })
+  const tooLarge = programTooLarge(code, env.limits.programBytes)
+  if (tooLarge) return failure(tooLarge)
+  if (signal?.aborted) return failure(abortError(signal))
+
+  let instance
+  try {
+    instance = await env.pool.acquire()
+  } catch (error) {
+    return failure({ name: 'InternalError', message: `QuickJS could not start: ${toGuestError(error).message}` })
+  }
+  const clock = new RunClock(env.limits, signal)
+  let session: Session
+  try {
+    session = new Session(env, instance, clock)
+  } catch (error) {
+    env.pool.release(instance, 'poisoned')
+    return failure({ name: 'InternalError', message: `QuickJS could not start a context: ${toGuestError(error).message}` })
+  }
+  try {
+    clock.start()
+    return await runInSession(env, session, clock, code)
+  } catch (error) {
+    // Only host-side failures get here (the guest's own errors are results).
+    return failure({ name: 'InternalError', message: `run_js failed on the host: ${toGuestError(error).message}` }, safeLogs(session))
+  } finally {
+    clock.end()
+    let health: ReturnType<Session['teardown']> = 'poisoned'
+    try {
+      health = session.teardown()
+    } catch {
+      // A teardown that fails leaves the instance poisoned; the run's result stands.
+    }
+    env.pool.release(instance, health)
+  }
+}
+
+async function runInSession(env: RunEnv, session: Session, clock: RunClock, code: string): Promise<RunJsResult> {
+  const stopped = new Promise<typeof STOPPED>((resolve) => clock.onStop(() => resolve(STOPPED)))
+  /** Waits for host work unless the clock stops first; a late failure of `work` is dropped. */
+  const until = <T>(work: Promise<T>): Promise<T | typeof STOPPED> => {
+    work.catch(() => {})
+    return Promise.race([work, stopped])
+  }
+  const stopFailure = (scriptPath?: string) => failure(stopError(clock.stop ?? 'timeout', env, clock.callerSignal), session.logs(), scriptPath)
+
+  // Compile: the program as JavaScript first; TypeScript only if that fails.
+  let language: 'js' | 'ts' = 'js'
+  let compiled = session.compile(wrap(code))
+  if ('error' in compiled && compiled.error.name === 'SyntaxError' && !clock.stop && !session.poisoned) {
+    const stripped = await until(stripTypes(wrap(code), env.typescript))
+    if (stripped === STOPPED) return stopFailure()
+    if (!('code' in stripped)) {
+      // Not stripped: if it looks like TypeScript, say so, or a model "fixes" valid code.
+      const explained = explainNotStripped(compiled.error.message, code, stripped)
+      if (explained) compiled.error.message = explained
+    } else if (stripped.code !== wrap(code)) {
+      compiled = session.compile(stripped.code)
+      language = 'ts'
+    }
+  }
+  if (session.poisoned) return hostFailure(session, undefined)
+  if (clock.check()) return stopFailure()
+
+  let scriptPath: string | undefined
+  let scriptNumber: number | undefined
+  if (env.vfs && env.archiveDir) {
+    try {
+      const saved = await until(archiveScript(env.vfs, env.archiveDir, code, language))
+      if (saved === STOPPED) return stopFailure()
+      scriptPath = saved.path
+      scriptNumber = saved.number
+    } catch (error) {
+      const e = toGuestError(error)
+      return failure({ name: 'ArchiveError', message: `the program could not be archived, so it was not run: ${e.message}`, ...(e.code ? { code: e.code } : {}) })
+    }
+  }
+  if ('error' in compiled) return failure(compiled.error, session.logs(), scriptPath)
+  if (clock.check()) return stopFailure(scriptPath)
+
+  const outcome = await session.execute(compiled.fn)
+  const logs = session.logs()
+  switch (outcome.kind) {
+    case 'stopped':
+      return failure(stopError(outcome.stop, env, clock.callerSignal), logs, scriptPath)
+    case 'host':
+      return hostFailure(session, scriptPath)
+    case 'error':
+      return failure(outcome.error, logs, scriptPath)
+    case 'ok': {
+      const result = await until(shapeResult(env, outcome.json, logs, scriptPath, scriptNumber))
+      // Nothing succeeds after the deadline, whatever the host was doing for the guest.
+      if (result === STOPPED || (result.success && clock.check())) return stopFailure(scriptPath)
+      return result
+    }
+  }
+}
+
+/** The program's size error, or undefined if it fits. */
+function programTooLarge(code: string, max: number): RunJsError | undefined {
+  if (code.length <= max / 3) return undefined
+  const bytes = utf8Length(code)
+  if (bytes <= max) return undefined
+  return {
+    name: 'RangeError',
+    code: 'E2BIG',
+    message: `the program is too large: ${bytes} bytes, at most ${max} (limits.programBytes); keep data in files and read it with vfs.read instead of writing it into the program`,
+  }
+}
+
+async function shapeResult(env: RunEnv, json: string, logs: string[], scriptPath: string | undefined, n: number | undefined): Promise<RunJsResult> {
+  const base = { success: true, logs, ...(scriptPath ? { scriptPath } : {}) }
+  if (json === UNDEFINED_RESULT) return base
+  if (json.length <= env.limits.inlineResultChars) {
+    const parsed = parseBoundedJson(json, 'the result')
+    if ('error' in parsed) return failure({ name: 'RangeError', message: parsed.error }, logs, scriptPath)
+    return { ...base, result: parsed.value }
+  }
+  const bytes = utf8Length(json)
+  let resultPath: string | undefined
+  if (env.vfs && env.archiveDir && n !== undefined) {
+    try {
+      resultPath = await archiveResult(env.vfs, env.archiveDir, n, json)
+    } catch (error) {
+      return failure({ name: 'ArchiveError', message: `the result (${bytes} bytes) was too large to return and could not be saved: ${toGuestError(error).message}` }, logs, scriptPath)
+    }
+  }
+  return { ...base, result: preview(json, bytes, resultPath), bytes, ...(resultPath ? { resultPath } : {}) }
+}
+
+/** A failure on the host side of the engine; only a host stack overflow is worded as one. */
+function hostFailure(session: Session, scriptPath: string | undefined): RunJsResult {
+  const error = session.hostError
+  const message = isHostStackOverflow(error)
+    ? 'stack overflow: the program recursed too deeply for the host (the engine was replaced); reduce the nesting depth'
+    : `the engine failed on the host (${describeHostError(error)}); the engine was replaced`
+  return failure({ name: 'InternalError', message }, safeLogs(session), scriptPath)
+}
+
+function safeLogs(session: Session): string[] {
+  try {
+    return session.logs()
+  } catch {
+    return []
+  }
+}
+
+function stopError(stop: Stop, env: RunEnv, signal: AbortSignal | undefined): RunJsError {
+  const { timeMs, interruptBudget } = env.limits
+  if (stop === 'abort') return abortError(signal)
+  if (stop === 'budget') return { name: TIMEOUT, message: `run_js used up its compute budget (${interruptBudget} interrupt checks, about ${timeMs} ms of CPU) and was stopped` }
+  return { name: TIMEOUT, message: `run_js timed out after ${timeMs} ms` }
+}
+
+/**
+ * A native stack overflow escaping wasm: V8 throws RangeError "Maximum call stack size exceeded"
+ * (Firefox: InternalError "too much recursion"). Read by name: the error may come from another realm.
+ */
+function isHostStackOverflow(error: unknown): boolean {
+  try {
+    const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown }
+    if (typeof message !== 'string') return false
+    return (name === 'RangeError' && /call stack|stack/i.test(message)) || (name === 'InternalError' && /too much recursion/i.test(message))
+  } catch {
+    return false
+  }
+}
+
+function describeHostError(error: unknown): string {
+  const e = toGuestError(error)
+  return e.name && e.name !== 'Error' ? `${e.name}: ${e.message}` : error instanceof Error ? `Error: ${e.message}` : e.message
+}
+
+function abortError(signal: AbortSignal | undefined): RunJsError {
+  const reason = signal?.reason
+  const why = reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : ''
+  return { name: ABORT, message: `run_js was aborted${why}` }
+}
+
+/** What {@link runInSession}'s `until` resolves to when the clock stopped first. */
+const STOPPED: unique symbol = Symbol('stopped')
