@@ -23,6 +23,8 @@ export interface TaskRunContext {
   limits: TaskLimits
   rules: PolicyRule[]
   signal?: AbortSignal
+  /** Steering messages for this execution; see `TaskRunOptions.steering`. */
+  steering?: () => Promise<string[]>
   journal: ExecutionJournal
   plan: PlanController
   tools: ToolSet

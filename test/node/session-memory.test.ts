@@ -1,0 +1,8 @@
+import { describe } from 'vitest'
+import { memoryStore } from '../../src/index.js'
+import { describeLifecycle } from '../session/lifecycle.js'
+
+describe('session host on memory', () => {
+  const store = memoryStore()
+  describeLifecycle(async () => store)
+})
