@@ -1,4 +1,4 @@
-import { RUN_ROOTS, WRITABLE_ROOTS, RUN_JS_ARCHIVE_DIR } from '../contract/layout.js'
+import { RUN_JS_ARCHIVE_NAME, RUN_ROOTS, WRITABLE_ROOTS } from '../contract/layout.js'
 import type { VfsStore } from '../contract/store.js'
 import { openVfs } from '../vfs/open.js'
 import { scopeRun, type RunRoot, type RunVfs } from '../vfs/run-scope.js'
@@ -65,14 +65,22 @@ export class Workspaces {
   }
 }
 
-/** Deletes run_js archives (`run-NNN.*`, `result-NNN.json`) except the newest `keep` numbers. Resolves to the count deleted. */
+/**
+ * Deletes run_js archives (`run-NNN.*`, `result-NNN.json` in any root's `.run_js` folder) except
+ * the newest `keep` numbers of each folder. Resolves to the count deleted.
+ */
 export async function pruneRunArchives(base: Vfs, keep: number): Promise<number> {
-  if (!(await base.exists(RUN_JS_ARCHIVE_DIR))) return 0
-  const files = await base.readdir(RUN_JS_ARCHIVE_DIR)
-  const numberOf = (name: string) => Number(/^(?:run|result)-(\d+)\./.exec(name)?.[1] ?? NaN)
-  const numbers = [...new Set(files.map(numberOf).filter((n) => Number.isFinite(n)))].sort((a, b) => b - a)
-  const kept = new Set(numbers.slice(0, Math.max(0, keep)))
-  const doomed = files.filter((f) => Number.isFinite(numberOf(f)) && !kept.has(numberOf(f)))
-  await Promise.all(doomed.map((f) => base.deleteFile(`${RUN_JS_ARCHIVE_DIR}/${f}`)))
-  return doomed.length
+  let deleted = 0
+  for (const root of RUN_ROOTS) {
+    const dir = `/${root}/${RUN_JS_ARCHIVE_NAME}`
+    if (!(await base.exists(dir))) continue
+    const files = await base.readdir(dir)
+    const numberOf = (name: string) => Number(/^(?:run|result)-(\d+)\./.exec(name)?.[1] ?? NaN)
+    const numbers = [...new Set(files.map(numberOf).filter((n) => Number.isFinite(n)))].sort((a, b) => b - a)
+    const kept = new Set(numbers.slice(0, Math.max(0, keep)))
+    const doomed = files.filter((f) => Number.isFinite(numberOf(f)) && !kept.has(numberOf(f)))
+    await Promise.all(doomed.map((f) => base.deleteFile(`${dir}/${f}`)))
+    deleted += doomed.length
+  }
+  return deleted
 }
