@@ -18,3 +18,6 @@ export { SEGMENT_EVENTS } from './scopes.js'
 export type {
   SessionStatus, SessionRecord, SessionMessage, MessageMode, SessionEvent, SessionEventBody, Heartbeat, AgentProfile, ExecutionSetup, OwnerQuota, Page,
 } from './types.js'
+export { createSessionApp, type SessionAppOptions } from './http/app.js'
+export { sessionRoutes, type SessionRouteName } from './http/routes.js'
+export { mintToken, bearerAuth, type SessionAuth } from './http/auth.js'

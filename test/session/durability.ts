@@ -4,7 +4,7 @@ import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
 import type { VfsStore } from '../../src/contract/store.js'
 import { EventLog } from '../../src/session/event-log.js'
 import { createSessionHost, SEGMENT_EVENTS, type AgentProfile, type SessionEvent } from '../../src/session/index.js'
-import { completions, expectContiguous, until, uploadSeason } from './harness.js'
+import { completions, expectContiguous, gatedAppendix, until, uploadSeason } from './harness.js'
 
 const appendix = scriptAppendixProfile()
 
@@ -67,17 +67,15 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
   it('an abort sent to one host stops the execution running on another', async () => {
     const store = await getStore()
     const namespace = ns()
-    const runner = createSessionHost({ store, agents: { appendix }, namespace, pollMs: 20, leaseMs: 600 })
+    const gated = gatedAppendix(4)
+    const runner = createSessionHost({ store, agents: { appendix: gated.profile }, namespace, pollMs: 20, leaseMs: 600 })
     const other = createSessionHost({ store, agents: { appendix }, namespace, pollMs: 20 })
     const s = await runner.create({ owner: 'o', profile: 'appendix' })
     await uploadSeason(runner, s.id)
     await runner.send(s.id, { text: APPENDIX_INSTRUCTIONS })
-    for await (const e of other.observe(s.id, { heartbeatMs: 0 })) {
-      if (e.type === 'checkpoint') {
-        await other.abort(s.id)
-        break
-      }
-    }
+    await gated.reached
+    await other.abort(s.id)
+    gated.open() // the blocked call returns; the next model or tool call sees the abort
     await until(runner, s.id, ['idle'])
     expect((await other.executions(s.id))[0].status).toBe('interrupted')
   })

@@ -1,5 +1,6 @@
 import { generateEpisodes } from '../../examples/script-appendix/generator.js'
-import type { SessionEvent, SessionHost } from '../../src/session/index.js'
+import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js'
+import type { AgentProfile, SessionEvent, SessionHost } from '../../src/session/index.js'
 
 /** A small season: enough for every step of the appendix task, fast under load. */
 export const season = () => generateEpisodes({ count: 6 }).files
@@ -31,4 +32,40 @@ export function expectContiguous(events: SessionEvent[]): void {
 /** Plan step ids completed, in order, over all plan-updated events (a redone step appears twice). */
 export function completions(events: SessionEvent[]): string[] {
   return events.flatMap((e) => (e.type === 'plan-updated' && e.completed ? [`${e.executionId}:${e.completed}`] : []))
+}
+
+/**
+ * The appendix profile with a gate: model call `at` (counted per execution run) waits until
+ * `open()` is called or the call's abort signal fires, as a slow real model would. `reached`
+ * resolves when a call waits at the gate.
+ */
+export function gatedAppendix(at: number) {
+  const base = scriptAppendixProfile()
+  let release!: () => void
+  let reachedResolve!: () => void
+  const gate = new Promise<void>((r) => (release = r))
+  const reached = new Promise<void>((r) => (reachedResolve = r))
+  const profile: AgentProfile = {
+    async setup(e) {
+      const s = await base.setup(e)
+      let n = 0
+      return {
+        ...s,
+        model: {
+          ...s.model,
+          doGenerate: async (o) => {
+            if (++n === at) {
+              reachedResolve()
+              await new Promise<void>((resolve, reject) => {
+                void gate.then(resolve)
+                o.abortSignal?.addEventListener('abort', () => reject(o.abortSignal!.reason))
+              })
+            }
+            return s.model.doGenerate(o)
+          },
+        },
+      }
+    },
+  }
+  return { profile, open: () => release(), reached }
 }

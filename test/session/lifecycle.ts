@@ -2,8 +2,8 @@ import { expect, it } from 'vitest'
 import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js'
 import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
 import type { VfsStore } from '../../src/contract/store.js'
-import { createSessionHost, type SessionEvent, type SessionHost } from '../../src/session/index.js'
-import { completions, expectContiguous, until, uploadSeason } from './harness.js'
+import { createSessionHost, type SessionHost } from '../../src/session/index.js'
+import { completions, expectContiguous, gatedAppendix, until, uploadSeason } from './harness.js'
 
 const agents = {
   appendix: scriptAppendixProfile(),
@@ -65,20 +65,14 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
   })
 
   it('hands a steer to the running execution at its next window, recorded as such', async () => {
-    const h = await open()
+    const gated = gatedAppendix(3)
+    const h = createSessionHost({ store: await getStore(), agents: { appendix: gated.profile }, namespace: `s${Math.random().toString(36).slice(2)}`, pollMs: 50 })
     const s = await h.create({ owner: 'ana', profile: 'appendix' })
     await uploadSeason(h, s.id)
-    const seen: SessionEvent[] = []
-    const watcher = (async () => {
-      for await (const e of h.observe(s.id, { after: 0, heartbeatMs: 0 })) {
-        if (e.type === 'heartbeat') continue
-        seen.push(e)
-        if (e.type === 'checkpoint' && !seen.some((x) => x.type === 'message' && x.mode === 'steer')) await h.send(s.id, { text: 'Name the appendix "Season One".', steer: true })
-        if (e.type === 'execution-end') return
-      }
-    })()
     await h.send(s.id, { text: APPENDIX_INSTRUCTIONS })
-    await watcher
+    await gated.reached
+    await h.send(s.id, { text: 'Name the appendix "Season One".', steer: true })
+    gated.open()
     await until(h, s.id, ['idle'])
     const events = await h.events(s.id)
     const delivered = events.find((e) => e.type === 'steer-delivered')
@@ -86,25 +80,23 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     // Delivered at a window boundary, before the execution ended, and not turned into a new execution.
     const windowAfter = events.find((e) => e.type === 'window-start' && e.seq > delivered!.seq)
     expect(windowAfter).toBeDefined()
-    expect((await h.executions(s.id)).map((e) => e.id)).toEqual(['e0001'])
+    expect(events.findIndex((e) => e.type === 'execution-end')).toBeGreaterThan(events.indexOf(delivered!))
+    expect((await h.executions(s.id)).map((e) => [e.id, e.status])).toEqual([['e0001', 'completed']])
     expect((await h.messages(s.id)).find((m) => m.mode === 'steer')).toMatchObject({ state: 'delivered', executionId: 'e0001' })
   })
 
   it('aborts from the API: interrupted at the next call, then resumed without redoing a step', async () => {
-    const h = await open()
+    const gated = gatedAppendix(5)
+    const h = createSessionHost({ store: await getStore(), agents: { appendix: gated.profile }, namespace: `a${Math.random().toString(36).slice(2)}`, pollMs: 50 })
     const s = await h.create({ owner: 'ana', profile: 'appendix' })
     await uploadSeason(h, s.id)
     await expect(h.abort(s.id)).rejects.toMatchObject({ code: 'not-running' })
-    const watcher = (async () => {
-      for await (const e of h.observe(s.id, { heartbeatMs: 0 })) {
-        if (e.type === 'checkpoint' && e.revision === 2) await h.abort(s.id)
-        if (e.type === 'execution-end') return e
-      }
-    })()
     await h.send(s.id, { text: APPENDIX_INSTRUCTIONS })
-    expect(await watcher).toMatchObject({ status: 'interrupted' })
+    await gated.reached
+    await h.abort(s.id)
     await until(h, s.id, ['idle'])
     expect((await h.executions(s.id))[0].status).toBe('interrupted')
+    gated.open()
     await h.resume(s.id)
     await until(h, s.id, ['idle'])
     await new Promise((r) => setTimeout(r, 50))
@@ -115,6 +107,7 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     expect(new Set(done).size).toBe(done.length)
     expect(done).toContain('e0001:survey')
     expect(events.filter((e) => e.type === 'abort-requested')).toHaveLength(1)
+    expect(events.filter((e) => e.type === 'execution-end').map((e) => (e as any).status)).toEqual(['interrupted', 'completed'])
   })
 
   it('closes (observers end), refuses messages while closed, reopens, deletes everything', async () => {
