@@ -16,6 +16,8 @@ const entries = [
   // wasm imported as a module, which only Workers can do). Each is its own file; the core stays one file.
   { in: 'src/mastra/index.ts', out: 'mastra' },
   { in: 'src/run-js/runtime/workerd.ts', out: 'run-js-workerd' },
+  // agent-vfs/session: the session host and its hono app (hono and @hono/zod-openapi stay external).
+  { in: 'src/session/index.ts', out: 'session' },
 ]
 
 rmSync('dist', { recursive: true, force: true })
@@ -44,6 +46,7 @@ mkdirSync('dist', { recursive: true })
 writeFileSync('dist/index.d.ts', "export * from './types/src/index.js'\n")
 writeFileSync('dist/mastra.d.ts', "export * from './types/src/mastra/index.js'\n")
 writeFileSync('dist/run-js-workerd.d.ts', "export * from './types/src/run-js/runtime/workerd.js'\n")
+writeFileSync('dist/session.d.ts', "export * from './types/src/session/index.js'\n")
 
 const raw = readFileSync('dist/index.js')
 const size = { bytes: raw.length, minified: minified.length, minifiedGzip: gzipSync(minified, { level: 9 }).length }
