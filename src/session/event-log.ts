@@ -11,6 +11,9 @@ export interface LogHint {
 }
 export const LOG_PATH = '/log.json'
 
+/** Full segments kept parsed per log. */
+const SEALED_CACHE = 8
+
 /** Events per commit at most; a burst beyond it takes several commits. */
 const MAX_BATCH = 1000
 
@@ -36,6 +39,9 @@ export class EventLog {
   private last: number | undefined
   private queue: Waiting[] = []
   private pumping = false
+  private scheduled = false
+  /** Parsed full segments, oldest evicted first. */
+  private readonly sealed = new Map<number, SessionEvent[]>()
 
   constructor(
     private readonly store: VfsStore,
@@ -49,7 +55,15 @@ export class EventLog {
   append(body: SessionEventBody): Promise<SessionEvent> {
     return new Promise((resolve, reject) => {
       this.queue.push({ body, resolve, reject })
-      void this.pump()
+      // An idle log waits one task before committing, so a burst (a runner emits several events
+      // between two awaits of I/O) shares the first commit instead of the first event going alone.
+      if (!this.pumping && !this.scheduled) {
+        this.scheduled = true
+        setTimeout(() => {
+          this.scheduled = false
+          void this.pump()
+        }, 0)
+      }
     })
   }
 
@@ -59,23 +73,25 @@ export class EventLog {
   }
 
   /** Up to `limit` stored events with `seq > after`, in order. */
-  async read(after: number, limit = 1000): Promise<SessionEvent[]> {
-    const hint = await this.hint()
+  async read(after: number, limit = 1000, knownHint?: LogHint): Promise<SessionEvent[]> {
+    const hint = knownHint ?? (await this.hint())
     let segment = Math.max(after < 1 ? 0 : segmentOf(after + 1), hint.first)
     const out: SessionEvent[] = []
     for (;;) {
-      const events = await this.loadSegment(segment)
-      if (events === undefined) {
-        // An empty segment ends the log, unless the hint says later ones exist (a gap left by gc cannot happen above `first`).
-        if (segment >= hint.segment) break
-        segment++
-        continue
+      // The segments this page can span, loaded at once (one query each, in parallel).
+      const last = Math.max(segment, segmentOf(Math.max(1, after + limit)))
+      const loaded = await Promise.all(Array.from({ length: last - segment + 1 }, (_, i) => this.loadSegment(segment + i)))
+      for (const [i, events] of loaded.entries()) {
+        // An empty segment ends the log, unless the hint says later ones exist.
+        if (events === undefined) {
+          if (segment + i >= hint.segment) return out.slice(0, limit)
+          continue
+        }
+        for (const e of events) if (e.seq > after) out.push(e)
       }
-      for (const e of events) if (e.seq > after) out.push(e)
-      if (out.length >= limit) break
-      segment++
+      if (out.length >= limit) return out.slice(0, limit)
+      segment = last + 1
     }
-    return out.slice(0, limit)
   }
 
   private async pump(): Promise<void> {
@@ -132,11 +148,23 @@ export class EventLog {
   }
 
   private async loadSegment(segment: number): Promise<SessionEvent[] | undefined> {
+    const cached = this.sealed.get(segment)
+    if (cached) return cached
     const records = await loadRecords(this.store, this.namespace, scopeNames.events(this.sessionId, segment))
     if (records.size === 0) return undefined
     const out: SessionEvent[] = []
     for (const path of [...records.keys()].sort()) out.push(...(records.get(path)!.value as SessionEvent[]))
+    // A full segment never changes again (only gc deletes it, whole): keep a few for observers that reconnect.
+    if (out.length === SEGMENT_EVENTS) {
+      this.sealed.set(segment, out)
+      if (this.sealed.size > SEALED_CACHE) this.sealed.delete(this.sealed.keys().next().value!)
+    }
     return out
+  }
+
+  /** Forgets cached segments (after gc deleted some). */
+  dropCache(): void {
+    this.sealed.clear()
   }
 
   async hint(): Promise<LogHint> {

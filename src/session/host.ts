@@ -370,8 +370,9 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     },
 
     async events(sessionId, { after = 0, limit = 1000 } = {}) {
-      await ctx.require(sessionId)
-      return ctx.log(sessionId).read(Math.max(0, Math.floor(Number(after) || 0)), Math.min(1000, Math.max(1, Math.floor(Number(limit) || 1000))))
+      const meta = await ctx.require(sessionId)
+      const hint = meta.hint ?? { segment: 0, first: 0 }
+      return ctx.log(sessionId).read(Math.max(0, Math.floor(Number(after) || 0)), Math.min(1000, Math.max(1, Math.floor(Number(limit) || 1000))), hint)
     },
 
     observe(sessionId, observeOptions = {}) {
@@ -490,6 +491,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       await store.deleteScope(namespace, scopeNames.events(sessionId, s))
       deleted++
     }
+    log.dropCache()
     if (keepSegment > hint.first) {
       await updateRecords(store, namespace, scopeNames.meta(sessionId), (records) => {
         const h = (records.get(LOG_PATH)?.value as LogHint | undefined) ?? { segment: 0, first: 0 }
