@@ -172,7 +172,15 @@ export class SessionDriver {
       }))
       if (step.deliver) await this.deliverSteers(sessionId, executionId, 'any')
     }
-    const setup = await profile.setup({ index, instructions, sessionId })
+    let setup
+    try {
+      if (!profile) throw new Error(`the host has no agent profile "${meta.record.profile}" any more`)
+      setup = await profile.setup({ index, instructions, sessionId })
+    } catch (error) {
+      // Visible to observers; the step is retried on the next kick (a message, an answer, recovery).
+      await ctx.emit(sessionId, { type: 'error', code: 'profile-error', message: error instanceof Error ? error.message : String(error), executionId, executionSeq: 0 } as never)
+      throw error
+    }
     const controller = new AbortController()
     this.active.set(sessionId, { controller, executionId })
     await updateRecords(ctx.store, ctx.namespace, scopeNames.running, (records) => ({
