@@ -44,16 +44,38 @@ export function deleteRecord(path: string, expectedVersion: number | null): Stor
   return { op: 'delete', path, expectedVersion }
 }
 
+/** Per store and scope: the tail of this process's read-modify-writes, so they queue instead of conflicting. */
+const queues = new WeakMap<VfsStore, Map<string, Promise<unknown>>>()
+
 /**
  * Read-modify-write of one scope: `change` sees the records and returns the ops (conditional on
- * the versions it saw) and a value; a conflict with another writer loads again and retries.
+ * the versions it saw) and a value. Updates from this process to one scope run one at a time; a
+ * conflict with another process loads again and retries after a short random wait.
  */
-export async function updateRecords<T>(
+export function updateRecords<T>(
   store: VfsStore,
   namespace: string,
   scope: string,
   change: (records: RecordMap) => { ops: StoreOp[]; value: T } | Promise<{ ops: StoreOp[]; value: T }>,
-  attempts = 20,
+  attempts = 50,
+): Promise<T> {
+  let perStore = queues.get(store)
+  if (!perStore) queues.set(store, (perStore = new Map()))
+  const key = JSON.stringify([namespace, scope])
+  const previous = perStore.get(key) ?? Promise.resolve()
+  const run = previous.then(() => attempt(store, namespace, scope, change, attempts))
+  const tail = run.catch(() => undefined)
+  perStore.set(key, tail)
+  void tail.then(() => perStore.get(key) === tail && perStore.delete(key))
+  return run
+}
+
+async function attempt<T>(
+  store: VfsStore,
+  namespace: string,
+  scope: string,
+  change: (records: RecordMap) => { ops: StoreOp[]; value: T } | Promise<{ ops: StoreOp[]; value: T }>,
+  attempts: number,
 ): Promise<T> {
   for (let i = 0; ; i++) {
     const records = await loadRecords(store, namespace, scope)
@@ -65,6 +87,8 @@ export async function updateRecords<T>(
     } catch (error) {
       if (!isVfsError(error, 'ECONFLICT')) throw error
       if (i + 1 >= attempts) throw new SessionError('conflict', `${scope} kept changing under ${attempts} attempts`, { cause: error })
+      // Another process won this round: back off a little, at random, so the contenders spread out.
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(100, 2 ** i)))
     }
   }
 }

@@ -150,6 +150,15 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     await host.create({ owner: 'q', profile: 'appendix' })
   })
 
+  it('takes 60 concurrent creates by one owner (one counter) without giving up', async () => {
+    const host = createSessionHost({ store: await getStore(), agents: { appendix }, namespace: ns(), quota: { maxSessions: 60 } })
+    const made = await Promise.all(Array.from({ length: 60 }, (_, i) => host.create({ owner: 'busy', profile: 'appendix', title: String(i) })))
+    expect(new Set(made.map((s) => s.id)).size).toBe(60)
+    const listed = [...(await host.list('busy', { limit: 100 })).items]
+    expect(listed).toHaveLength(60)
+    await expect(host.create({ owner: 'busy', profile: 'appendix' })).rejects.toMatchObject({ code: 'quota' })
+  })
+
   it('refuses hostile paths and unknown sessions, and writes nothing', async () => {
     const store = await getStore()
     const host = createSessionHost({ store, agents: { appendix }, namespace: ns() })
