@@ -110,6 +110,16 @@ export class HostContext {
     })
   }
 
+  /** Stores the bytes a session's workspace holds in its owner's index (what the owner's byte quota sums). */
+  recordBytes(owner: string, sessionId: string, bytes: number): Promise<void> {
+    const path = `/sessions/${sessionId}.json`
+    return updateRecords(this.store, this.namespace, scopeNames.owner(owner), (records) => {
+      const entry = records.get(path)
+      if (!entry) return { ops: [], value: undefined }
+      return { ops: [putJson(path, { ...(entry.value as object), bytes }, entry.version)], value: undefined }
+    })
+  }
+
   /** Sets the status (unless closed) and logs a `status` event when it changed. */
   async setStatus(sessionId: string, status: SessionStatus, executionId?: string): Promise<void> {
     let changed = false

@@ -217,6 +217,8 @@ export class SessionDriver {
     } finally {
       this.active.delete(sessionId)
       await Promise.all(appends)
+      // What the execution wrote counts against the owner's byte quota from now on.
+      await ctx.recordBytes(meta.record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
     }
   }
 

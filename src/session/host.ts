@@ -161,13 +161,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     return total
   }
 
-  async function recordBytes(owner: string, sessionId: string, bytes: number): Promise<void> {
-    await updateRecords(store, namespace, scopeNames.owner(owner), (records) => {
-      const entry = records.get(ownerEntry(sessionId))
-      if (!entry) return { ops: [], value: undefined }
-      return { ops: [putJson(ownerEntry(sessionId), { ...(entry.value as object), bytes }, entry.version)], value: undefined }
-    })
-  }
+  const recordBytes = (owner: string, sessionId: string, bytes: number) => ctx.recordBytes(owner, sessionId, bytes)
 
   async function workspace(sessionId: string, owner: string): Promise<RunVfs> {
     const max = ctx.settings.quota.maxBytes

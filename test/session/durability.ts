@@ -147,6 +147,18 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     expect(await (await host.workspace(b.id)).exists('/work/b.txt')).toBe(false)
     await host.writeFiles(b.id, [{ path: '/work/b.txt', data: 'y'.repeat(300) }])
     await host.delete(a.id)
+    // What an execution writes counts too: a run that fills the workspace leaves no room for uploads.
+    const big = createSessionHost({ store, agents: { appendix }, namespace: ns(), quota: { maxBytes: 400_000 } })
+    const c = await big.create({ owner: 'q', profile: 'appendix' })
+    await uploadSeason(big, c.id)
+    const uploaded = (await big.workspace(c.id)).usage().bytes
+    await big.send(c.id, { text: APPENDIX_INSTRUCTIONS })
+    await until(big, c.id, ['idle'])
+    const used = (await big.workspace(c.id)).usage().bytes
+    expect(used).toBeGreaterThan(uploaded)
+    const d = await big.create({ owner: 'q', profile: 'appendix' })
+    await expect(big.writeFiles(d.id, [{ path: '/work/x.bin', data: new Uint8Array(400_000 - used + 1) }])).rejects.toMatchObject({ code: 'quota' })
+    await big.writeFiles(d.id, [{ path: '/work/x.bin', data: new Uint8Array(400_000 - used) }])
     await host.create({ owner: 'q', profile: 'appendix' })
   })
 
