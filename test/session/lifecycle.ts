@@ -53,15 +53,24 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     const [approval] = await h.pending(s.id)
     expect(approval).toMatchObject({ kind: 'approval', toolName: 'run_js' })
     await expect(h.answer(s.id, question.id, { answer: 'again' })).rejects.toMatchObject({ code: 'not-waiting' })
-    await h.answer(s.id, approval.id, { decision: 'always' })
+    // Deny the first run_js, approve the next one once, then always.
+    await h.answer(s.id, approval.id, { decision: 'deny', message: 'not yet' })
+    expect(await until(h, s.id, ['waiting_approval'])).toBe('waiting_approval')
+    const [second] = await h.pending(s.id)
+    expect(second.id).not.toBe(approval.id)
+    await h.answer(s.id, second.id, { decision: 'approve' })
+    expect(await until(h, s.id, ['waiting_approval'])).toBe('waiting_approval')
+    const [third] = await h.pending(s.id)
+    await h.answer(s.id, third.id, { decision: 'always' })
     await until(h, s.id, ['idle'])
+    expect((await h.events(s.id)).find((e) => e.type === 'tool-result' && e.toolName === 'run_js' && !e.ok)).toMatchObject({ error: { code: 'denied' } })
     expect((await h.executions(s.id))[0].status).toBe('completed')
     const events = await h.events(s.id)
     expect(events.find((e) => e.type === 'tool-result' && e.toolName === 'ask_user')).toMatchObject({ ok: true, output: { answer: 'Season One' } })
     const types = events.map((e) => e.type)
     expect(types).toContain('question')
     expect(types).toContain('approval-required')
-    expect(types.filter((t) => t === 'pending-answered')).toHaveLength(2)
+    expect(types.filter((t) => t === 'pending-answered')).toHaveLength(4)
   })
 
   it('hands a steer to the running execution at its next window, recorded as such', async () => {
@@ -126,6 +135,21 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     await h.delete(s.id)
     await expect(h.get(s.id)).rejects.toMatchObject({ code: 'not-found' })
     expect((await h.list('bo')).items.map((x) => x.id)).not.toContain(s.id)
+  })
+
+  it('observe sends heartbeats while idle and ends after its idle timeout', async () => {
+    const h = await open()
+    const s = await h.create({ owner: 'ed', profile: 'appendix' })
+    const got: string[] = []
+    for await (const e of h.observe(s.id, { heartbeatMs: 30, idleTimeoutMs: 400 })) got.push(e.type)
+    expect(got[0]).toBe('session-created')
+    expect(got.filter((t) => t === 'heartbeat').length).toBeGreaterThanOrEqual(2)
+    const stop = new AbortController()
+    const ended = (async () => {
+      for await (const _ of h.observe(s.id, { after: 1, heartbeatMs: 0, signal: stop.signal })) void _
+    })()
+    stop.abort()
+    await ended
   })
 
   it('lists an owner\'s sessions newest first, paged, and never another owner\'s', async () => {
