@@ -371,25 +371,37 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
 
     observe(sessionId, observeOptions = {}) {
       const log = ctx.log(sessionId)
-      const watchers: Array<() => void> = []
       const subscribe = (wake: () => void) => {
         const off = ctx.signals.subscribe(sessionId, wake)
-        // The store's own notifications (IndexedDB across tabs) on the segments around the tail.
-        if (store.watch) {
+        // The store's own notifications (IndexedDB across tabs): the segments around the tail, and
+        // the meta scope, whose log hint moves when a new segment starts (then the watch follows).
+        const segmentWatches = new Map<number, () => void>()
+        let closed = false
+        const follow = () => {
           void log.hint().then((h) => {
-            for (let s = h.segment; s <= h.segment + 1; s++) watchers.push(store.watch!(namespace, scopeNames.events(sessionId, s), wake))
+            if (closed) return
+            for (const [s, unwatch] of segmentWatches) if (s < h.segment) (unwatch(), segmentWatches.delete(s))
+            for (let s = h.segment; s <= h.segment + 1; s++) if (!segmentWatches.has(s)) segmentWatches.set(s, store.watch!(namespace, scopeNames.events(sessionId, s), wake))
           }, () => undefined)
         }
+        const offMeta = store.watch
+          ? store.watch(namespace, scopeNames.meta(sessionId), () => {
+              follow()
+              wake()
+            })
+          : undefined
+        if (store.watch) follow()
         return () => {
+          closed = true
           off()
-          for (const w of watchers.splice(0)) w()
+          offMeta?.()
+          for (const unwatch of segmentWatches.values()) unwatch()
         }
       }
-      const checked = (async function* () {
+      return (async function* () {
         await ctx.require(sessionId)
         yield* observeLog(log, subscribe, { pollMs: ctx.settings.pollMs, heartbeatMs: ctx.settings.heartbeatMs, ...observeOptions })
       })()
-      return checked
     },
 
     async workspace(sessionId) {
