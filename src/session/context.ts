@@ -5,12 +5,12 @@ import type { Lease } from './leases.js'
 import { LEASE_PATH } from './leases.js'
 import { MessageBox } from './messages.js'
 import { loadRecords, putJson, updateRecords, versionOf } from './records.js'
-import { SESSION_ID, scopeNames } from './scopes.js'
+import { SESSION_ID, SESSION_PATH, scopeNames } from './scopes.js'
 import type { SessionSignals } from './signals.js'
 import type { AgentProfile, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
 import { Workspaces } from './workspace.js'
 
-export const SESSION_PATH = '/session.json'
+export { SESSION_PATH }
 /** A durable abort request for one execution; removed when that execution is resumed. */
 export const ABORT_PATH = '/abort.json'
 /** A durable request to resume an interrupted execution. */

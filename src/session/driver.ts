@@ -6,7 +6,7 @@ import type { RunVfs } from '../vfs/run-scope.js'
 import { ABORT_PATH, RESUME_PATH, type HostContext } from './context.js'
 import { acquireLease, releaseLease } from './leases.js'
 import { deleteRecord, putJson, updateRecords, versionOf } from './records.js'
-import { scopeNames } from './scopes.js'
+import { scopeNames, segmentOf } from './scopes.js'
 import type { SessionMessage, SessionStatus } from './types.js'
 
 /** What a session should do next, decided from durable state only. */
@@ -90,6 +90,8 @@ export class SessionDriver {
         clearInterval(renew)
       }
       if (this.stopped) return // a stopped host keeps its lease until it expires, as a crashed one would
+      // Deleted (by another host) while we ran it: what our run wrote after the delete goes too.
+      if (!(await this.ctx.meta(sessionId))) return this.purge(sessionId)
       if (!(await this.next(sessionId))) await this.unregister(sessionId)
       await releaseLease(store, namespace, sessionId, hostId)
       // Work that arrived while we held the lease (another host could not take it): do it now.
@@ -255,6 +257,18 @@ export class SessionDriver {
       if (pending && !pending.answer) status = pending.kind === 'question' ? 'waiting_input' : 'waiting_approval'
     }
     await this.ctx.setStatus(sessionId, status, last?.id)
+  }
+
+  /** Removes every scope of a deleted session that a late write may have brought back. */
+  private async purge(sessionId: string): Promise<void> {
+    const { store, namespace } = this.ctx
+    const log = this.ctx.log(sessionId)
+    const last = Math.max(log.knownLast, await log.lastSeq())
+    for (let s = 0; s <= (last > 0 ? segmentOf(last) : 0); s++) await store.deleteScope(namespace, scopeNames.events(sessionId, s))
+    await store.deleteScope(namespace, scopeNames.messages(sessionId))
+    await this.ctx.workspaces.remove(sessionId)
+    await this.unregister(sessionId)
+    this.ctx.forget(sessionId)
   }
 
   private async unregister(sessionId: string): Promise<void> {

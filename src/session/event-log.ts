@@ -67,6 +67,11 @@ export class EventLog {
     })
   }
 
+  /** The last sequence this instance wrote or read, without asking the store (0: unknown). */
+  get knownLast(): number {
+    return this.last ?? 0
+  }
+
   /** The sequence of the last durable event (0: none), as stored now. */
   async lastSeq(): Promise<number> {
     return this.findTail()

@@ -1,6 +1,6 @@
 import type { VfsStore } from '../contract/store.js'
 import { deleteRecord, putJson, updateRecords, versionOf } from './records.js'
-import { scopeNames } from './scopes.js'
+import { SESSION_PATH, scopeNames } from './scopes.js'
 
 /** Who runs a session's executions now, until when. Kept in the session's meta scope. */
 export interface Lease {
@@ -18,6 +18,8 @@ export function acquireLease(store: VfsStore, namespace: string, sessionId: stri
   return updateRecords(store, namespace, scopeNames.meta(sessionId), (records) => {
     const current = records.get(LEASE_PATH)?.value as Lease | undefined
     const now = Date.now()
+    // A deleted session has no lease to take (and writing one would bring its scope back).
+    if (!records.has(SESSION_PATH)) return { ops: [], value: false }
     if (current && current.holder !== holder && current.expiresAt > now) return { ops: [], value: false }
     return { ops: [putJson(LEASE_PATH, { holder, expiresAt: now + ttlMs } satisfies Lease, versionOf(records, LEASE_PATH))], value: true }
   })

@@ -3,6 +3,9 @@
  * commit to one never rewrites another and a load reads only what it needs.
  */
 
+/** The session record, in the meta scope: a meta scope without it is no session. */
+export const SESSION_PATH = '/session.json'
+
 /** Events per log segment: a segment is one scope, loaded whole when read. */
 export const SEGMENT_EVENTS = 500
 

@@ -80,6 +80,22 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     expect((await other.executions(s.id))[0].status).toBe('interrupted')
   })
 
+  it('a session deleted by one host while another runs it leaves nothing behind once the run stops', async () => {
+    const store = await getStore()
+    const namespace = ns()
+    const gated = gatedAppendix(3)
+    const runner = createSessionHost({ store, agents: { appendix: gated.profile }, namespace, leaseMs: 600 })
+    const other = createSessionHost({ store, agents: { appendix }, namespace })
+    const s = await runner.create({ owner: 'o', profile: 'appendix' })
+    await uploadSeason(runner, s.id)
+    await runner.send(s.id, { text: APPENDIX_INSTRUCTIONS })
+    await gated.reached
+    await other.delete(s.id)
+    gated.open()
+    await runner.settled(s.id)
+    expect((await store.listScopes(namespace)).filter((x) => x.includes(s.id))).toEqual([])
+  })
+
   it('recovers an execution whose host died: exactly one host resumes it, no completed step redone', async () => {
     const store = await getStore()
     const namespace = ns()
