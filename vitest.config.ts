@@ -21,7 +21,7 @@ export default defineConfig({
       {
         extends: true,
         // Keep PGlite out of Vite's pre-bundling, or Vite reloads the page mid-run.
-        optimizeDeps: { exclude: ['@electric-sql/pglite'], include: ['ts-blank-space'] },
+        optimizeDeps: { exclude: ['@electric-sql/pglite'], include: ['ts-blank-space', '@hono/zod-openapi', 'hono/jwt', 'hono/streaming', 'hono/body-limit', 'hono/http-exception'] },
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],

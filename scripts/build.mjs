@@ -32,6 +32,8 @@ const entries = [
   // agent-vfs/run-js/node (worker threads) and the worker script it starts from its own directory.
   { in: 'src/run-js/node/index.ts', out: 'run-js-node' },
   { in: 'src/run-js/node/worker.ts', out: 'run-js-node-worker' },
+  // agent-vfs/session: the session host and its hono app (hono and @hono/zod-openapi stay external).
+  { in: 'src/session/index.ts', out: 'session' },
 ]
 
 // The QuickJS wasm ships as dist/quickjs.wasm and the workerd entry imports it by that name:

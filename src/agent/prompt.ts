@@ -35,6 +35,8 @@ export interface WindowState {
   earlier?: EarlierExecution[]
   /** Why the previous window ended, when that matters for this one. */
   note?: string
+  /** Messages the user sent to this execution while it ran, oldest first: they take precedence over the task where they differ. */
+  messages?: string[]
 }
 
 /** The system prompt of every window. */
@@ -64,6 +66,7 @@ export function renderOpening(instructions: string, state: WindowState): string 
   }
   if (state.rejected) lines.push(`Your last result was rejected. Problems:\n- ${state.rejected.join('\n- ')}`)
   if (state.note) lines.push(state.note)
+  if (state.messages?.length) lines.push(`Messages from the user during this execution (newest last; follow them where they change the task):\n- ${state.messages.join('\n- ')}`)
   lines.push('', `<state>${JSON.stringify(state)}</state>`)
   return lines.join('\n')
 }

@@ -49,6 +49,11 @@ export interface TaskRunOptions<T = unknown> {
   onEvent?: ExecutionEventListener
   /** Aborting ends the run as `interrupted` (resumable) after the current model call or tool call. */
   signal?: AbortSignal
+  /**
+   * Messages a person sent to this execution while it runs (steering). Read at every window
+   * opening; return all of them each time (not only new ones), since each window starts afresh.
+   */
+  steering?: () => Promise<string[]>
 }
 
 /** Options of {@link runTask}. */
@@ -141,7 +146,7 @@ async function start(options: TaskRunOptions<any>, journal: ExecutionJournal, fi
       ask_user: askUserTool(),
     }
     const run = new TaskRun(
-      { vfs, model: options.model, contract: options.contract, limits, policy, journal, plan, tools, ...(options.signal ? { signal: options.signal } : {}) },
+      { vfs, model: options.model, contract: options.contract, limits, policy, journal, plan, tools, ...(options.signal ? { signal: options.signal } : {}), ...(options.steering ? { steering: options.steering } : {}) },
       toolSpecs(tools),
     )
     await journal.emit({ type: 'execution-start', instructions: journal.record.instructions, resumed })

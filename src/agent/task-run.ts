@@ -24,6 +24,8 @@ export interface TaskRunContext {
   /** The caller's rules with the saved ones; run_js's view reads the same object. */
   policy: RunPolicy
   signal?: AbortSignal
+  /** Steering messages for this execution; see `TaskRunOptions.steering`. */
+  steering?: () => Promise<string[]>
   journal: ExecutionJournal
   plan: PlanController
   tools: ToolSet

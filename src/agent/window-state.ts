@@ -35,6 +35,8 @@ export async function windowOpening(ctx: TaskRunContext, reason: WindowReason, n
     inputs,
     ...(note ? { note } : {}),
   }
+  const messages = ctx.steering ? await ctx.steering() : []
+  if (messages.length > 0) state.messages = messages
   const earlier = await earlierExecutions(ctx, r.id)
   if (earlier.length > 0) state.earlier = earlier
   return { system: systemPrompt(r.hasContract), user: renderOpening(r.instructions, state), state }

@@ -1,0 +1,51 @@
+import { createRunJs } from '../../src/run-js/index.js'
+import { openAiCompatibleModel, type OpenAiCompatibleOptions } from '../../src/agent/openai-compatible.js'
+import { scriptedModel, type ScriptedTurn, type ScriptedView } from '../../src/agent/scripted-model.js'
+import type { PolicyRule } from '../../src/agent/policy.js'
+import type { AgentProfile } from '../../src/session/types.js'
+import type { RunVfs } from '../../src/vfs/run-scope.js'
+import { appendixModel, followUpModel } from './scripted.js'
+import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK, appendixContract } from './task.js'
+
+/** Options of {@link scriptAppendixProfile}. */
+export interface ScriptAppendixProfileOptions {
+  /** run_js programs need approval too (answer "always" once to let the rest through). Default false. */
+  approveRunJs?: boolean
+  /** The scripted model asks the user for the appendix title before it plans. Default false. */
+  askFirst?: boolean
+  /** Use an OpenAI-compatible model instead of the scripted one. */
+  openAi?: OpenAiCompatibleOptions
+}
+
+/**
+ * The script-appendix task as a session profile: the first execution of a session writes the
+ * appendix under its result contract, later ones are follow-ups (the scripted follow-up model
+ * writes the characters-by-location index). Inputs are uploaded into /context.
+ */
+export function scriptAppendixProfile(options: ScriptAppendixProfileOptions = {}): AgentProfile {
+  const policy: PolicyRule[] = options.approveRunJs ? [ASK_OUTSIDE_WORK] : [ALLOW_RUN_JS, ASK_OUTSIDE_WORK]
+  return {
+    description: 'Writes a production appendix for a season of episode scripts uploaded into /context',
+    setup({ index }) {
+      const first = index === 1
+      const decide = first ? appendixModel() : followUpModel()
+      const model = options.openAi ? openAiCompatibleModel(options.openAi) : scriptedModel(options.askFirst && first ? askingFirst(decide) : decide)
+      return {
+        model,
+        ...(first ? { contract: appendixContract } : {}),
+        policy,
+        runJs: (vfs: RunVfs) => createRunJs({ vfs }),
+      }
+    },
+  }
+}
+
+/** Asks for a title before the first plan, then works as `decide` does (the answer is in the window's tool results). */
+function askingFirst(decide: (view: ScriptedView) => ScriptedTurn): (view: ScriptedView) => ScriptedTurn {
+  return (view) => {
+    if (!view.state?.plan && !view.results.some((r) => r.toolName === 'ask_user')) {
+      return { toolCalls: [{ toolName: 'ask_user', input: { question: 'What title should the appendix have?', options: ['Season One', 'Untitled'] } }] }
+    }
+    return decide(view)
+  }
+}

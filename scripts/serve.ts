@@ -1,0 +1,112 @@
+/**
+ * `npm run serve`: the session HTTP API on @hono/node-server, on 127.0.0.1.
+ *
+ * Store: Postgres from DATABASE_URL (several servers may share it: LISTEN/NOTIFY carries events
+ * between them), else PGlite in .agent-vfs/ (AGENT_VFS_DATA to move it). Auth: HS256 JWTs signed
+ * with AGENT_VFS_JWT_SECRET; without it the server runs in dev mode: it makes a secret, mints a
+ * token for the owner "dev" and prints it. Profiles: `appendix` (the script-appendix task; the
+ * scripted model, or an OpenAI-compatible one when OPENAI_BASE_URL and OPENAI_MODEL are set) and
+ * `appendix-asking` (asks a question and wants approval for run_js).
+ *
+ * Env: PORT (8787), DATABASE_URL, AGENT_VFS_DATA, AGENT_VFS_JWT_SECRET, LEASE_MS (15000),
+ * MODEL_DELAY_MS (0; slows every model call, to watch a run live), OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL.
+ */
+import { serve } from '@hono/node-server'
+import { mkdirSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { join, resolve } from 'node:path'
+import { scriptAppendixProfile } from '../examples/script-appendix/profile.js'
+import { postgresStore, type VfsStore } from '../src/index.js'
+import { createSessionApp, createSessionHost, mintToken, postgresSignals, type AgentProfile, type SessionSignals } from '../src/session/index.js'
+
+const env = process.env
+const port = Number(env.PORT ?? 8787)
+const leaseMs = Number(env.LEASE_MS ?? 15_000)
+const delay = Number(env.MODEL_DELAY_MS ?? 0)
+
+async function openStore(): Promise<{ store: VfsStore; signals?: SessionSignals; label: string; close(): Promise<void> }> {
+  if (env.DATABASE_URL) {
+    const pg = (await import('pg')).default
+    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 10 })
+    const listener = new pg.Client({ connectionString: env.DATABASE_URL })
+    await listener.connect()
+    const store = postgresStore({ client: pool })
+    await store.migrate()
+    const signals = await postgresSignals({ listen: listener, notify: pool })
+    return { store, signals, label: 'Postgres (DATABASE_URL)', close: async () => { await signals.close?.(); await listener.end(); await pool.end() } }
+  }
+  const { PGlite } = await import('@electric-sql/pglite')
+  const dir = resolve(env.AGENT_VFS_DATA ?? '.agent-vfs')
+  mkdirSync(dir, { recursive: true })
+  const db = await PGlite.create(join(dir, 'sessions-pglite'))
+  const store = postgresStore({ client: db })
+  await store.migrate()
+  return { store, label: `PGlite in ${dir}`, close: () => db.close() }
+}
+
+/** Slows every model call by MODEL_DELAY_MS (honouring aborts), so a run can be watched or interrupted. */
+function slowed(profile: AgentProfile): AgentProfile {
+  if (!(delay > 0)) return profile
+  return {
+    ...profile,
+    async setup(e) {
+      const s = await profile.setup(e)
+      return {
+        ...s,
+        model: {
+          ...s.model,
+          doGenerate: async (o) => {
+            await new Promise<void>((res, rej) => {
+              const t = setTimeout(res, delay)
+              o.abortSignal?.addEventListener('abort', () => (clearTimeout(t), rej(o.abortSignal!.reason)))
+            })
+            return s.model.doGenerate(o)
+          },
+        },
+      }
+    },
+  }
+}
+
+const openAi = env.OPENAI_BASE_URL && env.OPENAI_MODEL ? { baseURL: env.OPENAI_BASE_URL, modelId: env.OPENAI_MODEL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) } : undefined
+const opened = await openStore()
+const host = createSessionHost({
+  store: opened.store,
+  agents: {
+    appendix: slowed(scriptAppendixProfile(openAi ? { openAi } : {})),
+    'appendix-asking': slowed(scriptAppendixProfile({ askFirst: true, approveRunJs: true, ...(openAi ? { openAi } : {}) })),
+  },
+  hostId: `${hostname()}-${process.pid}`,
+  leaseMs,
+  ...(opened.signals ? { signals: opened.signals } : {}),
+  pollMs: opened.signals ? 5000 : 500,
+})
+
+let secret = env.AGENT_VFS_JWT_SECRET
+const dev = !secret
+if (dev) secret = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join('')
+if (secret!.length < 32) {
+  console.error('AGENT_VFS_JWT_SECRET must be at least 32 characters')
+  process.exit(2)
+}
+const app = createSessionApp(host, { auth: { secret: secret! } })
+const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, async (info) => {
+  console.log(`agent-vfs sessions on http://127.0.0.1:${info.port} (${opened.label}, host ${host.hostId})`)
+  if (dev) console.log(`dev token (owner "dev", 24 h): ${await mintToken(secret!, 'dev')}`)
+  // Executions whose server died (lease expired) continue here: at start, then every lease period.
+  await host.recover().catch((e) => console.error('recover failed:', e))
+})
+const recovering = setInterval(() => void host.recover().catch(() => undefined), leaseMs)
+
+let stopping = false
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, async () => {
+    if (stopping) return
+    stopping = true
+    clearInterval(recovering)
+    await host.stop()
+    server.close()
+    await opened.close().catch(() => undefined)
+    process.exit(0)
+  })
+}

@@ -1,0 +1,133 @@
+import type { VfsStore } from 'agent-vfs'
+import { SessionError } from './errors.js'
+import { EventLog, LOG_PATH, type LogHint } from './event-log.js'
+import type { Lease } from './leases.js'
+import { LEASE_PATH } from './leases.js'
+import { MessageBox } from './messages.js'
+import { loadRecords, putJson, updateRecords, versionOf } from './records.js'
+import { SESSION_ID, SESSION_PATH, scopeNames } from './scopes.js'
+import type { SessionSignals } from './signals.js'
+import type { AgentProfile, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
+import { Workspaces } from './workspace.js'
+
+export { SESSION_PATH }
+/** A durable abort request for one execution; removed when that execution is resumed. */
+export const ABORT_PATH = '/abort.json'
+/** A durable request to resume an interrupted execution. */
+export const RESUME_PATH = '/resume.json'
+
+/** What the meta scope of a session holds. */
+export interface SessionMeta {
+  record: SessionRecord
+  version: number
+  lease?: Lease
+  abort?: { executionId: string; at: number }
+  resume?: { executionId: string; at: number }
+  hint?: LogHint
+}
+
+/** Settings of a host, with defaults applied. */
+export interface HostSettings {
+  store: VfsStore
+  namespace: string
+  hostId: string
+  agents: Record<string, AgentProfile>
+  leaseMs: number
+  pollMs: number
+  heartbeatMs: number
+  quota: OwnerQuota
+}
+
+/** State shared by the parts of one host: logs, message boxes, workspaces, signals. */
+export class HostContext {
+  readonly workspaces: Workspaces
+  private readonly logs = new Map<string, EventLog>()
+
+  constructor(
+    readonly settings: HostSettings,
+    readonly signals: SessionSignals,
+  ) {
+    this.workspaces = new Workspaces(settings.store, settings.namespace)
+  }
+
+  get store() {
+    return this.settings.store
+  }
+  get namespace() {
+    return this.settings.namespace
+  }
+
+  log(sessionId: string): EventLog {
+    let log = this.logs.get(sessionId)
+    if (!log) this.logs.set(sessionId, (log = new EventLog(this.store, this.namespace, sessionId, () => this.signals.publish(sessionId))))
+    return log
+  }
+
+  forget(sessionId: string): void {
+    this.logs.delete(sessionId)
+  }
+
+  box(sessionId: string): MessageBox {
+    return new MessageBox(this.store, this.namespace, sessionId)
+  }
+
+  emit(sessionId: string, body: SessionEventBody): Promise<SessionEvent> {
+    return this.log(sessionId).append(body)
+  }
+
+  /** The session's meta records, or undefined when there is no such session. */
+  async meta(sessionId: string): Promise<SessionMeta | undefined> {
+    if (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)) return undefined
+    const records = await loadRecords(this.store, this.namespace, scopeNames.meta(sessionId))
+    const record = records.get(SESSION_PATH)
+    if (!record) return undefined
+    return {
+      record: record.value as SessionRecord,
+      version: record.version,
+      lease: records.get(LEASE_PATH)?.value as Lease | undefined,
+      abort: records.get(ABORT_PATH)?.value as SessionMeta['abort'],
+      resume: records.get(RESUME_PATH)?.value as SessionMeta['resume'],
+      hint: records.get(LOG_PATH)?.value as LogHint | undefined,
+    }
+  }
+
+  /** The session, checked against `owner` when given: another owner's session is "not found", like a missing one. */
+  async require(sessionId: string, owner?: string): Promise<SessionMeta> {
+    const meta = await this.meta(sessionId)
+    if (!meta || (owner !== undefined && meta.record.owner !== owner)) throw new SessionError('not-found', `There is no session ${JSON.stringify(String(sessionId).slice(0, 64))}`)
+    return meta
+  }
+
+  /** Changes the session record; resolves to the new record (undefined if the session is gone). */
+  update(sessionId: string, change: (record: SessionRecord) => SessionRecord | undefined): Promise<SessionRecord | undefined> {
+    return updateRecords(this.store, this.namespace, scopeNames.meta(sessionId), (records) => {
+      const current = records.get(SESSION_PATH)?.value as SessionRecord | undefined
+      if (!current) return { ops: [], value: undefined }
+      const next = change(current)
+      if (!next) return { ops: [], value: current }
+      const record = { ...next, updatedAt: Date.now() }
+      return { ops: [putJson(SESSION_PATH, record, versionOf(records, SESSION_PATH))], value: record }
+    })
+  }
+
+  /** Stores the bytes a session's workspace holds in its owner's index (what the owner's byte quota sums). */
+  recordBytes(owner: string, sessionId: string, bytes: number): Promise<void> {
+    const path = `/sessions/${sessionId}.json`
+    return updateRecords(this.store, this.namespace, scopeNames.owner(owner), (records) => {
+      const entry = records.get(path)
+      if (!entry) return { ops: [], value: undefined }
+      return { ops: [putJson(path, { ...(entry.value as object), bytes }, entry.version)], value: undefined }
+    })
+  }
+
+  /** Sets the status (unless closed) and logs a `status` event when it changed. */
+  async setStatus(sessionId: string, status: SessionStatus, executionId?: string): Promise<void> {
+    let changed = false
+    await this.update(sessionId, (r) => {
+      if (r.status === 'closed' || (r.status === status && (executionId === undefined || r.executionId === executionId))) return undefined
+      changed = r.status !== status
+      return { ...r, status, ...(executionId ? { executionId } : {}) }
+    })
+    if (changed) await this.emit(sessionId, { type: 'status', status })
+  }
+}

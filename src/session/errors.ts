@@ -1,0 +1,27 @@
+/** Why a session host call was refused. */
+export type SessionErrorCode =
+  | 'not-found' | 'closed' | 'invalid' | 'conflict' | 'quota' | 'not-running' | 'not-waiting' | 'busy' | 'unknown-profile'
+
+const hints: Record<SessionErrorCode, string> = {
+  'not-found': 'check the id; list your sessions to find it',
+  closed: 'reopen the session first',
+  invalid: 'fix the request as the message says',
+  conflict: 'another writer changed it at the same time; retry',
+  quota: 'delete sessions or files, or ask for a larger quota',
+  'not-running': 'there is no running execution to act on',
+  'not-waiting': 'nothing is pending with that id; list the pending actions',
+  busy: 'wait for the running execution, or abort it',
+  'unknown-profile': 'use one of the profiles the host was created with',
+}
+
+/** A typed refusal of the session host; `code` decides the HTTP status. */
+export class SessionError extends Error {
+  override readonly name = 'SessionError'
+  constructor(
+    readonly code: SessionErrorCode,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${detail}: ${hints[code]}`, options)
+  }
+}

@@ -1,0 +1,187 @@
+import { isVfsError } from 'agent-vfs'
+import type { VfsStore } from 'agent-vfs'
+import { loadRecords, putJson, putLines, updateRecords } from './records.js'
+import { SEGMENT_EVENTS, scopeNames, segmentOf } from './scopes.js'
+import type { SessionEvent, SessionEventBody } from './types.js'
+
+/** `/log.json` in the meta scope: the newest segment started (a hint; it may lag by one) and the oldest kept. */
+export interface LogHint {
+  segment: number
+  first: number
+}
+export const LOG_PATH = '/log.json'
+
+/** Full segments kept parsed per log. */
+const SEALED_CACHE = 8
+
+/** Events per commit at most; a burst beyond it takes several commits. */
+const MAX_BATCH = 1000
+
+const batchPath = (first: number) => `/${String(first).padStart(12, '0')}.jsonl`
+
+interface Waiting {
+  body: SessionEventBody
+  resolve: (event: SessionEvent) => void
+  reject: (error: unknown) => void
+}
+
+/**
+ * The event log of one session: one sequence across all its executions, group committed, segmented.
+ *
+ * Each commit writes one new file `/<first seq>.jsonl` into the segment's scope with expected
+ * version 0. Batches tile the sequence, so a writer with a stale idea of the last sequence names a
+ * file that already exists and gets ECONFLICT instead of a gap or a duplicate: it reloads the
+ * tail, renumbers what it has not written yet, and retries. Two hosts appending to one session
+ * therefore interleave, never collide. An appended event is never rewritten, and a segment scope
+ * holds at most {@link SEGMENT_EVENTS} events, so reading a range loads only its segments.
+ */
+export class EventLog {
+  private last: number | undefined
+  private queue: Waiting[] = []
+  private pumping = false
+  private scheduled = false
+  /** Parsed full segments, oldest evicted first. */
+  private readonly sealed = new Map<number, SessionEvent[]>()
+
+  constructor(
+    private readonly store: VfsStore,
+    private readonly namespace: string,
+    readonly sessionId: string,
+    /** Called after each durable commit with the events it made durable. */
+    private readonly onDurable: (events: SessionEvent[]) => void,
+  ) {}
+
+  /** Appends an event; resolves with it (numbered) once it is durable. Events queued while a commit is in flight share the next one. */
+  append(body: SessionEventBody): Promise<SessionEvent> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ body, resolve, reject })
+      // An idle log waits one task before committing, so a burst (a runner emits several events
+      // between two awaits of I/O) shares the first commit instead of the first event going alone.
+      if (!this.pumping && !this.scheduled) {
+        this.scheduled = true
+        setTimeout(() => {
+          this.scheduled = false
+          void this.pump()
+        }, 0)
+      }
+    })
+  }
+
+  /** The last sequence this instance wrote or read, without asking the store (0: unknown). */
+  get knownLast(): number {
+    return this.last ?? 0
+  }
+
+  /** The sequence of the last durable event (0: none), as stored now. */
+  async lastSeq(): Promise<number> {
+    return this.findTail()
+  }
+
+  /** Up to `limit` stored events with `seq > after`, in order. */
+  async read(after: number, limit = 1000, knownHint?: LogHint): Promise<SessionEvent[]> {
+    const hint = knownHint ?? (await this.hint())
+    let segment = Math.max(after < 1 ? 0 : segmentOf(after + 1), hint.first)
+    const out: SessionEvent[] = []
+    for (;;) {
+      // The segments this page can span, loaded at once (one query each, in parallel).
+      const last = Math.max(segment, segmentOf(Math.max(1, after + limit)))
+      const loaded = await Promise.all(Array.from({ length: last - segment + 1 }, (_, i) => this.loadSegment(segment + i)))
+      for (const [i, events] of loaded.entries()) {
+        // An empty segment ends the log, unless the hint says later ones exist.
+        if (events === undefined) {
+          if (segment + i >= hint.segment) return out.slice(0, limit)
+          continue
+        }
+        for (const e of events) if (e.seq > after) out.push(e)
+      }
+      if (out.length >= limit) return out.slice(0, limit)
+      segment = last + 1
+    }
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return
+    this.pumping = true
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH)
+        await this.commitBatch(batch)
+      }
+    } finally {
+      this.pumping = false
+    }
+  }
+
+  private async commitBatch(batch: Waiting[]): Promise<void> {
+    let rest = batch
+    let conflicts = 0
+    while (rest.length > 0) {
+      try {
+        const last = this.last ?? (await this.findTail())
+        this.last = last
+        const segment = segmentOf(last + 1)
+        // A batch never crosses a segment boundary: the part beyond it goes in the next commit.
+        const room = (segment + 1) * SEGMENT_EVENTS - last
+        const part = rest.slice(0, room)
+        const at = Date.now()
+        const events = part.map((w, i) => ({ ...w.body, seq: last + 1 + i, at }) as SessionEvent)
+        await this.store.commit(this.namespace, scopeNames.events(this.sessionId, segment), [putLines(batchPath(last + 1), events, 0)])
+        this.last = last + part.length
+        if (segment > 0 && last + 1 === segment * SEGMENT_EVENTS + 1) await this.advanceHint(segment)
+        rest = rest.slice(part.length)
+        part.forEach((w, i) => w.resolve(events[i]))
+        this.onDurable(events)
+      } catch (error) {
+        this.last = undefined
+        if (isVfsError(error, 'ECONFLICT') && ++conflicts < 50) continue // another writer appended: renumber and retry
+        for (const w of rest) w.reject(error)
+        return
+      }
+    }
+  }
+
+  /** Finds the last stored sequence: from the hint's segment forward to the first empty one. */
+  private async findTail(): Promise<number> {
+    const hint = await this.hint()
+    for (let segment = hint.segment; ; segment++) {
+      const events = await this.loadSegment(segment)
+      // The segment before was full (or this is the first): the log ends at its boundary.
+      if (events === undefined) return segment * SEGMENT_EVENTS
+      const last = events[events.length - 1].seq
+      if (last < (segment + 1) * SEGMENT_EVENTS) return last
+    }
+  }
+
+  private async loadSegment(segment: number): Promise<SessionEvent[] | undefined> {
+    const cached = this.sealed.get(segment)
+    if (cached) return cached
+    const records = await loadRecords(this.store, this.namespace, scopeNames.events(this.sessionId, segment))
+    if (records.size === 0) return undefined
+    const out: SessionEvent[] = []
+    for (const path of [...records.keys()].sort()) out.push(...(records.get(path)!.value as SessionEvent[]))
+    // A full segment never changes again (only gc deletes it, whole): keep a few for observers that reconnect.
+    if (out.length === SEGMENT_EVENTS) {
+      this.sealed.set(segment, out)
+      if (this.sealed.size > SEALED_CACHE) this.sealed.delete(this.sealed.keys().next().value!)
+    }
+    return out
+  }
+
+  /** Forgets cached segments (after gc deleted some). */
+  dropCache(): void {
+    this.sealed.clear()
+  }
+
+  async hint(): Promise<LogHint> {
+    const records = await loadRecords(this.store, this.namespace, scopeNames.meta(this.sessionId))
+    return (records.get(LOG_PATH)?.value as LogHint | undefined) ?? { segment: 0, first: 0 }
+  }
+
+  private advanceHint(segment: number): Promise<void> {
+    return updateRecords(this.store, this.namespace, scopeNames.meta(this.sessionId), (records) => {
+      const current = records.get(LOG_PATH) as { value: LogHint; version: number } | undefined
+      if (current && current.value.segment >= segment) return { ops: [], value: undefined }
+      return { ops: [putJson(LOG_PATH, { segment, first: current?.value.first ?? 0 }, current?.version ?? 0)], value: undefined }
+    })
+  }
+}

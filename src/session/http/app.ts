@@ -1,0 +1,197 @@
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { bodyLimit } from 'hono/body-limit'
+import { streamSSE } from 'hono/streaming'
+import type { SessionHost } from '../host.js'
+import { SessionError } from '../errors.js'
+import { bearerAuth, type AuthEnv, type SessionAuth } from './auth.js'
+import { errorResponse, toErrorResponse } from './errors.js'
+import { readMultipart, serveFile, uploadDir } from './files.js'
+import { sessionRoutes as R } from './routes.js'
+
+/** Options of {@link createSessionApp}. */
+export interface SessionAppOptions {
+  auth: SessionAuth
+  /** Largest request body of an upload, in bytes. Default 20 MiB. */
+  maxUploadBytes?: number
+  /** Most files in one multipart upload. Default 1000. */
+  maxUploadFiles?: number
+  /** Heartbeat interval of the SSE stream. Default 15 s. */
+  heartbeatMs?: number
+  /** An SSE stream ends after this long without events (clients reconnect with Last-Event-ID). Default 5 min. */
+  idleTimeoutMs?: number
+}
+
+/**
+ * The session HTTP API as a hono app: REST + Server-Sent Events over a {@link SessionHost}.
+ * Mount it anywhere (`app.route('/api', createSessionApp(host, { auth }))`). Every route but
+ * `/openapi.json` needs a bearer JWT whose `sub` owns the session; another owner's session is 404.
+ */
+export function createSessionApp(host: SessionHost, options: SessionAppOptions): OpenAPIHono<AuthEnv> {
+  const maxUpload = options.maxUploadBytes ?? 20 * 1024 * 1024
+  const maxFiles = options.maxUploadFiles ?? 1000
+  const app = new OpenAPIHono<AuthEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) {
+        const issue = result.error.issues[0]
+        return errorResponse(c, 400, 'invalid', issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid request')
+      }
+    },
+  })
+  app.onError((error, c) => toErrorResponse(error, c))
+  app.notFound((c) => errorResponse(c, 404, 'not-found', 'no such route'))
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+  app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'agent-vfs sessions', version: '1' } })
+  const auth = bearerAuth(options.auth)
+  app.use('/sessions', auth)
+  app.use('/sessions/*', auth)
+  // The rest of an oversized body is never read, so the connection cannot carry another request: close it.
+  const limit = bodyLimit({
+    maxSize: maxUpload,
+    onError: (c) => {
+      c.header('Connection', 'close')
+      return errorResponse(c, 413, 'too-large', `uploads are limited to ${maxUpload} bytes per request`)
+    },
+  })
+  app.use('/sessions/:id/files', async (c, next) => (c.req.method === 'POST' ? limit(c, next) : next()))
+  app.use('/sessions/:id/file', async (c, next) => (c.req.method === 'PUT' ? limit(c, next) : next()))
+
+  /** The session, if the caller owns it: another owner's session is "not found", like a missing one. */
+  const owned = async (c: { get(k: 'owner'): string }, id: string) => host.get(id, c.get('owner'))
+
+  const h = app as unknown as { openapi(route: unknown, handler: (c: any) => unknown): void }
+  h.openapi(R.createSession, async (c) => {
+    const { profile, title } = c.req.valid('json')
+    return c.json(await host.create({ owner: c.get('owner'), profile, ...(title !== undefined ? { title } : {}) }), 201)
+  })
+  h.openapi(R.listSessions, async (c) => {
+    const q = c.req.valid('query')
+    return c.json(await host.list(c.get('owner'), q), 200)
+  })
+  h.openapi(R.getSession, async (c) => c.json(await owned(c, c.req.valid('param').id), 200))
+  h.openapi(R.closeSession, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    return c.json(await host.close(id), 200)
+  })
+  h.openapi(R.reopenSession, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    return c.json(await host.reopen(id), 200)
+  })
+  h.openapi(R.deleteSession, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    await host.delete(id)
+    return c.json({ ok: true }, 200)
+  })
+  h.openapi(R.listFiles, async (c) => {
+    const { id } = c.req.valid('param')
+    const { prefix } = c.req.valid('query')
+    await owned(c, id)
+    const ws = await host.workspace(id)
+    const paths = await ws.glob('/**')
+    const out = []
+    for (const path of paths) {
+      if (prefix && !path.startsWith(prefix)) continue
+      const s = await ws.stat(path)
+      out.push({ path, size: s.size, mtime: s.mtime, version: s.version, mimeType: s.mimeType })
+    }
+    return c.json(out, 200)
+  })
+  h.openapi(R.uploadFiles, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    const files = await readMultipart(c, uploadDir(c.req.valid('query').dir), maxFiles)
+    return c.json({ paths: await host.writeFiles(id, files) }, 201)
+  })
+  h.openapi(R.putFile, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    const data = new Uint8Array(await c.req.arrayBuffer())
+    return c.json({ paths: await host.writeFiles(id, [{ path: c.req.valid('query').path, data }]) }, 201)
+  })
+  h.openapi(R.getFile, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    const ws = await host.workspace(id)
+    return serveFile(c, ws, c.req.valid('query').path)
+  })
+  h.openapi(R.deleteFile, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    await host.deleteFile(id, c.req.valid('query').path)
+    return c.json({ ok: true }, 200)
+  })
+  h.openapi(R.sendMessage, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    const { text, steer } = c.req.valid('json')
+    return c.json(await host.send(id, { text, ...(steer ? { steer } : {}) }), 202)
+  })
+  h.openapi(R.listMessages, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    return c.json(await host.messages(id), 200)
+  })
+  h.openapi(R.abort, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    await host.abort(id)
+    return c.json({ ok: true }, 202)
+  })
+  h.openapi(R.resume, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    await host.resume(id)
+    return c.json({ ok: true }, 202)
+  })
+  h.openapi(R.listPending, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    return c.json(await host.pending(id), 200)
+  })
+  h.openapi(R.answerPending, async (c) => {
+    const { id, pendingId } = c.req.valid('param')
+    await owned(c, id)
+    await host.answer(id, pendingId, c.req.valid('json'))
+    return c.json({ ok: true }, 202)
+  })
+  h.openapi(R.listExecutions, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    return c.json(await host.executions(id), 200)
+  })
+  h.openapi(R.getExecution, async (c) => {
+    const { id, executionId } = c.req.valid('param')
+    await owned(c, id)
+    return c.json(await host.execution(id, executionId), 200)
+  })
+  h.openapi(R.listEvents, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    return c.json({ events: await host.events(id, c.req.valid('query')) }, 200)
+  })
+  h.openapi(R.streamEvents, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    const header = c.req.header('last-event-id')
+    let after = c.req.valid('query').after ?? 0
+    if (header !== undefined) {
+      if (!/^\d{1,15}$/.test(header.trim())) throw new SessionError('invalid', 'Last-Event-ID must be the sequence number of an event')
+      after = Number(header.trim())
+    }
+    const stop = new AbortController()
+    return streamSSE(c, async (stream) => {
+      stream.onAbort(() => stop.abort())
+      const events = host.observe(id, { after, signal: stop.signal, heartbeatMs: options.heartbeatMs ?? 15_000, idleTimeoutMs: options.idleTimeoutMs ?? 300_000 })
+      for await (const e of events) {
+        if (e.type === 'heartbeat') await stream.write(`: heartbeat ${e.after}\n\n`)
+        else await stream.writeSSE({ id: String(e.seq), event: e.type, data: JSON.stringify(e) })
+        if (stream.aborted || stream.closed) break
+      }
+    })
+  })
+  return app
+}
+
+export { SessionError }

@@ -1,0 +1,56 @@
+import { createRoute, z } from '@hono/zod-openapi'
+import * as S from './schemas.js'
+
+const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description })
+const body = (schema: z.ZodType) => ({ body: { content: { 'application/json': { schema } }, required: true } })
+const errors = {
+  400: json(S.ErrorBody, 'The request is malformed'),
+  401: json(S.ErrorBody, 'No valid bearer token'),
+  404: json(S.ErrorBody, 'No such session (or it belongs to another owner)'),
+  409: json(S.ErrorBody, 'The session is not in a state that allows this'),
+}
+const security = [{ bearer: [] as string[] }]
+
+/**
+ * The API's route table: every route, with its validation schemas and responses. The app, the
+ * OpenAPI document and the tests (which call every route) all come from it.
+ */
+export const sessionRoutes = {
+  createSession: createRoute({ method: 'post', path: '/sessions', security, request: body(S.CreateSession), responses: { 201: json(S.Session, 'Created'), ...errors, 413: json(S.ErrorBody, 'Over quota') } }),
+  listSessions: createRoute({ method: 'get', path: '/sessions', security, request: { query: S.ListQuery }, responses: { 200: json(S.SessionPage, 'Newest first'), ...errors } }),
+  getSession: createRoute({ method: 'get', path: '/sessions/{id}', security, request: { params: S.IdParams }, responses: { 200: json(S.Session, 'The session'), ...errors } }),
+  closeSession: createRoute({ method: 'post', path: '/sessions/{id}/close', security, request: { params: S.IdParams }, responses: { 200: json(S.Session, 'Closed'), ...errors } }),
+  reopenSession: createRoute({ method: 'post', path: '/sessions/{id}/reopen', security, request: { params: S.IdParams }, responses: { 200: json(S.Session, 'Reopened'), ...errors } }),
+  deleteSession: createRoute({ method: 'delete', path: '/sessions/{id}', security, request: { params: S.IdParams }, responses: { 200: json(S.Ok, 'Deleted'), ...errors } }),
+  listFiles: createRoute({ method: 'get', path: '/sessions/{id}/files', security, request: { params: S.IdParams, query: S.ListFilesQuery }, responses: { 200: json(z.array(S.FileEntry), 'Files'), ...errors } }),
+  uploadFiles: createRoute({
+    method: 'post', path: '/sessions/{id}/files', security,
+    request: { params: S.IdParams, query: S.UploadQuery, body: { content: { 'multipart/form-data': { schema: z.object({ file: z.any() }) } }, required: true } },
+    responses: { 201: json(S.Written, 'Written in one commit; each part\'s filename is its path relative to `dir` (default /context)'), ...errors, 413: json(S.ErrorBody, 'Too large or over quota') },
+  }),
+  putFile: createRoute({
+    method: 'put', path: '/sessions/{id}/file', security,
+    request: { params: S.IdParams, query: S.FileQuery, body: { content: { 'application/octet-stream': { schema: z.any() } }, required: true } },
+    responses: { 201: json(S.Written, 'Written'), ...errors, 413: json(S.ErrorBody, 'Too large or over quota') },
+  }),
+  getFile: createRoute({
+    method: 'get', path: '/sessions/{id}/file', security, request: { params: S.IdParams, query: S.FileQuery },
+    responses: { 200: { description: 'The content; supports Range and If-None-Match (quoted ETag)' }, 206: { description: 'A range' }, 304: { description: 'Not modified' }, 416: json(S.ErrorBody, 'Range not satisfiable'), ...errors },
+  }),
+  deleteFile: createRoute({ method: 'delete', path: '/sessions/{id}/file', security, request: { params: S.IdParams, query: S.FileQuery }, responses: { 200: json(S.Ok, 'Deleted'), ...errors } }),
+  sendMessage: createRoute({ method: 'post', path: '/sessions/{id}/messages', security, request: { params: S.IdParams, ...body(S.SendMessage) }, responses: { 202: json(S.Message, 'Accepted: started, queued, or (steer) handed to the running execution'), ...errors } }),
+  listMessages: createRoute({ method: 'get', path: '/sessions/{id}/messages', security, request: { params: S.IdParams }, responses: { 200: json(z.array(S.Message), 'Messages, oldest first'), ...errors } }),
+  abort: createRoute({ method: 'post', path: '/sessions/{id}/abort', security, request: { params: S.IdParams }, responses: { 202: json(S.Ok, 'Recorded; the execution stops at its next model or tool call'), ...errors } }),
+  resume: createRoute({ method: 'post', path: '/sessions/{id}/resume', security, request: { params: S.IdParams }, responses: { 202: json(S.Ok, 'Resuming'), ...errors } }),
+  listPending: createRoute({ method: 'get', path: '/sessions/{id}/pending', security, request: { params: S.IdParams }, responses: { 200: json(z.array(S.Pending), 'Unanswered approvals and questions'), ...errors } }),
+  answerPending: createRoute({ method: 'post', path: '/sessions/{id}/pending/{pendingId}', security, request: { params: S.PendingParams, ...body(S.Answer) }, responses: { 202: json(S.Ok, 'Answered; the execution continues'), ...errors } }),
+  listExecutions: createRoute({ method: 'get', path: '/sessions/{id}/executions', security, request: { params: S.IdParams }, responses: { 200: json(z.array(S.Execution), 'Executions, oldest first'), ...errors } }),
+  getExecution: createRoute({ method: 'get', path: '/sessions/{id}/executions/{executionId}', security, request: { params: S.ExecutionParams }, responses: { 200: json(z.object({ record: S.Execution, events: z.array(z.unknown()) }), 'The record and its own events'), ...errors } }),
+  listEvents: createRoute({ method: 'get', path: '/sessions/{id}/events', security, request: { params: S.IdParams, query: S.EventsQuery }, responses: { 200: json(z.object({ events: z.array(S.Event) }), 'Stored events with seq > after'), ...errors } }),
+  streamEvents: createRoute({
+    method: 'get', path: '/sessions/{id}/stream', security, request: { params: S.IdParams, query: S.StreamQuery },
+    responses: { 200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'SSE: `id:` is the sequence; Last-Event-ID (or ?after=) resumes; `: heartbeat` comments' }, ...errors },
+  }),
+} as const
+
+export type SessionRouteName = keyof typeof sessionRoutes

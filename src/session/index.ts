@@ -1,0 +1,23 @@
+/**
+ * agent-vfs/session: durable, resumable, observable agent sessions over any workspace store, and
+ * their HTTP API (a hono app). Isomorphic: the same host runs in Node, a browser and workerd.
+ *
+ * ```ts
+ * const host = createSessionHost({ store, agents: { appendix: profile } })
+ * const s = await host.create({ owner: 'ana', profile: 'appendix', title: 'Season 1' })
+ * await host.send(s.id, { text: 'Write the appendix' })
+ * for await (const e of host.observe(s.id, { after: 0 })) console.log(e.type)
+ * ```
+ */
+export { createSessionHost, uploadPath, type SessionHost, type SessionHostOptions, type UploadFile, type GcOptions, type GcReport } from './host.js'
+export { SessionError, type SessionErrorCode } from './errors.js'
+export { localSignals, combineSignals, type SessionSignals } from './signals.js'
+export { postgresSignals, type ListeningClient } from './postgres-signals.js'
+export type { ObserveOptions } from './observe.js'
+export { SEGMENT_EVENTS } from './scopes.js'
+export type {
+  SessionStatus, SessionRecord, SessionMessage, MessageMode, SessionEvent, SessionEventBody, Heartbeat, AgentProfile, ExecutionSetup, OwnerQuota, Page,
+} from './types.js'
+export { createSessionApp, type SessionAppOptions } from './http/app.js'
+export { sessionRoutes, type SessionRouteName } from './http/routes.js'
+export { mintToken, bearerAuth, type SessionAuth } from './http/auth.js'

@@ -1,0 +1,104 @@
+import type { ResultContract } from 'agent-vfs/agent'
+import type { ExecutionEventBody } from 'agent-vfs/agent'
+import type { TaskLimits } from 'agent-vfs/agent'
+import type { LanguageModel } from 'agent-vfs/agent'
+import type { PolicyRule } from 'agent-vfs/agent'
+import type { ToolSet } from 'agent-vfs/agent'
+import type { RunJsSlot } from 'agent-vfs/agent'
+import type { RunVfs } from 'agent-vfs'
+
+/** Where a session stands. `waiting_*` means an execution is suspended on a pending action. */
+export type SessionStatus = 'idle' | 'running' | 'waiting_input' | 'waiting_approval' | 'closed'
+
+/** The durable record of a session (`/session.json` in its meta scope). */
+export interface SessionRecord {
+  id: string
+  owner: string
+  profile: string
+  title: string
+  status: SessionStatus
+  createdAt: number
+  updatedAt: number
+  closedAt?: number
+  /** The execution the session is on (the latest one), if any. */
+  executionId?: string
+  /** Executions started in this session. */
+  executions: number
+}
+
+/** How a message is delivered while an execution runs. */
+export type MessageMode = 'follow-up' | 'steer'
+
+/** A message a person sent to a session, with what became of it. */
+export interface SessionMessage {
+  /** 1, 2, … per session. */
+  n: number
+  text: string
+  mode: MessageMode
+  at: number
+  /** queued: waits for the running execution to end; delivered: handed to an execution (as its task or as a steer). */
+  state: 'queued' | 'delivered'
+  /** The execution the message started or steered. */
+  executionId?: string
+}
+
+/** What the session host adds to an execution's own events. */
+export type SessionEventBody =
+  | { type: 'session-created'; owner: string; profile: string; title: string }
+  | { type: 'message'; n: number; text: string; mode: MessageMode }
+  | { type: 'steer-delivered'; n: number; executionId: string }
+  | { type: 'abort-requested'; executionId: string }
+  | { type: 'pending-answered'; pendingId: string; answer: unknown }
+  | { type: 'status'; status: SessionStatus }
+  | { type: 'session-closed' }
+  | { type: 'session-reopened' }
+  | (ExecutionEventBody & { executionId: string; executionSeq: number })
+
+/** One event of a session's log: `seq` counts 1, 2, … across all the session's executions. */
+export type SessionEvent = SessionEventBody & { seq: number; at: number }
+
+/** What `observe` yields between events when nothing happens, so HTTP connections stay open. */
+export interface Heartbeat {
+  type: 'heartbeat'
+  at: number
+  /** The last sequence delivered so far. */
+  after: number
+}
+
+/** What an agent profile gives one execution. */
+export interface ExecutionSetup {
+  /** A fresh model for this execution (scripted models keep per-execution state). */
+  model: LanguageModel
+  /** Must be the same for every run of one execution (the runner refuses a resume without it). */
+  contract?: ResultContract<any>
+  policy?: PolicyRule[]
+  runJs?: RunJsSlot
+  tools?: ToolSet
+  limits?: Partial<TaskLimits>
+}
+
+/**
+ * An agent a session may use: instructions come from messages; the profile gives everything else,
+ * per execution (the first execution of a session is `index` 1).
+ */
+export interface AgentProfile {
+  description?: string
+  /** Called for each run of an execution (start and every resume), with the same `index` for one execution. */
+  setup(execution: { index: number; instructions: string; sessionId: string }): ExecutionSetup | Promise<ExecutionSetup>
+  /** Files written into a new session's workspace (e.g. `/skills`). */
+  seed?(workspace: RunVfs): Promise<void>
+}
+
+/** Limits per owner. */
+export interface OwnerQuota {
+  /** Open and closed sessions an owner may hold. */
+  maxSessions?: number
+  /** Bytes of workspace files over all of an owner's sessions. */
+  maxBytes?: number
+}
+
+/** A page of results; pass `next` as `cursor` to get the following page. */
+export interface Page<T> {
+  items: T[]
+  next?: string
+}

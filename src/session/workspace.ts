@@ -1,0 +1,86 @@
+import { RUN_JS_ARCHIVE_NAME, RUN_ROOTS, WRITABLE_ROOTS } from 'agent-vfs'
+import type { VfsStore } from 'agent-vfs'
+import { openVfs } from 'agent-vfs'
+import { scopeRun, type RunRoot, type RunVfs } from 'agent-vfs'
+import type { Vfs } from 'agent-vfs'
+import { scopeNames } from './scopes.js'
+
+/** A session's workspace maps the run roots onto themselves: `/context` is `/context` in the scope. */
+export const SESSION_ROOTS: Record<string, Required<RunRoot>> = Object.fromEntries(
+  RUN_ROOTS.map((name) => [name, { writable: (WRITABLE_ROOTS as readonly string[]).includes(name), target: `/${name}` }]),
+)
+
+/** Roots a person may upload into and delete from through the host (the runtime owns `/state`). */
+export const UPLOAD_ROOTS = RUN_ROOTS.filter((r) => r !== 'state').map((r) => `/${r}`)
+
+/** The open workspaces of one host: one instance per session, opened on first use. */
+export class Workspaces {
+  private readonly open = new Map<string, Promise<{ base: Vfs; view: RunVfs }>>()
+
+  constructor(
+    private readonly store: VfsStore,
+    private readonly namespace: string,
+  ) {}
+
+  /** The session's run view (every root; `/context` and `/skills` read-only to the agent, seedable by the host). */
+  async view(sessionId: string, maxBytes?: number): Promise<RunVfs> {
+    return (await this.get(sessionId, maxBytes)).view
+  }
+
+  /** The whole scope, for the host's own maintenance. */
+  async base(sessionId: string): Promise<Vfs> {
+    return (await this.get(sessionId)).base
+  }
+
+  private get(sessionId: string, maxBytes?: number): Promise<{ base: Vfs; view: RunVfs }> {
+    let entry = this.open.get(sessionId)
+    if (!entry) {
+      entry = openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), ...(maxBytes !== undefined ? { quota: { maxBytes } } : {}) }).then((base) => ({
+        base,
+        view: scopeRun(base, { runId: 'session', roots: SESSION_ROOTS }),
+      }))
+      entry.catch(() => this.open.get(sessionId) === entry && this.open.delete(sessionId))
+      this.open.set(sessionId, entry)
+    }
+    return entry
+  }
+
+  /** Drops the cached instance (after writes elsewhere, or to free memory). */
+  async evict(sessionId: string): Promise<void> {
+    const entry = this.open.get(sessionId)
+    if (!entry) return
+    this.open.delete(sessionId)
+    const opened = await entry.catch(() => undefined)
+    await opened?.base.close().catch(() => undefined)
+  }
+
+  /** Deletes the workspace's data. */
+  async remove(sessionId: string): Promise<void> {
+    await this.evict(sessionId)
+    await this.store.deleteScope(this.namespace, scopeNames.workspace(sessionId))
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.open.keys()].map((id) => this.evict(id)))
+  }
+}
+
+/**
+ * Deletes run_js archives (`run-NNN.*`, `result-NNN.json` in any root's `.run_js` folder) except
+ * the newest `keep` numbers of each folder. Resolves to the count deleted.
+ */
+export async function pruneRunArchives(base: Vfs, keep: number): Promise<number> {
+  let deleted = 0
+  for (const root of RUN_ROOTS) {
+    const dir = `/${root}/${RUN_JS_ARCHIVE_NAME}`
+    if (!(await base.exists(dir))) continue
+    const files = await base.readdir(dir)
+    const numberOf = (name: string) => Number(/^(?:run|result)-(\d+)\./.exec(name)?.[1] ?? NaN)
+    const numbers = [...new Set(files.map(numberOf).filter((n) => Number.isFinite(n)))].sort((a, b) => b - a)
+    const kept = new Set(numbers.slice(0, Math.max(0, keep)))
+    const doomed = files.filter((f) => Number.isFinite(numberOf(f)) && !kept.has(numberOf(f)))
+    await Promise.all(doomed.map((f) => base.deleteFile(`${dir}/${f}`)))
+    deleted += doomed.length
+  }
+  return deleted
+}

@@ -1,0 +1,10 @@
+import { describe } from 'vitest'
+import { memoryStore } from '../../src/index.js'
+import { describeDurability } from '../session/durability.js'
+import { describeLifecycle } from '../session/lifecycle.js'
+
+describe('session host on memory', () => {
+  const store = memoryStore()
+  describeLifecycle(async () => store)
+  describeDurability(async () => store)
+})

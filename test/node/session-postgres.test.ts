@@ -1,0 +1,56 @@
+import pg from 'pg'
+import { afterAll, describe, expect, it } from 'vitest'
+import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js'
+import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
+import { postgresStore } from '../../src/index.js'
+import { createSessionHost, postgresSignals } from '../../src/session/index.js'
+import { uploadSeason } from '../session/harness.js'
+import { describeDurability } from '../session/durability.js'
+import { describeLifecycle } from '../session/lifecycle.js'
+
+// CI always provides a server; a missing one is a failure, never a silent skip.
+const url = process.env.PG_URL
+if (!url) throw new Error('PG_URL is not set: run `scripts/postgres.sh start` and export the PG_URL it prints (npm test does both)')
+const pool = new pg.Pool({ connectionString: url, max: 8 })
+afterAll(() => pool.end())
+const store = async () => {
+  const s = postgresStore({ client: pool })
+  await s.migrate()
+  return s
+}
+
+describe('session host on Postgres', () => {
+  describeLifecycle(store)
+  describeDurability(store)
+})
+
+describe('session hosts on Postgres with LISTEN/NOTIFY', () => {
+  it('an observer on one host hears the other host\'s run through NOTIFY, not polling', async () => {
+    const listeners = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })]
+    await Promise.all(listeners.map((c) => c.connect()))
+    try {
+      const s = await store()
+      const namespace = `n${Math.random().toString(36).slice(2)}`
+      const agents = { appendix: scriptAppendixProfile() }
+      // Polling every minute: within the test's time, only a notification can wake the observer.
+      const [a, b] = await Promise.all(listeners.map(async (listen) => createSessionHost({ store: s, agents, namespace, pollMs: 60_000, signals: await postgresSignals({ listen, notify: pool }) })))
+      const session = await a.create({ owner: 'o', profile: 'appendix' })
+      await uploadSeason(a, session.id)
+      const seen: number[] = []
+      const watching = (async () => {
+        for await (const e of b.observe(session.id, { heartbeatMs: 0 })) {
+          if (e.type === 'heartbeat') continue
+          seen.push(e.seq)
+          if (e.type === 'execution-end') return
+        }
+      })()
+      await a.send(session.id, { text: APPENDIX_INSTRUCTIONS })
+      await watching
+      expect(seen).toEqual(seen.map((_, i) => i + 1))
+      expect(seen.length).toBeGreaterThan(20)
+      await Promise.all([a.stop(), b.stop()])
+    } finally {
+      await Promise.all(listeners.map((c) => c.end()))
+    }
+  })
+})

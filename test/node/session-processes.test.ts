@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
+import { mintToken } from '../../src/session/index.js'
+import { season } from '../session/harness.js'
+import { readSse, type SseMessage } from '../session/http-client.js'
+
+// Two real server processes (`scripts/serve.ts`) on one real Postgres.
+const url = process.env.PG_URL
+if (!url) throw new Error('PG_URL is not set: run `scripts/postgres.sh start` and export the PG_URL it prints (npm test does both)')
+const secret = 'processes-secret-processes-secret-0123456'
+let token: string
+
+interface Server {
+  proc: ChildProcess
+  url: string
+}
+const servers: Server[] = []
+
+/** Starts `node --import tsx scripts/serve.ts` (one process: kill -9 kills the server itself). */
+async function start(): Promise<Server> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+    env: { ...process.env, DATABASE_URL: url, AGENT_VFS_JWT_SECRET: secret, PORT: '0', LEASE_MS: '1500', MODEL_DELAY_MS: '120' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let log = ''
+  const address = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${log}`)), 60_000)
+    proc.stdout!.on('data', (d) => {
+      log += d
+      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(log)
+      if (m) {
+        clearTimeout(timer)
+        resolve(m[1])
+      }
+    })
+    proc.stderr!.on('data', (d) => (log += d))
+    proc.on('exit', (code) => reject(new Error(`server exited ${code}: ${log}`)))
+  })
+  const server = { proc, url: address }
+  servers.push(server)
+  return server
+}
+
+const call = (s: Server, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  fetch(s.url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(body !== undefined ? { body: body instanceof FormData ? body : JSON.stringify(body) } : {}),
+  })
+
+async function newSession(s: Server): Promise<string> {
+  const id = ((await (await call(s, 'POST', '/sessions', { profile: 'appendix' })).json()) as { id: string }).id
+  const form = new FormData()
+  for (const [p, text] of Object.entries(season())) form.append('file', new Blob([text]), p)
+  expect((await call(s, 'POST', `/sessions/${id}/files`, form)).status).toBe(201)
+  return id
+}
+
+const seqs = (ms: SseMessage[]) => ms.filter((m) => m.id).map((m) => Number(m.id))
+const isEnd = (m: SseMessage) => m.event === 'execution-end' && JSON.parse(m.data!).status !== 'suspended'
+
+async function storedEvents(s: Server, id: string): Promise<any[]> {
+  const out: any[] = []
+  for (;;) {
+    const page = ((await (await call(s, 'GET', `/sessions/${id}/events?after=${out.at(-1)?.seq ?? 0}`)).json()) as { events: any[] }).events
+    out.push(...page)
+    if (page.length < 1000) return out
+  }
+}
+
+beforeAll(async () => {
+  token = await mintToken(secret, 'proc-owner')
+  await Promise.all([start(), start()])
+}, 120_000)
+afterAll(() => {
+  for (const s of servers) s.proc.kill('SIGKILL')
+})
+
+describe('two server processes on one Postgres', () => {
+  it('an observer on A sees every event appended by B; an abort sent to A stops the run on B', async () => {
+    const [a, b] = servers
+    const id = await newSession(a)
+    const watching = readSse(await call(a, 'GET', `/sessions/${id}/stream`), isEnd)
+    expect((await call(b, 'POST', `/sessions/${id}/messages`, { text: APPENDIX_INSTRUCTIONS })).status).toBe(202)
+    const seen = await watching
+    expect(seen.filter((m) => m.event === 'execution-end').map((m) => JSON.parse(m.data!).status)).toEqual(['completed'])
+    expect(seqs(seen)).toEqual((await storedEvents(a, id)).map((e) => e.seq).slice(0, seqs(seen).length))
+    expect(seqs(seen)).toEqual(seqs(seen).map((_, i) => i + 1))
+
+    // Abort: the run is on B (B took the message); the abort goes to A.
+    const second = await newSession(a)
+    await call(b, 'POST', `/sessions/${second}/messages`, { text: APPENDIX_INSTRUCTIONS })
+    await readSse(await call(a, 'GET', `/sessions/${second}/stream`), (m) => m.event === 'checkpoint')
+    expect((await call(a, 'POST', `/sessions/${second}/abort`)).status).toBe(202)
+    const rest = await readSse(await call(a, 'GET', `/sessions/${second}/stream`), isEnd)
+    expect(rest.filter((m) => m.event === 'execution-end').map((m) => JSON.parse(m.data!).status)).toEqual(['interrupted'])
+  })
+
+  for (const revision of [1, 3]) {
+    it(`kill -9 of the server running an execution (after checkpoint r${revision}): the other resumes it, no step redone, SSE resumes exactly`, async () => {
+      const [a] = servers
+      const victim = servers[servers.length - 1]
+      const id = await newSession(a)
+      // The victim takes the message, so the execution runs there; a client watches the victim.
+      const firstStream = readSse(await call(victim, 'GET', `/sessions/${id}/stream`), (m) => m.event === 'checkpoint' && JSON.parse(m.data!).revision === revision)
+      await call(victim, 'POST', `/sessions/${id}/messages`, { text: APPENDIX_INSTRUCTIONS })
+      const first = await firstStream
+      victim.proc.kill('SIGKILL')
+      await new Promise((r) => victim.proc.once('exit', r))
+      servers.splice(servers.indexOf(victim), 1)
+      // The client reconnects to the survivor with the last id it saw.
+      const lastId = seqs(first).at(-1)!
+      const second = await readSse(await call(a, 'GET', `/sessions/${id}/stream`, undefined, { 'last-event-id': String(lastId) }), isEnd)
+      const all = [...seqs(first), ...seqs(second)]
+      expect(all).toEqual(all.map((_, i) => i + 1))
+      const events = await storedEvents(a, id)
+      expect(seqs(second)).toEqual(events.filter((e) => e.seq > lastId).map((e) => e.seq).slice(0, seqs(second).length))
+      const done = events.filter((e) => e.type === 'plan-updated' && e.completed).map((e) => e.completed)
+      expect(new Set(done).size).toBe(done.length)
+      expect(events.filter((e) => e.type === 'execution-start').map((e) => e.resumed)).toEqual([false, true])
+      expect(second.filter((m) => m.event === 'execution-end').map((m) => JSON.parse(m.data!).status)).toEqual(['completed'])
+      await start() // two servers again for the next case
+    })
+  }
+})

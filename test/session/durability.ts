@@ -1,0 +1,201 @@
+import { expect, it } from 'vitest'
+import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js'
+import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
+import type { VfsStore } from '../../src/contract/store.js'
+import { EventLog } from '../../src/session/event-log.js'
+import { createSessionHost, SEGMENT_EVENTS, type AgentProfile, type SessionEvent } from '../../src/session/index.js'
+import { completions, expectContiguous, gatedAppendix, until, uploadSeason } from './harness.js'
+
+const appendix = scriptAppendixProfile()
+
+/** A profile whose model never answers after `calls` model calls: a host that hangs (then is stopped) mid-execution. */
+function hangingAfter(calls: number): AgentProfile {
+  return {
+    async setup(e) {
+      const s = await appendix.setup(e)
+      let n = 0
+      return { ...s, model: { ...s.model, doGenerate: (o) => (++n > calls ? new Promise(() => {}) : s.model.doGenerate(o)) } }
+    },
+  }
+}
+
+const ns = () => `d${Math.random().toString(36).slice(2)}`
+
+/** Event log, recovery, cross-host abort and observers, gc and quotas on one store. */
+export function describeDurability(getStore: () => Promise<VfsStore>) {
+  it('keeps one sequence when two writers append to one session at once, across segments', async () => {
+    const store = await getStore()
+    const namespace = ns()
+    const host = createSessionHost({ store, agents: { appendix }, namespace })
+    const s = await host.create({ owner: 'o', profile: 'appendix' })
+    const a = new EventLog(store, namespace, s.id, () => {})
+    const b = new EventLog(store, namespace, s.id, () => {})
+    const n = SEGMENT_EVENTS + 150
+    const appended = await Promise.all(Array.from({ length: n }, (_, i) => (i % 2 ? a : b).append({ type: 'status', status: i % 3 ? 'idle' : 'running' })))
+    const all = await host.events(s.id, { after: 0, limit: 1000 })
+    const rest = await host.events(s.id, { after: all[all.length - 1].seq })
+    const events = [...all, ...rest]
+    expect(events).toHaveLength(n + 1) // + session-created
+    expectContiguous(events)
+    expect(new Set(appended.map((e) => e.seq)).size).toBe(n)
+    // Reads from the middle of a later segment.
+    const mid = await host.events(s.id, { after: SEGMENT_EVENTS + 10, limit: 5 })
+    expect(mid.map((e) => e.seq)).toEqual([511, 512, 513, 514, 515].map((x) => x - 500 + SEGMENT_EVENTS))
+  })
+
+  it('observe yields exactly the events after `after`, stored then live, while another host appends', async () => {
+    const store = await getStore()
+    const namespace = ns()
+    const writer = createSessionHost({ store, agents: { appendix }, namespace, pollMs: 20 })
+    const reader = createSessionHost({ store, agents: { appendix }, namespace, pollMs: 20 })
+    const s = await writer.create({ owner: 'o', profile: 'appendix' })
+    await uploadSeason(writer, s.id)
+    await writer.send(s.id, { text: APPENDIX_INSTRUCTIONS })
+    const got: SessionEvent[] = []
+    // Start observing from the middle while the writer host runs the execution.
+    for await (const e of reader.observe(s.id, { after: 3, heartbeatMs: 0 })) {
+      if (e.type === 'heartbeat') continue
+      got.push(e)
+      if (e.type === 'execution-end') break
+    }
+    await until(writer, s.id, ['idle'])
+    const stored = await writer.events(s.id, { after: 3 })
+    expect(got.map((e) => e.seq)).toEqual(stored.slice(0, got.length).map((e) => e.seq))
+    expect(got[0].seq).toBe(4)
+  })
+
+  it('an abort sent to one host stops the execution running on another', async () => {
+    const store = await getStore()
+    const namespace = ns()
+    const gated = gatedAppendix(4)
+    const runner = createSessionHost({ store, agents: { appendix: gated.profile }, namespace, pollMs: 20, leaseMs: 600 })
+    const other = createSessionHost({ store, agents: { appendix }, namespace, pollMs: 20 })
+    const s = await runner.create({ owner: 'o', profile: 'appendix' })
+    await uploadSeason(runner, s.id)
+    await runner.send(s.id, { text: APPENDIX_INSTRUCTIONS })
+    await gated.reached
+    await other.abort(s.id)
+    gated.open() // the blocked call returns; the next model or tool call sees the abort
+    await until(runner, s.id, ['idle'])
+    expect((await other.executions(s.id))[0].status).toBe('interrupted')
+  })
+
+  it('a session deleted by one host while another runs it leaves nothing behind once the run stops', async () => {
+    const store = await getStore()
+    const namespace = ns()
+    const gated = gatedAppendix(3)
+    const runner = createSessionHost({ store, agents: { appendix: gated.profile }, namespace, leaseMs: 600 })
+    const other = createSessionHost({ store, agents: { appendix }, namespace })
+    const s = await runner.create({ owner: 'o', profile: 'appendix' })
+    await uploadSeason(runner, s.id)
+    await runner.send(s.id, { text: APPENDIX_INSTRUCTIONS })
+    await gated.reached
+    await other.delete(s.id)
+    gated.open()
+    await runner.settled(s.id)
+    expect((await store.listScopes(namespace)).filter((x) => x.includes(s.id))).toEqual([])
+  })
+
+  it('recovers an execution whose host died: exactly one host resumes it, no completed step redone', async () => {
+    const store = await getStore()
+    const namespace = ns()
+    const dying = createSessionHost({ store, agents: { appendix: hangingAfter(4) }, namespace, leaseMs: 300 })
+    const s = await dying.create({ owner: 'o', profile: 'appendix' })
+    await uploadSeason(dying, s.id)
+    await dying.send(s.id, { text: APPENDIX_INSTRUCTIONS })
+    // Wait for the hang: a checkpoint is stored, then the model never answers.
+    for await (const e of dying.observe(s.id, { heartbeatMs: 0, pollMs: 20 })) if (e.type === 'checkpoint' && e.revision >= 2) break
+    await new Promise((r) => setTimeout(r, 100))
+    await dying.stop() // no more lease renewals: as if the process died
+    const b = createSessionHost({ store, agents: { appendix }, namespace, leaseMs: 300 })
+    const c = createSessionHost({ store, agents: { appendix }, namespace, leaseMs: 300 })
+    expect(await b.recover()).toEqual([]) // the lease has not expired yet
+    await new Promise((r) => setTimeout(r, 400))
+    const [tookB, tookC] = await Promise.all([b.recover(), c.recover()])
+    await Promise.all([b.settled(s.id), c.settled(s.id)])
+    await until(b, s.id, ['idle'])
+    const events = await b.events(s.id)
+    expectContiguous(events)
+    const starts = events.filter((e) => e.type === 'execution-start')
+    expect(starts.map((e) => (e as any).resumed)).toEqual([false, true]) // resumed once, by one host
+    expect(tookB.length + tookC.length).toBeGreaterThanOrEqual(1)
+    const done = completions(events)
+    expect(new Set(done).size).toBe(done.length)
+    expect((await b.executions(s.id))[0].status).toBe('completed')
+  })
+
+  it('gc removes closed sessions past their time, old event segments and old run_js archives, nothing else', async () => {
+    const store = await getStore()
+    const namespace = ns()
+    const host = createSessionHost({ store, agents: { appendix }, namespace })
+    const keep = await host.create({ owner: 'o', profile: 'appendix' })
+    const doomed = await host.create({ owner: 'o', profile: 'appendix' })
+    await host.close(doomed.id)
+    const log = new EventLog(store, namespace, keep.id, () => {})
+    await Promise.all(Array.from({ length: 2 * SEGMENT_EVENTS + 100 }, () => log.append({ type: 'status', status: 'idle' })))
+    await uploadSeason(host, keep.id)
+    await host.send(keep.id, { text: APPENDIX_INSTRUCTIONS })
+    await until(host, keep.id, ['idle'])
+    const archivesBefore = (await (await host.workspace(keep.id)).readdir('/work/.run_js')).length
+    const report = await host.gc({ closedOlderThan: 0, keepEvents: 50, keepRunArchives: 1 })
+    expect(report.sessionsDeleted).toEqual([doomed.id])
+    expect(report.segmentsDeleted).toBe(2)
+    expect(report.archivesDeleted).toBeGreaterThan(0)
+    const archivesAfter = await (await host.workspace(keep.id)).readdir('/work/.run_js')
+    expect(archivesAfter.length).toBeLessThan(archivesBefore)
+    expect(archivesAfter.every((f) => /-(\d+)\./.exec(f)![1] === /-(\d+)\./.exec(archivesAfter[0])![1])).toBe(true)
+    const events = await host.events(keep.id, { after: 0 })
+    expect(events[0].seq).toBe(2 * SEGMENT_EVENTS + 1)
+    expect((await host.executions(keep.id))[0].status).toBe('completed')
+    await expect(host.get(doomed.id)).rejects.toMatchObject({ code: 'not-found' })
+    expect((await store.listScopes(namespace)).filter((x) => x.includes(doomed.id))).toEqual([])
+  })
+
+  it('enforces per-owner quotas: sessions and bytes; a refused upload writes nothing', async () => {
+    const store = await getStore()
+    const host = createSessionHost({ store, agents: { appendix }, namespace: ns(), quota: { maxSessions: 2, maxBytes: 1000 } })
+    const a = await host.create({ owner: 'q', profile: 'appendix' })
+    const b = await host.create({ owner: 'q', profile: 'appendix' })
+    await expect(host.create({ owner: 'q', profile: 'appendix' })).rejects.toMatchObject({ code: 'quota' })
+    await host.create({ owner: 'other', profile: 'appendix' })
+    await host.writeFiles(a.id, [{ path: '/work/a.txt', data: 'x'.repeat(600) }])
+    await expect(host.writeFiles(b.id, [{ path: '/work/b.txt', data: 'y'.repeat(300) }, { path: '/work/c.txt', data: 'z'.repeat(200) }])).rejects.toMatchObject({ code: 'quota' })
+    expect(await (await host.workspace(b.id)).exists('/work/b.txt')).toBe(false)
+    await host.writeFiles(b.id, [{ path: '/work/b.txt', data: 'y'.repeat(300) }])
+    await host.delete(a.id)
+    // What an execution writes counts too: a run that fills the workspace leaves no room for uploads.
+    const big = createSessionHost({ store, agents: { appendix }, namespace: ns(), quota: { maxBytes: 400_000 } })
+    const c = await big.create({ owner: 'q', profile: 'appendix' })
+    await uploadSeason(big, c.id)
+    const uploaded = (await big.workspace(c.id)).usage().bytes
+    await big.send(c.id, { text: APPENDIX_INSTRUCTIONS })
+    await until(big, c.id, ['idle'])
+    const used = (await big.workspace(c.id)).usage().bytes
+    expect(used).toBeGreaterThan(uploaded)
+    const d = await big.create({ owner: 'q', profile: 'appendix' })
+    await expect(big.writeFiles(d.id, [{ path: '/work/x.bin', data: new Uint8Array(400_000 - used + 1) }])).rejects.toMatchObject({ code: 'quota' })
+    await big.writeFiles(d.id, [{ path: '/work/x.bin', data: new Uint8Array(400_000 - used) }])
+    await host.create({ owner: 'q', profile: 'appendix' })
+  })
+
+  it('takes 60 concurrent creates by one owner (one counter) without giving up', async () => {
+    const host = createSessionHost({ store: await getStore(), agents: { appendix }, namespace: ns(), quota: { maxSessions: 60 } })
+    const made = await Promise.all(Array.from({ length: 60 }, (_, i) => host.create({ owner: 'busy', profile: 'appendix', title: String(i) })))
+    expect(new Set(made.map((s) => s.id)).size).toBe(60)
+    const listed = [...(await host.list('busy', { limit: 100 })).items]
+    expect(listed).toHaveLength(60)
+    await expect(host.create({ owner: 'busy', profile: 'appendix' })).rejects.toMatchObject({ code: 'quota' })
+  })
+
+  it('refuses hostile paths and unknown sessions, and writes nothing', async () => {
+    const store = await getStore()
+    const host = createSessionHost({ store, agents: { appendix }, namespace: ns() })
+    const s = await host.create({ owner: 'o', profile: 'appendix' })
+    for (const path of ['/state/plan.json', '/../etc/passwd', '/work/../../x', '/context', '/nowhere/x', 'work\\x', '/work/a\u0000b', '']) {
+      await expect(host.writeFiles(s.id, [{ path, data: 'x' }])).rejects.toMatchObject({ name: 'SessionError' })
+    }
+    expect(await (await host.workspace(s.id)).glob('/**')).toEqual([])
+    for (const id of ['nope', '../session/x', 's' + '0'.repeat(32)]) await expect(host.get(id)).rejects.toMatchObject({ code: 'not-found' })
+    await expect(host.create({ owner: 'o', profile: 'toString' })).rejects.toMatchObject({ code: 'unknown-profile' })
+  })
+}
