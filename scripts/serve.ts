@@ -16,8 +16,8 @@ import { mkdirSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join, resolve } from 'node:path'
 import { scriptAppendixProfile } from '../examples/script-appendix/profile.js'
-import { postgresStore, type VfsStore } from '../src/index.js'
-import { createSessionApp, createSessionHost, mintToken, postgresSignals, type AgentProfile, type SessionSignals } from '../src/session/index.js'
+import { postgresStore, type VfsStore } from 'agent-vfs'
+import { createSessionApp, createSessionHost, mintToken, postgresSignals, type AgentProfile, type SessionSignals } from 'agent-vfs/session'
 
 const env = process.env
 const port = Number(env.PORT ?? 8787)

@@ -1,11 +1,8 @@
-import { createRunJs } from '../../src/run-js/index.js'
-import { openAiCompatibleModel, type OpenAiCompatibleOptions } from '../../src/agent/openai-compatible.js'
-import { scriptedModel, type ScriptedTurn, type ScriptedView } from '../../src/agent/scripted-model.js'
-import type { PolicyRule } from '../../src/agent/policy.js'
-import type { AgentProfile } from '../../src/session/types.js'
-import type { RunVfs } from '../../src/vfs/run-scope.js'
+import { createRunJs, type RunVfs } from 'agent-vfs'
+import { openAiCompatibleModel, scriptedModel, type OpenAiCompatibleOptions, type PolicyRule, type ScriptedTurn, type ScriptedView } from 'agent-vfs/agent'
+import type { AgentProfile } from 'agent-vfs/session'
 import { appendixModel, followUpModel } from './scripted.js'
-import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK, appendixContract } from './task.js'
+import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK, ASK_RUN_JS, appendixContract } from './task.js'
 
 /** Options of {@link scriptAppendixProfile}. */
 export interface ScriptAppendixProfileOptions {
@@ -23,7 +20,7 @@ export interface ScriptAppendixProfileOptions {
  * writes the characters-by-location index). Inputs are uploaded into /context.
  */
 export function scriptAppendixProfile(options: ScriptAppendixProfileOptions = {}): AgentProfile {
-  const policy: PolicyRule[] = options.approveRunJs ? [ASK_OUTSIDE_WORK] : [ALLOW_RUN_JS, ASK_OUTSIDE_WORK]
+  const policy: PolicyRule[] = options.approveRunJs ? [ASK_RUN_JS, ASK_OUTSIDE_WORK] : [ALLOW_RUN_JS, ASK_OUTSIDE_WORK]
   return {
     description: 'Writes a production appendix for a season of episode scripts uploaded into /context',
     setup({ index }) {

@@ -17,6 +17,8 @@ export const ASK_OUTSIDE_WORK: PolicyRule = { decision: 'ask', access: 'write', 
 
 /** Lets run_js programs write anywhere but /state; put it before {@link ASK_OUTSIDE_WORK} (the first matching rule decides). */
 export const ALLOW_RUN_JS: PolicyRule = { decision: 'allow', tools: ['run_js'], reason: 'the job runs run_js programs without approval' }
+/** Asks a person before each run_js program (answering "always" saves an allow rule). */
+export const ASK_RUN_JS: PolicyRule = { decision: 'ask', tools: ['run_js'], reason: 'a person approves each run_js program' }
 
 /** The follow-up message of the example session. */
 export const FOLLOW_UP_INSTRUCTIONS = 'Add an index of characters by location to /outputs/characters-by-location.md.'
