@@ -54,8 +54,6 @@ const common = {
   target: 'es2022',
   outdir: 'dist',
   splitting: false,
-  // picomatch is CommonJS and probes process.platform for Windows; our paths are always POSIX.
-  define: { 'process.platform': '"posix"' },
   mainFields: ['module', 'main'],
   legalComments: 'none',
   logLevel: 'warning',
