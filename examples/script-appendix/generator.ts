@@ -117,7 +117,7 @@ function shuffle<T>(xs: T[], rand: () => number): T[] {
 }
 
 /** A small, fast, seedable PRNG (Mulberry32): the same seed gives the same sequence everywhere. */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0

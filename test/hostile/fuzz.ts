@@ -1,4 +1,5 @@
 import { isVfsError, openVfs, type Vfs, type VfsStore } from '../../src/index.js'
+import { mulberry32 } from '../../examples/script-appendix/generator.js'
 
 /**
  * A fuzz test of the workspace's promises with two writers. Random sequences of operations run on
@@ -46,23 +47,11 @@ type Op =
   | { kind: 'copy'; from: string; to: string }
   | { kind: 'delete'; path: string }
 
-/** A small, fast, seedable generator (mulberry32). */
-function generator(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const { store, seed, steps, verifyEvery = 50 } = options
   const namespace = options.namespace ?? 'fuzz'
   const scope = options.scope ?? `fuzz-${seed}-${Date.now().toString(36)}`
-  const random = generator(seed)
+  const random = mulberry32(seed)
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]
   const open = () => openVfs({ store, namespace, scope, autoRefresh: false })
   const instances = options.writers === 1 ? [await open()] : [await open(), await open()]
