@@ -14,6 +14,7 @@ export function sourceEntries(overrides: Record<string, string> = {}): { find: R
     'agent-vfs/mastra': src('src/mastra/index.ts'),
     'agent-vfs/run-js/workerd': src('src/run-js/runtime/workerd.ts'),
     'agent-vfs/run-js/typescript': src('src/run-js/runtime/typescript.ts'),
+    'agent-vfs/run-js/node': src('src/run-js/node/index.ts'),
     ...overrides,
   }
   return Object.entries(entries).map(([name, path]) => ({ find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`), replacement: path }))
