@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { createRunJs, memoryStore, openVfs, type RunJsOptions, type Vfs } from '../src/index.js'
 import { workerThreads, type WorkerThreadsExecutor } from '../src/run-js/node/index.js'
 import { MEMORY_BOMBS } from '../test/run-js/bombs.js'
-import { Results, wanted, type Measurement } from './harness.js'
+import { Results, smoke, wanted, type Measurement } from './harness.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const results = new Results('run-js-concurrency.json')
@@ -112,7 +112,8 @@ async function scenario(name: string, threads: WorkerThreadsExecutor) {
 }
 
 function writeTable() {
-  if (recorded.length === 0) return
+  // Smoke figures mean nothing (tiny sizes, one round): record nothing, like Results.
+  if (recorded.length === 0 || smoke) return
   const lines = [
     '# run_js under fifty concurrent runs, half hostile',
     '',

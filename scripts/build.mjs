@@ -20,6 +20,9 @@ const self = [pkg.name, `${pkg.name}/*`]
  * The bundled entries: `in` is the source, `out` the file in dist/ (plus `<out>.d.ts`). A new entry
  * also goes into package.json `exports`, the `paths` of tsconfig.json and test/workers/tsconfig.json,
  * and test/source-entries.ts; test/node/entries.test.ts then checks it holds no copy of the core.
+ * `core: true` is the core itself. `isolate: true` is a script that runs in its own JavaScript isolate
+ * (a worker thread), where the app's core is not reachable and would not be the same object anyway:
+ * it bundles its own copy of the core (entries.test.ts allows exactly these files).
  */
 const entries = [
   { in: 'src/index.ts', out: 'index', core: true },
@@ -31,7 +34,7 @@ const entries = [
   { in: 'src/run-js/runtime/workerd.ts', out: 'run-js-workerd' },
   // agent-vfs/run-js/node (worker threads) and the worker script it starts from its own directory.
   { in: 'src/run-js/node/index.ts', out: 'run-js-node' },
-  { in: 'src/run-js/node/worker.ts', out: 'run-js-node-worker' },
+  { in: 'src/run-js/node/worker.ts', out: 'run-js-node-worker', isolate: true },
   // agent-vfs/session: the session host and its hono app (hono and @hono/zod-openapi stay external).
   { in: 'src/session/index.ts', out: 'session' },
 ]
@@ -62,9 +65,10 @@ const common = {
 const options = (entry) => ({
   ...common,
   entryPoints: [{ in: entry.in, out: entry.out }],
-  // The core must not import itself by name; every other entry must not bundle it. node: built-ins
-  // appear only in the Node entries (test/shared/bundle-checks.ts keeps them out of index.js).
-  external: entry.core ? [...dependencies, 'node:*'] : [...dependencies, ...self, 'node:*'],
+  // The core must not import itself by name; every other entry must not bundle it, except a script
+  // for its own isolate (see `entries`). node: built-ins appear only in the Node entries
+  // (test/shared/bundle-checks.ts keeps them out of index.js).
+  external: entry.core || entry.isolate ? [...dependencies, 'node:*'] : [...dependencies, ...self, 'node:*'],
 })
 for (const entry of entries) await build(options(entry))
 copyFileSync(createRequire(import.meta.url).resolve(WASM_SPECIFIER), 'dist/quickjs.wasm')

@@ -35,3 +35,7 @@ export {
   type VariantEngineOptions, type TypeScriptLoader, type TypeScriptStripper, type RunJsExecutor, type RunJsJob,
 } from './run-js/index.js'
 export { describeGuestApi, RUN_JS_DESCRIPTION } from './run-js/index.js'
+export {
+  HOST_VFS_METHODS, RunQueue, runQueued, noteQueueWait, resolveRunJsCount, DEFAULT_MAX_QUEUED, runJsAbortError,
+  type HostCallAnswer, type HostVfsMethod, type RunQueueSlot,
+} from './run-js/index.js'

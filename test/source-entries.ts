@@ -15,6 +15,7 @@ export function sourceEntries(overrides: Record<string, string> = {}): { find: R
     'agent-vfs/run-js/workerd': src('src/run-js/runtime/workerd.ts'),
     'agent-vfs/run-js/typescript': src('src/run-js/runtime/typescript.ts'),
     'agent-vfs/session': src('src/session/index.ts'),
+    'agent-vfs/run-js/node': src('src/run-js/node/index.ts'),
     ...overrides,
   }
   return Object.entries(entries).map(([name, path]) => ({ find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`), replacement: path }))

@@ -7,7 +7,7 @@ import type {
   CopyOptions, FileContent, FileEntry, FileStat, FilesystemGrepOptions, FilesystemGrepResult, FilesystemInfo, InstructionsOption,
   ListOptions, ProviderStatus, ReadOptions, RemoveOptions, WalkEntry, WalkOptions, WriteOptions,
 } from '@mastra/core/workspace'
-import { baseName, escapeGlob, isVfsError, normalizePath, parentOf, type Vfs, type VfsStat } from 'agent-vfs'
+import { baseName, escapeGlob, isVfsError, MAX_GREP_CONTEXT, MAX_GREP_MATCHES, normalizePath, parentOf, type Vfs, type VfsStat } from 'agent-vfs'
 
 /** Options of {@link VfsFilesystem}. */
 export interface VfsFilesystemOptions {
@@ -78,11 +78,6 @@ type ReadResult = Awaited<ReturnType<MastraFilesystem['readFile']>>
 function blames(error: unknown, src: string, from: string): boolean {
   return isVfsError(error) && (error.path === src || error.path === from)
 }
-
-/** Most matches one native grep returns (Mastra's grep tool asks for 1000). */
-const GREP_MAX_MATCHES = 10_000
-/** Most context lines per side of a match: a model may ask for any number. */
-const GREP_MAX_CONTEXT = 100
 
 /** Like Mastra's own provider ids: time plus randomness, so every instance differs. */
 function uniqueSuffix(): string {
@@ -422,8 +417,9 @@ export class VfsFilesystem extends MastraFilesystem {
    * Content search by the workspace itself (Mastra's grep tool uses it instead of reading every file):
    * `pattern` is a JavaScript regular expression, matched per line; results per file, paths relative
    * to `path`, 1-based lines and 0-based UTF-16 columns, one match per line. Binary files are skipped.
-   * At most 10,000 matches and 100 context lines per side, whatever is asked. A pattern the
-   * workspace cannot run throws Mastra's `UnsupportedGrepPatternError`, and Mastra searches by itself.
+   * At most `MAX_GREP_MATCHES` (10,000) matches and `MAX_GREP_CONTEXT` (20) context lines per side,
+   * whatever is asked. A pattern the workspace cannot run throws Mastra's `UnsupportedGrepPatternError`,
+   * and Mastra searches by itself.
    */
   async grep(options: FilesystemGrepOptions): Promise<FilesystemGrepResult[]> {
     await this.ensureReady()
@@ -446,10 +442,11 @@ export class VfsFilesystem extends MastraFilesystem {
         if ((await this.vfs.stat(p)).type === 'file') files.push(p)
       }
     }
-    const perFile = options.maxCountPerFile ?? Infinity
-    // Sizes come from the model: capped whatever it asks for.
-    let remaining = Math.min(options.maxTotalMatches ?? GREP_MAX_MATCHES, GREP_MAX_MATCHES)
-    const context = Math.min(Math.max(0, Math.floor(options.contextLines ?? 0)), GREP_MAX_CONTEXT)
+    const perFile = Math.floor(options.maxCountPerFile ?? Infinity)
+    // Sizes come from the model: capped at the workspace's own grep limits whatever it asks for (an
+    // option out of range would be refused as EINVAL, and that would read as an unsupported pattern).
+    let remaining = Math.floor(Math.min(options.maxTotalMatches ?? MAX_GREP_MATCHES, MAX_GREP_MATCHES))
+    const context = Math.min(Math.max(0, Math.floor(options.contextLines ?? 0)), MAX_GREP_CONTEXT)
     const results: FilesystemGrepResult[] = []
     for (const file of files) {
       if (remaining <= 0) break

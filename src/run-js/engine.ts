@@ -1,4 +1,4 @@
-import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core'
+import { newQuickJSWASMModuleFromVariant, newVariant, type CustomizeVariantOptions, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core'
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync'
 
 /** The part of a QuickJS module a run uses (a `TestQuickJSWASMModule` fits too, for leak tests). */
@@ -26,6 +26,19 @@ export interface VariantEngineOptions {
   wrap?: (module: QuickJSWASMModule) => QuickJsModule
 }
 
+/**
+ * Emscripten's stderr. The capped memory starts at its maximum, so every guest that runs out of memory
+ * makes a debug build print "growMemory: Attempted to grow heap … Maximum memory size exceeded"; the
+ * guest already gets its out-of-memory error, so that line is dropped. Anything else still goes out.
+ */
+function printErr(text: string): void {
+  if (typeof text === 'string' && text.startsWith('growMemory: Attempted to grow heap')) return
+  console.error(text)
+}
+
+/** Emscripten reads `Module.printErr` (passed through verbatim); the loader options type omits it. */
+const QUIET = { printErr } as NonNullable<CustomizeVariantOptions['emscriptenModule']>
+
 /** How long a module instance may take to start before we give up (a bad memory import hangs forever). */
 const INSTANTIATE_TIMEOUT_MS = 30_000
 
@@ -37,7 +50,7 @@ export function variantEngine(options: VariantEngineOptions = {}): QuickJsEngine
   const variant = options.variant ?? (RELEASE_SYNC as QuickJSSyncVariant)
   return {
     async instantiate(memory) {
-      const customized = newVariant(variant, options.wasmModule ? { wasmModule: options.wasmModule, wasmMemory: memory } : { wasmMemory: memory })
+      const customized = newVariant(variant, { ...(options.wasmModule ? { wasmModule: options.wasmModule } : {}), wasmMemory: memory, emscriptenModule: QUIET })
       let timer: ReturnType<typeof setTimeout> | undefined
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`run_js: the QuickJS module did not start within ${INSTANTIATE_TIMEOUT_MS} ms`)), INSTANTIATE_TIMEOUT_MS)

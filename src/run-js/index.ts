@@ -6,9 +6,10 @@ import { InstancePool } from './pool.js'
 import { runProgram, type RunEnv } from './run.js'
 import { failure } from './result.js'
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_QUEUED, resolveCount, RunQueue, runQueued } from './run-queue.js'
+import { HostCalls } from './host-calls.js'
 import { bindTools } from './tools.js'
 import { defaultTypeScriptLoader } from './typescript.js'
-import type { RunJs, RunJsOptions, RunJsResult, RunOptions } from './types.js'
+import type { RunJs, RunJsJob, RunJsOptions, RunJsResult, RunOptions } from './types.js'
 
 /**
  * Creates a runner for model-written programs over one workspace. Each `run` gets a fresh QuickJS
@@ -37,18 +38,8 @@ export interface RunnerOptions extends Omit<RunJsOptions, 'vfs'> {
 
 /** The runner behind `createRunJs` and the Mastra transport; without `vfs` the guest has no `vfs`. */
 export function createRunner(options: RunnerOptions): RunJs {
-  const limits = resolveLimits(options.limits)
-  const tools = bindTools(options.tools)
-  const readText = textReaderOf(options.vfs)
-  const env: RunEnv = {
-    pool: options.pool ?? new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes),
-    limits,
-    tools,
-    vfs: options.vfs,
-    readText,
-    archiveDir: archiveDirFor(options.vfs, options.archiveDir),
-    typescript: options.typescript === undefined ? defaultTypeScriptLoader : options.typescript,
-  }
+  const env = runnerEnv(options)
+  const { limits } = env
   const queue = new RunQueue(resolveCount(options.concurrency, DEFAULT_CONCURRENCY, 'concurrency'), resolveCount(options.maxQueued, DEFAULT_MAX_QUEUED, 'maxQueued'), `a slot of this runner (concurrency ${options.concurrency ?? DEFAULT_CONCURRENCY})`)
   const execute = executorOf(options, env)
   return {
@@ -61,29 +52,63 @@ export function createRunner(options: RunnerOptions): RunJs {
   }
 }
 
+/** What every run of a runner shares, from its options (checked here: a bad option throws). */
+export function runnerEnv(options: RunnerOptions): RunEnv {
+  const limits = resolveLimits(options.limits)
+  return {
+    pool: options.pool ?? new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes),
+    limits,
+    tools: bindTools(options.tools),
+    vfs: options.vfs,
+    readText: textReaderOf(options.vfs),
+    archiveDir: archiveDirFor(options.vfs, options.archiveDir),
+    typescript: options.typescript === undefined ? defaultTypeScriptLoader : options.typescript,
+  }
+}
+
 /** Runs one program with `timeMs` left: on this thread, or through the runner's executor. */
 type Execute = (code: string, timeMs: number, signal: AbortSignal | undefined) => Promise<RunJsResult>
 
 function executorOf(options: RunnerOptions, env: RunEnv): Execute {
   const { executor } = options
-  if (!executor) return (code, timeMs, signal) => runProgram(timeMs === env.limits.timeMs ? env : { ...env, limits: { ...env.limits, timeMs } }, code, signal)
+  if (!executor) return (code, timeMs, signal) => runProgram(env, code, signal, timeMs)
   if (typeof executor.execute !== 'function') throw new TypeError('run_js: options.executor must have an execute(job) method')
   // Both are functions of this thread; the executor's side has its own.
   if (options.engine) throw new TypeError('run_js: options.engine cannot be combined with an executor (it runs programs in another thread with its own engine)')
   if (typeof options.typescript === 'function') throw new TypeError('run_js: a custom typescript loader cannot be combined with an executor (it loads ts-blank-space itself); leave it unset or pass false')
-  const tools = options.tools ?? {}
+  const toolIds = [...env.tools.keys()]
   return async (code, timeMs, signal) => {
     // Nothing that is not a string crosses; the in-thread path answers it without starting anything.
     if (typeof code !== 'string') return runProgram(env, code, signal)
+    // The workspace and the tools stay here: the executor calls them through the job until it settles.
+    const host = new HostCalls(env.vfs, env.tools)
+    const job: RunJsJob = {
+      code,
+      limits: env.limits,
+      timeLeftMs: timeMs,
+      vfs: env.vfs,
+      toolIds,
+      archiveDir: env.archiveDir,
+      typescript: options.typescript !== false,
+      signal,
+      call: (kind, name, args) => host.call(kind, name, args),
+    }
     try {
-      return await executor.execute({ code, limits: { ...env.limits, timeMs }, vfs: env.vfs, tools, archiveDir: env.archiveDir, typescript: options.typescript !== false, signal })
+      return await executor.execute(job)
     } catch (error) {
       return failure({ name: 'InternalError', message: `run_js: the executor failed: ${(error as Error)?.message ?? String(error)}` })
+    } finally {
+      host.end()
     }
   }
 }
 
 export { sanitizeToolId } from './tools.js'
+// For executors (RunJsExecutor): what a pool of threads, workers or processes needs from the core, so
+// it can import the core by name instead of carrying a copy of its parts.
+export { HOST_VFS_METHODS, type HostCallAnswer, type HostVfsMethod } from './host-calls.js'
+export { RunQueue, runQueued, noteWait as noteQueueWait, resolveCount as resolveRunJsCount, DEFAULT_MAX_QUEUED, type Slot as RunQueueSlot } from './run-queue.js'
+export { abortError as runJsAbortError } from './result.js'
 export { InstancePool } from './pool.js'
 export { resolveLimits } from './limits.js'
 export { variantEngine, defaultEngine, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions } from './engine.js'

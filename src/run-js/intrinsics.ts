@@ -18,15 +18,16 @@ type Captured = `${Owner}.${(typeof CAPTURED)[Owner][number]}` | Owner | 'Uint8A
 
 /**
  * Guest-side helpers, compiled only when a run first needs one (most runs never do): strict JSON for
- * values leaving the guest, console formatting, and bytes. They reach built-ins only through the
+ * values leaving the guest (QuickJS's bare "circular reference" is reworded to say what and at which
+ * key, the last one the replacer saw), console formatting, and bytes. They reach built-ins only through the
  * captured arguments, never through the guest's global.
  */
 const HELPER_SOURCE = `(function(S,gp,OP,AP,TE,E,U,AB){'use strict';
 function bad(w,f,k){return new TE(w+' is not JSON-serializable: found '+f+(k===''?'':' (at '+S(k)+')'))}
-function json(v,w){return S(v,function(k,x){const t=typeof x;
+function json(v,w){let at='';try{return S(v,function(k,x){at=k;const t=typeof x;
 if(t==='function'||t==='symbol'||t==='bigint')throw bad(w,'a '+t,k);
 if(t==='object'&&x!==null){const p=gp(x);if(p!==OP&&p!==AP&&p!==null){let c;try{c=x.constructor&&x.constructor.name}catch(e){}throw bad(w,typeof c==='string'&&c?'a '+c:'an object with a custom prototype',k)}}
-return x})}
+return x})}catch(e){if(e instanceof TE&&e.message==='circular reference')throw bad(w,'a circular reference',at);throw e}}
 function show(v){if(typeof v==='string')return v;try{if(v instanceof E)return v.name+': '+v.message}catch(e){}
 try{const s=S(v);if(s!==undefined)return s}catch(e){}try{return ''+v}catch(e){return '[unprintable]'}}
 function bytes(d){if(d instanceof AB)return new U(d);return new U(d.buffer,d.byteOffset,d.byteLength)}

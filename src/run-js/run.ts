@@ -4,7 +4,7 @@ import { toGuestError } from './bridge.js'
 import { RunClock, type Stop } from './clock.js'
 import { parseBoundedJson } from './host-json.js'
 import type { InstancePool } from './pool.js'
-import { ABORT, failure, preview, TIMEOUT, utf8Length } from './result.js'
+import { abortError, failure, preview, TIMEOUT, utf8Length } from './result.js'
 import { Session, UNDEFINED_RESULT, type EngineEnv } from './session.js'
 import { explainNotStripped, stripTypes, type TypeScriptLoader } from './typescript.js'
 import type { RunJsError, RunJsResult } from './types.js'
@@ -24,9 +24,10 @@ function wrap(code: string): string {
 /**
  * One run, start to end: checks, a pooled instance, one clock, the engine (compile, execute), and
  * around it what is not the engine's job: TypeScript loading, archiving the script and a large
- * result, shaping the result. Never throws.
+ * result, shaping the result. `timeMs` is the time the run has (less than its limit when it waited
+ * for a slot); a timeout is still reported as the limit. Never throws.
  */
-export async function runProgram(env: RunEnv, code: string, signal: AbortSignal | undefined): Promise<RunJsResult> {
+export async function runProgram(env: RunEnv, code: string, signal: AbortSignal | undefined, timeMs = env.limits.timeMs): Promise<RunJsResult> {
   if (typeof code !== 'string') return failure({ name: 'TypeError', message: `the program must be a string, got ${typeof code}` })
   const tooLarge = programTooLarge(code, env.limits.programBytes)
   if (tooLarge) return failure(tooLarge)
@@ -38,7 +39,7 @@ export async function runProgram(env: RunEnv, code: string, signal: AbortSignal 
   } catch (error) {
     return failure({ name: 'InternalError', message: `QuickJS could not start: ${toGuestError(error).message}` })
   }
-  const clock = new RunClock(env.limits, signal)
+  const clock = new RunClock({ timeMs, interruptBudget: env.limits.interruptBudget }, signal)
   let session: Session
   try {
     session = new Session(env, instance, clock)
@@ -198,12 +199,6 @@ function isHostStackOverflow(error: unknown): boolean {
 function describeHostError(error: unknown): string {
   const e = toGuestError(error)
   return e.name && e.name !== 'Error' ? `${e.name}: ${e.message}` : error instanceof Error ? `Error: ${e.message}` : e.message
-}
-
-function abortError(signal: AbortSignal | undefined): RunJsError {
-  const reason = signal?.reason
-  const why = reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : ''
-  return { name: ABORT, message: `run_js was aborted${why}` }
 }
 
 /** What {@link runInSession}'s `until` resolves to when the clock stopped first. */

@@ -1,5 +1,6 @@
 import type { Vfs } from '../vfs/types.js'
 import type { QuickJsEngine } from './engine.js'
+import type { HostCallAnswer } from './host-calls.js'
 import type { TypeScriptLoader } from './typescript.js'
 
 /**
@@ -101,26 +102,43 @@ export interface RunJsOptions {
 
 /**
  * Runs programs somewhere other than the calling thread (see `workerThreads` in
- * `agent-vfs/run-js/node`). The runner has already queued the run and resolved its options.
+ * `agent-vfs/run-js/node`). The runner has already queued the run and resolved its options; the
+ * workspace and the tools stay with the runner, and the executor reaches them through
+ * {@link RunJsJob.call}.
  */
 export interface RunJsExecutor {
   /** Runs one program. Resolves with the same result an in-thread run gives; never rejects. */
   execute(job: RunJsJob): Promise<RunJsResult>
 }
 
-/** One program for a {@link RunJsExecutor}. */
+/** One program for a {@link RunJsExecutor}. Everything but `vfs`, `signal` and `call` is plain data. */
 export interface RunJsJob {
   code: string
-  /** Every limit resolved; `timeMs` is what is left of the run's deadline after it waited for a slot. */
+  /** Every limit resolved, as configured: a timeout is reported as `limits.timeMs`. */
   limits: Readonly<Required<RunJsLimits>>
-  /** The workspace, called from wherever the program runs. */
+  /** What is left of `limits.timeMs` after the run waited for a slot: the program's own deadline. */
+  timeLeftMs: number
+  /**
+   * The workspace, only to tell workspaces apart (one id per workspace keeps the archive's numbering);
+   * its methods are called through {@link call}. Absent: the program gets no `vfs`.
+   */
   vfs?: Vfs
-  tools: Readonly<Record<string, RunJsTool>>
+  /** Tool ids the program gets (as `external_<sanitizeToolId(id)>`); they are called through {@link call}. */
+  toolIds: readonly string[]
   /** Where to archive the program; undefined archives nothing. */
   archiveDir?: string
   /** Whether programs that are not JavaScript may be stripped of TypeScript. */
   typescript: boolean
+  /** The caller's signal: on abort, stop the program (its result is then `AbortError`). */
   signal?: AbortSignal
+  /**
+   * Does a file operation (`kind` 'vfs', `name` one of `HOST_VFS_METHODS`, `args` as the `Vfs` method
+   * takes them; a search's `signal` is supplied here) or a tool call (`kind` 'tool', `name` the tool
+   * id, `args` `[input]`; the answer's value is the tool's JSON text, '' for undefined) for the
+   * program, with the checks of an in-thread run. Never rejects; the answer is structured-cloneable
+   * data. Calls made after `execute` settled are refused.
+   */
+  call(kind: 'vfs' | 'tool', name: string, args: unknown[]): Promise<HostCallAnswer>
 }
 
 /** Options of one `run`. */

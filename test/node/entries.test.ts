@@ -63,6 +63,16 @@ describe('one core, many entries (dist/)', () => {
     expect(read(files['./run-js/typescript'])).not.toMatch(/from\s*["']agent-vfs/)
   })
 
+  it('exactly one file carries its own core: the worker-thread script, which runs in its own isolate', () => {
+    // A worker thread cannot share the app's core (another isolate, other objects), so the script it
+    // starts (scripts/build.mjs `isolate: true`) bundles one; nothing of the app ever meets its classes.
+    const worker = read('run-js-node-worker.js')
+    expect(bundleImports(worker).filter((s) => s === 'agent-vfs' || s.startsWith('agent-vfs/'))).toEqual([])
+    expect(modulesIn(worker)).toContain('src/run-js/run.ts')
+    const build = readFileSync(`${root}scripts/build.mjs`, 'utf8')
+    expect([...build.matchAll(/out: '([\w-]+)', isolate: true/g)].map((m) => m[1])).toEqual(['run-js-node-worker'])
+  })
+
   it('a file-only import does not load zod: the core imports no zod, zod is a semver range', () => {
     expect(bundleImports(read(files['.'])).filter((s) => s === 'zod' || s.startsWith('zod/'))).toEqual([])
     expect(bundleImports(read(files['./agent']))).toContain('zod')

@@ -7,7 +7,7 @@ import {
   DirectoryNotFoundError, NotDirectoryError, UnsupportedGrepPatternError, Workspace, createWorkspaceTools,
 } from '@mastra/core/workspace'
 import { describe, expect, it } from 'vitest'
-import { memoryStore, openVfs, variantEngine, type QuickJsEngine } from '../../src/index.js'
+import { MAX_GREP_CONTEXT, MAX_GREP_MATCHES, memoryStore, openVfs, variantEngine, type QuickJsEngine } from '../../src/index.js'
 import { QuickJsCodeModeTransport, VfsFilesystem } from '../../src/mastra/index.js'
 
 /** What `tool.execute` needs outside an agent. */
@@ -67,7 +67,7 @@ describe('QuickJsCodeModeTransport: Mastra transport contract', () => {
       toolIds: ['t'],
       dispatch: async () => void dispatched++,
     })
-    expect(arg.result).toBe('the argument of tool is not JSON-serializable: found a circular reference (at "back")')
+    expect(arg.result).toBe('the input of external_t is not JSON-serializable: found a circular reference (at "back")')
     expect(dispatched).toBe(0)
     const fn = await run(transport, `return { f() {} }`)
     expect(fn.error?.message).toMatch(/the result is not JSON-serializable: found a function \(at "f"\)/)
@@ -188,8 +188,11 @@ describe('VfsFilesystem: Mastra filesystem contract', () => {
     // Sizes a model chooses are capped.
     await vfs.writeFile('/big/many.txt', 'hit\n'.repeat(12_000))
     const many = await fs.grep({ pattern: 'hit', path: '/big', caseSensitive: true, includeHidden: false, contextLines: 1e9, maxTotalMatches: 1e9 })
-    expect(many[0]!.matches).toHaveLength(10_000)
-    expect(many[0]!.matches[5000]!.before).toHaveLength(100)
+    expect(many[0]!.matches).toHaveLength(MAX_GREP_MATCHES)
+    expect(many[0]!.matches[5000]!.before).toHaveLength(MAX_GREP_CONTEXT)
+    expect(await fs.grep({ pattern: 'hit', path: '/big', caseSensitive: true, includeHidden: false, contextLines: 2.5, maxCountPerFile: 1.5, maxTotalMatches: 3.7 })).toEqual([
+      { path: 'many.txt', matches: [{ line: 1, column: 0, text: 'hit', before: [], after: ['hit', 'hit'] }] },
+    ])
     // File names with glob characters are searched as themselves, not as patterns.
     for (const name of ['a[1].txt', 'a1.txt', '[slug]/page.tsx', 's/page.tsx', '{x,y}.md', 'x.md', 'q?.md', 'qa.md', 'st*r.md', 'b]c.md']) await vfs.writeFile(`/odd/${name}`, `TODO ${name}`)
     const odd = await fs.grep({ pattern: 'TODO', path: '/odd', caseSensitive: true, includeHidden: false })

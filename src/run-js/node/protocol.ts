@@ -4,18 +4,10 @@
  * workspace and the tools stay in the host thread: the worker asks for every file operation and tool
  * call, and the host answers only while the run that asked is still running.
  */
-import type { RunJsLimits, RunJsResult } from '../types.js'
-
-/** The methods of a workspace a worker may call on the host (what the bridge and the archive use, and no more). */
-export const FORWARDED_VFS_METHODS = ['readFile', 'writeFile', 'readdir', 'stat', 'exists', 'rmdir', 'deleteFile', 'glob', 'grep'] as const
-export type ForwardedVfsMethod = (typeof FORWARDED_VFS_METHODS)[number]
+import type { HostCallAnswer, RunJsLimits, RunJsResult } from 'agent-vfs'
 
 /** An error as it crosses: what the guest may see of it. */
-export interface WireError {
-  name: string
-  message: string
-  code?: string
-}
+export type WireError = Extract<HostCallAnswer, { ok: false }>['error']
 
 /** Host → worker: run one program. */
 export interface RunMessage {
@@ -23,6 +15,8 @@ export interface RunMessage {
   run: number
   code: string
   limits: Required<RunJsLimits>
+  /** What is left of `limits.timeMs` (the run waited for a slot). */
+  timeLeftMs: number
   /** The workspace's id in this pool (stable, so the worker keeps one stand-in per workspace), or absent. */
   vfs?: number
   /** Tool ids the guest gets. */
@@ -39,7 +33,7 @@ export interface AbortMessage {
 }
 
 /** Host → worker: the answer to a call. */
-export type AnswerMessage = { type: 'answer'; call: number; ok: true; value: unknown } | { type: 'answer'; call: number; ok: false; error: WireError }
+export type AnswerMessage = { type: 'answer'; call: number } & HostCallAnswer
 
 export type ToWorker = RunMessage | AbortMessage | AnswerMessage
 

@@ -1,9 +1,7 @@
 import { availableParallelism } from 'node:os'
 import { Worker, type ResourceLimits } from 'node:worker_threads'
-import { abortError, failure, TIMEOUT } from '../result.js'
-import { DEFAULT_MAX_QUEUED, noteWait, resolveCount, RunQueue, runQueued } from '../run-queue.js'
-import type { RunJsError, RunJsExecutor, RunJsJob, RunJsResult } from '../types.js'
-import { HostCalls } from './host-calls.js'
+// The core by name only (one VfsError, one queue implementation): this file is the host side.
+import { DEFAULT_MAX_QUEUED, noteQueueWait, resolveRunJsCount, RunQueue, runJsAbortError, runQueued, type RunJsError, type RunJsExecutor, type RunJsJob, type RunJsResult } from 'agent-vfs'
 import type { AbortMessage, FromWorker, RunMessage, ToWorker } from './protocol.js'
 
 /** Options of {@link workerThreads}. */
@@ -79,7 +77,8 @@ interface Thread {
 
 interface ActiveRun {
   id: number
-  calls: HostCalls
+  /** Answers the thread's file operations and tool calls (the runner's, from the job). */
+  call: RunJsJob['call']
   finish(result: RunJsResult): void
 }
 
@@ -97,27 +96,27 @@ class WorkerPool implements WorkerThreadsExecutor {
   private closed = false
 
   constructor(private readonly options: WorkerThreadsOptions) {
-    this.size = resolveCount(options.size, Math.max(1, Math.min(8, availableParallelism())), 'workerThreads size')
+    this.size = resolveRunJsCount(options.size, Math.max(1, Math.min(8, availableParallelism())), 'workerThreads size')
     if (this.size === Infinity) throw new RangeError('run_js: workerThreads size must be finite')
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS
     if (!Number.isFinite(this.graceMs) || this.graceMs < 0) throw new RangeError(`run_js: workerThreads graceMs must be a non-negative number, got ${String(options.graceMs)}`)
-    this.slots = new RunQueue(this.size, resolveCount(options.maxQueued, DEFAULT_MAX_QUEUED, 'workerThreads maxQueued'), `a worker thread (pool of ${this.size})`)
+    this.slots = new RunQueue(this.size, resolveRunJsCount(options.maxQueued, DEFAULT_MAX_QUEUED, 'workerThreads maxQueued'), `a worker thread (pool of ${this.size})`)
   }
 
   execute(job: RunJsJob): Promise<RunJsResult> {
-    if (this.closed) return Promise.resolve(failure(closedError()))
-    return runQueued(this.slots, job.limits.timeMs, job.signal, async (timeMs) => {
+    if (this.closed) return Promise.resolve(failed(closedError()))
+    return runQueued(this.slots, job.timeLeftMs, job.signal, async (timeMs) => {
       const startedAt = performance.now()
       const thread = await this.takeThread(startedAt + timeMs, job.signal)
-      if ('name' in thread) return failure(thread)
+      if ('name' in thread) return failed(thread)
       const waited = performance.now() - startedAt
       const left = Math.floor(timeMs - waited)
       if (left <= 0) {
         this.giveBack(thread)
-        return failure({ name: TIMEOUT, message: `run_js timed out after waiting ${Math.round(waited)} ms for a worker thread to start; the program never ran` })
+        return failed({ name: 'TimeoutError', message: `run_js timed out after waiting ${Math.round(waited)} ms for a worker thread to start; the program never ran` })
       }
       const result = await this.runOn(thread, job, left)
-      noteWait(result.error, waited, 'a worker thread to start')
+      noteQueueWait(result.error, waited, 'a worker thread to start')
       return result
     })
   }
@@ -141,7 +140,7 @@ class WorkerPool implements WorkerThreadsExecutor {
     await Promise.all(
       threads.map((t) => {
         t.dead = true
-        t.current?.finish(failure(closedError()))
+        t.current?.finish(failed(closedError()))
         return t.worker.terminate().catch(() => {})
       }),
     )
@@ -161,8 +160,8 @@ class WorkerPool implements WorkerThreadsExecutor {
     const outcome = await Promise.race([
       thread.ready,
       new Promise<RunJsError>((resolve) => {
-        timer = setTimeout(() => resolve({ name: TIMEOUT, message: 'run_js timed out waiting for a worker thread to start; the program never ran' }), Math.max(0, deadline - performance.now()))
-        onAbort = () => resolve(abortError(signal))
+        timer = setTimeout(() => resolve({ name: 'TimeoutError', message: 'run_js timed out waiting for a worker thread to start; the program never ran' }), Math.max(0, deadline - performance.now()))
+        onAbort = () => resolve(runJsAbortError(signal))
         if (signal?.aborted) onAbort()
         else signal?.addEventListener('abort', onAbort, { once: true })
       }),
@@ -200,7 +199,7 @@ class WorkerPool implements WorkerThreadsExecutor {
       if (message.type === 'call') {
         // A call of a run that has ended (or of no run) is refused; nothing touches the workspace.
         if (current?.id !== message.run) return this.post(thread, { type: 'answer', call: message.call, ok: false, error: { name: 'Error', message: 'the run has ended' } })
-        void current.calls.answer(message).then((answer) => this.post(thread, answer))
+        void current.call(message.kind, message.name, message.args).then((answer) => this.post(thread, { type: 'answer', call: message.call, ...answer }))
       }
     })
     const died = (why: string) => {
@@ -208,7 +207,7 @@ class WorkerPool implements WorkerThreadsExecutor {
       ready(false)
       if (thread.dead) return
       this.retire(thread)
-      thread.current?.finish(failure({ name: 'InternalError', message: `run_js: the worker thread ${why}; it was replaced` }))
+      thread.current?.finish(failed({ name: 'InternalError', message: `run_js: the worker thread ${why}; it was replaced` }))
     }
     worker.on('error', (error: Error) => died(`failed (${error?.message ?? String(error)})`))
     worker.on('exit', (code: number) => died(`exited with code ${code}`))
@@ -229,7 +228,6 @@ class WorkerPool implements WorkerThreadsExecutor {
 
   private runOn(thread: Thread, job: RunJsJob, timeMs: number): Promise<RunJsResult> {
     const id = ++this.nextRunId
-    const calls = new HostCalls(job)
     const signal = job.signal
     return new Promise<RunJsResult>((resolve) => {
       let backstop: ReturnType<typeof setTimeout> | undefined
@@ -237,18 +235,17 @@ class WorkerPool implements WorkerThreadsExecutor {
       const onAbort = () => {
         this.post(thread, { type: 'abort', run: id, reason: wireReason(signal?.reason) } satisfies AbortMessage)
         // A synchronous loop in the thread cannot read the message: stop it from here.
-        abortBackstop = setTimeout(() => this.kill(thread, abortError(signal)), this.graceMs)
+        abortBackstop = setTimeout(() => this.kill(thread, runJsAbortError(signal)), this.graceMs)
       }
       thread.current = {
         id,
-        calls,
+        call: job.call,
         finish: (result) => {
           if (thread.current?.id !== id) return
           thread.current = undefined
           clearTimeout(backstop)
           clearTimeout(abortBackstop)
           signal?.removeEventListener('abort', onAbort)
-          calls.end()
           this.giveBack(thread)
           resolve(result)
         },
@@ -258,14 +255,15 @@ class WorkerPool implements WorkerThreadsExecutor {
         type: 'run',
         run: id,
         code: job.code,
-        limits: { ...job.limits, timeMs },
+        limits: { ...job.limits },
+        timeLeftMs: timeMs,
         vfs: job.vfs ? this.vfsId(job.vfs) : undefined,
-        tools: Object.keys(job.tools),
+        tools: [...job.toolIds],
         archiveDir: job.archiveDir ?? false,
         typescript: job.typescript,
       }
       this.post(thread, message)
-      backstop = setTimeout(() => this.kill(thread, { name: TIMEOUT, message: `run_js timed out after ${timeMs} ms (the worker thread did not stop in time and was replaced)` }), timeMs + this.graceMs)
+      backstop = setTimeout(() => this.kill(thread, { name: 'TimeoutError', message: `run_js timed out after ${job.limits.timeMs} ms (the worker thread did not stop in time and was replaced)` }), timeMs + this.graceMs)
       if (signal?.aborted) onAbort()
       else signal?.addEventListener('abort', onAbort, { once: true })
     })
@@ -276,7 +274,7 @@ class WorkerPool implements WorkerThreadsExecutor {
     const current = thread.current
     this.retire(thread)
     void thread.worker.terminate().catch(() => {})
-    current?.finish(failure(error))
+    current?.finish(failed(error))
   }
 
   private retire(thread: Thread): void {
@@ -293,6 +291,10 @@ class WorkerPool implements WorkerThreadsExecutor {
     if (id === undefined) this.vfsIds.set(vfs, (id = ++this.nextVfsId))
     return id
   }
+}
+
+function failed(error: RunJsError): RunJsResult {
+  return { success: false, logs: [], error }
 }
 
 function closedError(): RunJsError {

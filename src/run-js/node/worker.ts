@@ -5,10 +5,14 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { parentPort } from 'node:worker_threads'
-import { createRunner, DEFAULT_LIMITS, defaultEngine, InstancePool } from '../index.js'
+// Relative imports on purpose: this script runs in its own isolate, where the host's core is not
+// reachable, so it is built with its own copy of the core (scripts/build.mjs, `isolate: true`).
+import { HOST_VFS_METHODS } from '../host-calls.js'
+import { createRunner, DEFAULT_LIMITS, defaultEngine, InstancePool, runnerEnv } from '../index.js'
+import { runProgram } from '../run.js'
 import type { RunJsToolFunction } from '../types.js'
 import type { Vfs } from '../../vfs/types.js'
-import { FORWARDED_VFS_METHODS, type AnswerMessage, type CallMessage, type FromWorker, type RunMessage, type ToWorker, type WireError } from './protocol.js'
+import type { AnswerMessage, CallMessage, FromWorker, RunMessage, ToWorker, WireError } from './protocol.js'
 
 if (!parentPort) throw new Error('agent-vfs run_js worker: this file runs only as a worker thread (see workerThreads())')
 const port = parentPort
@@ -42,11 +46,19 @@ function standInFor(id: number): Vfs {
     return vfs
   }
   const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {}
-  for (const name of FORWARDED_VFS_METHODS) methods[name] = (...args) => ask(currentRun.getStore(), 'vfs', name, args)
+  for (const name of HOST_VFS_METHODS) methods[name] = (...args) => ask(currentRun.getStore(), 'vfs', name, withoutSignal(args))
   vfs = methods as unknown as Vfs
   standIns.set(id, vfs)
   if (standIns.size > MAX_STAND_INS) standIns.delete(standIns.keys().next().value!)
   return vfs
+}
+
+/** A search's options without its signal, which cannot cross; the host supplies its own for the run. */
+function withoutSignal(args: unknown[]): unknown[] {
+  const options = args[1]
+  if (options === null || typeof options !== 'object' || !('signal' in options)) return args
+  const { signal: _, ...rest } = options as Record<string, unknown>
+  return [args[0], rest, ...args.slice(2)]
 }
 
 function ask(run: number | undefined, kind: CallMessage['kind'], name: string, args: unknown[]): Promise<unknown> {
@@ -94,16 +106,16 @@ async function run(message: RunMessage): Promise<void> {
     }
   }
   try {
-    const runner = createRunner({
+    const env = runnerEnv({
       vfs: message.vfs === undefined ? undefined : standInFor(message.vfs),
       tools,
       limits: message.limits,
       archiveDir: message.archiveDir,
       typescript: message.typescript ? undefined : false,
       pool: poolFor(message.limits.memoryBytes),
-      concurrency: Infinity,
     })
-    const result = await currentRun.run(message.run, () => runner.run(message.code, { signal: controller.signal }))
+    // The host queued the run: it gets what is left of its time, and a timeout still names its limit.
+    const result = await currentRun.run(message.run, () => runProgram(env, message.code, controller.signal, message.timeLeftMs))
     send({ type: 'done', run: message.run, result })
   } catch (error) {
     send({ type: 'done', run: message.run, result: { success: false, logs: [], error: { name: 'InternalError', message: `run_js worker failed: ${(error as Error)?.message ?? String(error)}` } } })
