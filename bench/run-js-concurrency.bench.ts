@@ -20,13 +20,14 @@ import { fileURLToPath } from 'node:url'
 import { createRunJs, memoryStore, openVfs, type RunJsOptions, type Vfs } from '../src/index.js'
 import { workerThreads, type WorkerThreadsExecutor } from '../src/run-js/node/index.js'
 import { MEMORY_BOMBS } from '../test/run-js/bombs.js'
-import { Results, smoke, wanted, type Measurement } from './harness.js'
+import { Results, size, smoke, wanted, type Measurement } from './harness.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const results = new Results('run-js-concurrency.json')
 const recorded: Measurement[] = []
 const BASELINE = 'in-thread runner, no concurrency limit'
-const RUNS = 50
+// Smoke mode: a few runs, enough to exercise every configuration.
+const RUNS = size(50, 6)
 const NORMAL = (i: number) => `const t = await vfs.read('/in.txt'); let s = 0; for (let i = 0; i < 10000; i++) s += i; await vfs.write('/out/${i}.txt', String(s)); return t.length + s`
 const EXPECTED = 5 + 49995000
 
@@ -127,9 +128,9 @@ function writeTable() {
   writeFileSync(join(root, 'bench', 'results', 'run-js-concurrency.md'), lines.join('\n'))
 }
 
-const size = process.env.RUNJS_THREADS ? Number(process.env.RUNJS_THREADS) : undefined
+const threadCount = process.env.RUNJS_THREADS ? Number(process.env.RUNJS_THREADS) : undefined
 // From source, threads start through the tsx shim; the published package needs no workerUrl.
-const threads = workerThreads({ size, workerUrl: new URL('../test/run-js/worker-thread-dev.mjs', import.meta.url) })
+const threads = workerThreads({ size: threadCount, workerUrl: new URL('../test/run-js/worker-thread-dev.mjs', import.meta.url) })
 if (wanted('runjs.concurrency')) await threads.warm()
 try {
   await scenario('bombs', threads)

@@ -19,7 +19,7 @@ const hints: Record<VfsErrorCode, string> = {
   ENOTDIR: 'a parent of the path is a file, not a directory',
   ENOTEMPTY: 'pass { recursive: true } to remove the directory with its contents',
   EACCES: 'use a path under one of the allowed roots; read-only roots cannot change',
-  EINVAL: 'use an absolute POSIX path such as /work/notes.md',
+  EINVAL: 'fix the argument as the message says (a path is absolute POSIX, such as /work/notes.md)',
   ECONFLICT: 'another writer changed this scope; call refresh() and retry',
   EQUOTA: 'delete files or raise the scope quota',
   ECLOSED: 'open the workspace again with openVfs()',
