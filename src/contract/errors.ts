@@ -37,8 +37,9 @@ export class VfsError extends Error {
   /** The message without code, path and hint, for re-raising the error about another path. */
   readonly detail: string
 
-  constructor(code: VfsErrorCode, path: string | undefined, detail: string, options?: { cause?: unknown }) {
-    super(`${code}: ${detail}${path === undefined ? '' : ` (${JSON.stringify(path)})`}: ${hints[code]}`, options)
+  /** `options.hint` replaces the code's usual advice when the caller knows better what to do. */
+  constructor(code: VfsErrorCode, path: string | undefined, detail: string, options?: { cause?: unknown; hint?: string }) {
+    super(`${code}: ${detail}${path === undefined ? '' : ` (${JSON.stringify(path)})`}: ${options?.hint ?? hints[code]}`, options?.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
     this.path = path
     this.detail = detail

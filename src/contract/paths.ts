@@ -4,6 +4,11 @@ import { VfsError } from './errors.js'
 export const MAX_PATH_LENGTH = 4096
 export const MAX_NAME_LENGTH = 255
 
+/** A refused path: the advice is about paths, whatever else EINVAL may be about. */
+function badPath(path: string, detail: string): VfsError {
+  return new VfsError('EINVAL', path, detail, { hint: 'use an absolute POSIX path such as /work/notes.md' })
+}
+
 // A path that is already normal: absolute, no empty, '.' or '..' segments, no trailing slash, no
 // backslash and none of the refused characters below (surrogates too: paths with emoji take the
 // slow path, which tells pairs from lone halves). Most calls hit this and skip the slow path.
@@ -31,23 +36,23 @@ const REFUSED: Array<[RegExp, string]> = [
  * are refused with EINVAL before anything happens.
  */
 export function normalizePath(input: unknown): string {
-  if (typeof input !== 'string') throw new VfsError('EINVAL', String(input), 'a path must be a string')
+  if (typeof input !== 'string') throw badPath(String(input), 'a path must be a string')
   if (input.length <= MAX_NAME_LENGTH && NORMAL.test(input)) return input
-  if (input === '') throw new VfsError('EINVAL', input, 'the path is empty')
-  if (input.length > MAX_PATH_LENGTH) throw new VfsError('EINVAL', input.slice(0, 64) + '…', `the path is longer than ${MAX_PATH_LENGTH} characters`)
-  if (input.includes('\\')) throw new VfsError('EINVAL', input, 'backslashes are not path separators here')
+  if (input === '') throw badPath(input, 'the path is empty')
+  if (input.length > MAX_PATH_LENGTH) throw badPath(input.slice(0, 64) + '…', `the path is longer than ${MAX_PATH_LENGTH} characters`)
+  if (input.includes('\\')) throw badPath(input, 'backslashes are not path separators here')
   for (const [pattern, what] of REFUSED) {
     const found = pattern.exec(input)
     if (found) {
       const code = 'U+' + found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')
-      throw new VfsError('EINVAL', input, `the path contains ${what} (${code} at index ${found.index})`)
+      throw badPath(input, `the path contains ${what} (${code} at index ${found.index})`)
     }
   }
   const names: string[] = []
   for (const name of input.split('/')) {
     if (name === '' || name === '.') continue
-    if (name === '..') throw new VfsError('EINVAL', input, "'..' is not allowed in workspace paths")
-    if (name.length > MAX_NAME_LENGTH) throw new VfsError('EINVAL', input, `a name is longer than ${MAX_NAME_LENGTH} characters`)
+    if (name === '..') throw badPath(input, "'..' is not allowed in workspace paths")
+    if (name.length > MAX_NAME_LENGTH) throw badPath(input, `a name is longer than ${MAX_NAME_LENGTH} characters`)
     names.push(name)
   }
   return '/' + names.join('/')
