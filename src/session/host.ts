@@ -13,7 +13,7 @@ import { observeLog, type ObserveOptions } from './observe.js'
 import { deleteRecord, loadRecords, putJson, updateRecords, versionOf } from './records.js'
 import { SEGMENT_EVENTS, newSessionId, scopeNames, segmentOf } from './scopes.js'
 import { combineSignals, localSignals, type SessionSignals } from './signals.js'
-import type { AgentProfile, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
+import type { AgentProfile, EventLine, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
 import { UPLOAD_ROOTS, pruneRunArchives } from './workspace.js'
 import type { Lease } from './leases.js'
 
@@ -87,6 +87,8 @@ export interface SessionHost {
   execution(sessionId: string, executionId: string): Promise<{ record: ExecutionRecord; events: ExecutionEvent[] }>
   /** Stored events with `seq > after`. */
   events(sessionId: string, options?: { after?: number; limit?: number }): Promise<SessionEvent[]>
+  /** The same events as {@link SessionHost.events}, as their stored JSON text: what a catch-up serves without parsing them. */
+  eventLines(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventLine[]>
   /** Events after `after`, stored then live; see {@link ObserveOptions}. */
   observe(sessionId: string, options?: ObserveOptions): AsyncIterable<SessionEvent | Heartbeat>
   /** The session's workspace, fresh from the store. Write through {@link SessionHost.writeFiles}. */
@@ -363,10 +365,12 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       return { record, events: await readEvents(ws, executionId) }
     },
 
-    async events(sessionId, { after = 0, limit = 1000 } = {}) {
-      const meta = await ctx.require(sessionId)
-      const hint = meta.hint ?? { segment: 0, first: 0 }
-      return ctx.log(sessionId).read(Math.max(0, Math.floor(Number(after) || 0)), Math.min(1000, Math.max(1, Math.floor(Number(limit) || 1000))), hint)
+    async events(sessionId, options) {
+      return (await host.eventLines(sessionId, options)).map((l) => JSON.parse(l.json) as SessionEvent)
+    },
+
+    async eventLines(sessionId, { after = 0, limit = 1000 } = {}) {
+      return ctx.eventLines(sessionId, Math.max(0, Math.floor(Number(after) || 0)), Math.min(1000, Math.max(1, Math.floor(Number(limit) || 1000))))
     },
 
     observe(sessionId, observeOptions = {}) {

@@ -43,6 +43,31 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     expect(mid.map((e) => e.seq)).toEqual([511, 512, 513, 514, 515].map((x) => x - 500 + SEGMENT_EVENTS))
   })
 
+  it('eventLines gives the same events as their stored JSON text, also for lines stored in another key order', async () => {
+    const store = await getStore()
+    const namespace = ns()
+    const host = createSessionHost({ store, agents: { appendix }, namespace })
+    const s = await host.create({ owner: 'o', profile: 'appendix' })
+    const log = new EventLog(store, namespace, s.id, () => {})
+    await Promise.all(Array.from({ length: SEGMENT_EVENTS + 20 }, (_, i) => log.append({ type: 'message', n: i, text: `m${i}\n"quoted"`, mode: 'follow-up' })))
+    // A batch written with `type` not first (as older hosts wrote lines) still reads with its type.
+    const seq = SEGMENT_EVENTS + 22
+    const odd = [{ seq, at: 1, status: 'idle', type: 'status' }, { seq: seq + 1, at: 1, type: 'status', status: 'running' }]
+    const data = new TextEncoder().encode(odd.map((e) => JSON.stringify(e) + '\n').join(''))
+    await store.commit(namespace, `events/${s.id}/1`, [{ op: 'put', path: `/${String(seq).padStart(12, '0')}.jsonl`, kind: 'file', data, mtime: 1, ctime: 1, expectedVersion: 0 }])
+    for (const [after, limit] of [[0, 1000], [SEGMENT_EVENTS - 3, 10], [SEGMENT_EVENTS + 15, 1000], [seq + 1, 5]]) {
+      const events = await host.events(s.id, { after, limit })
+      const lines = await host.eventLines(s.id, { after, limit })
+      expect(lines.map((l) => JSON.parse(l.json))).toEqual(events)
+      expect(lines.map((l) => [l.seq, l.type])).toEqual(events.map((e) => [e.seq, e.type]))
+      expect(events[0]?.seq ?? after + 1).toBe(after + 1)
+    }
+    expectContiguous(await host.events(s.id, { after: 0 }))
+    expect((await host.eventLines(s.id, { after: seq - 1 })).map((l) => [l.seq, l.type])).toEqual([[seq, 'status'], [seq + 1, 'status']])
+    await expect(host.eventLines('s' + '0'.repeat(32))).rejects.toMatchObject({ code: 'not-found' })
+    await expect(host.eventLines('../x')).rejects.toMatchObject({ code: 'not-found' })
+  })
+
   it('observe yields exactly the events after `after`, stored then live, while another host appends', async () => {
     const store = await getStore()
     const namespace = ns()
