@@ -32,7 +32,7 @@ import { EventLog } from '../src/session/event-log.js'
 import { createSessionApp, createSessionHost, mintToken, type AgentProfile, type SessionHost } from '../src/session/index.js'
 import { scopeNames } from '../src/session/scopes.js'
 import { listen, readSse } from '../test/session/http-client.js'
-import { compareMedian, Results, wanted } from './harness.js'
+import { compareMedian, Results, smoke, wanted } from './harness.js'
 
 const results = new Results('session.json')
 const SESSIONS = Number(process.env.SESSION_BENCH_SESSIONS ?? 100)
@@ -65,9 +65,18 @@ async function appendRate(store: VfsStore, sessions: number, events: number, gro
 }
 
 async function appendBench(name: string, store: VfsStore, sessions: number, events: number) {
-  const ours = await appendRate(store, sessions, events, true)
-  const baseline = await appendRate(store, sessions, events, false)
-  results.add({ name, unit: 'events/s', better: 'higher', ours, baseline, target: 'ratio >= 5', baselineLabel: 'one commit per event' })
+  // Round by round, ours then the baseline, after one warm-up of each (a fresh PGlite is slow at
+  // first: whichever ran first used to absorb it); the medians are compared.
+  const ours: number[] = []
+  const baseline: number[] = []
+  const rounds = smoke ? 1 : 3
+  for (let round = smoke ? 1 : 0; round <= rounds; round++) {
+    const o = await appendRate(store, sessions, events, true)
+    const b = await appendRate(store, sessions, events, false)
+    if (round > 0) (ours.push(o), baseline.push(b))
+  }
+  const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]
+  results.add({ name, unit: 'events/s', better: 'higher', ours: median(ours), baseline: median(baseline), target: 'ratio >= 5', baselineLabel: 'one commit per event' })
 }
 
 const pool = new pg.Pool({ connectionString: url, max: 10 })
