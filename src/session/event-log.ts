@@ -14,6 +14,12 @@ export const LOG_PATH = '/log.json'
 /** Full segments kept parsed per log. */
 const SEALED_CACHE = 8
 
+/** Segments loaded per round trip of a read: those of a largest page (10,000 events), so it takes one. */
+const SEGMENTS_PER_READ = 21
+
+/** A read stops adding segments once its page holds this much JSON text (it holds at least one event). */
+const PAGE_CHARS = 4 * 1024 * 1024
+
 /** Events per commit at most; a burst beyond it takes several commits. */
 const MAX_BATCH = 1000
 
@@ -88,7 +94,8 @@ export class EventLog {
   }
 
   /**
-   * Up to `limit` stored events with `seq > after`, in order, as their stored JSON text. Without a
+   * Up to `limit` stored events with `seq > after`, in order, as their stored JSON text; fewer
+   * (at least one, when there are any) once the page holds {@link PAGE_CHARS} of text. Without a
    * known hint, the meta scope loads in the same round trip as the first segments: `fromMeta`
    * (default: the stored hint) sees its records and gives the hint, or throws.
    */
@@ -97,9 +104,10 @@ export class EventLog {
     const fromMeta = typeof hint === 'function' ? hint : hintOf
     let segment = Math.max(after < 1 ? 0 : segmentOf(after + 1), known?.first ?? 0)
     const out: EventLine[] = []
+    let chars = 0
     for (;;) {
-      // The segments this page can span, loaded at once (one round trip on stores with loadMany).
-      const last = Math.max(segment, segmentOf(Math.max(1, after + limit)))
+      // The segments this page can span, up to SEGMENTS_PER_READ at once (one round trip on stores with loadMany).
+      const last = Math.min(segment + SEGMENTS_PER_READ - 1, Math.max(segment, segmentOf(Math.max(1, after + limit))))
       const { lines: loaded, meta } = await this.loadSegments(Array.from({ length: last - segment + 1 }, (_, i) => segment + i), known === undefined)
       if (known === undefined) {
         known = fromMeta(recordsOf(meta!))
@@ -115,9 +123,13 @@ export class EventLog {
           if (segment + i >= known.segment) return out.slice(0, limit)
           continue
         }
-        for (const e of events) if (e.seq > after) out.push(e)
+        for (const e of events) {
+          if (e.seq <= after) continue
+          out.push(e)
+          chars += e.json.length
+        }
       }
-      if (out.length >= limit) return out.slice(0, limit)
+      if (out.length >= limit || chars >= PAGE_CHARS) return out.slice(0, limit)
       segment = last + 1
     }
   }

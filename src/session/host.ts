@@ -87,7 +87,11 @@ export interface SessionHost {
   execution(sessionId: string, executionId: string): Promise<{ record: ExecutionRecord; events: ExecutionEvent[] }>
   /** Stored events with `seq > after`. */
   events(sessionId: string, options?: { after?: number; limit?: number }): Promise<SessionEvent[]>
-  /** The same events as {@link SessionHost.events}, as their stored JSON text: what a catch-up serves without parsing them. */
+  /**
+   * Stored events with `seq > after` as their stored JSON text: what a catch-up serves without
+   * parsing them. Pages of up to `limit` events (default 1,000, at most 10,000), ending early
+   * (with at least one event) once a page holds 4 MiB of text; ask again after the last `seq`.
+   */
   eventLines(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventLine[]>
   /** Events after `after`, stored then live; see {@link ObserveOptions}. */
   observe(sessionId: string, options?: ObserveOptions): AsyncIterable<SessionEvent | Heartbeat>
@@ -365,12 +369,13 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       return { record, events: await readEvents(ws, executionId) }
     },
 
-    async events(sessionId, options) {
-      return (await host.eventLines(sessionId, options)).map((l) => JSON.parse(l.json) as SessionEvent)
+    async events(sessionId, { after = 0, limit = 1000 } = {}) {
+      const lines = await ctx.eventLines(sessionId, pageAfter(after), pageLimit(limit, 1000))
+      return lines.map((l) => JSON.parse(l.json) as SessionEvent)
     },
 
     async eventLines(sessionId, { after = 0, limit = 1000 } = {}) {
-      return ctx.eventLines(sessionId, Math.max(0, Math.floor(Number(after) || 0)), Math.min(1000, Math.max(1, Math.floor(Number(limit) || 1000))))
+      return ctx.eventLines(sessionId, pageAfter(after), pageLimit(limit, 10_000))
     },
 
     observe(sessionId, observeOptions = {}) {
@@ -528,3 +533,8 @@ export function uploadPath(path: unknown): string {
 }
 
 export { SEGMENT_EVENTS }
+
+/** A page's `after`: a whole number >= 0 (anything else: 0). */
+const pageAfter = (after: unknown) => Math.max(0, Math.floor(Number(after) || 0))
+/** A page's `limit`: a whole number in 1 … max (anything else: 1,000). */
+const pageLimit = (limit: unknown, max: number) => Math.min(max, Math.max(1, Math.floor(Number(limit) || 1000)))

@@ -64,6 +64,11 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     }
     expectContiguous(await host.events(s.id, { after: 0 }))
     expect((await host.eventLines(s.id, { after: seq - 1 })).map((l) => [l.seq, l.type])).toEqual([[seq, 'status'], [seq + 1, 'status']])
+    // eventLines pages go up to 10,000 events; events pages stop at 1,000.
+    await Promise.all(Array.from({ length: 600 }, () => log.append({ type: 'status', status: 'idle' })))
+    const all = await host.eventLines(s.id, { limit: 5000 })
+    expect(all.map((l) => l.seq)).toEqual(Array.from({ length: seq + 601 }, (_, i) => i + 1))
+    expect(await host.events(s.id, { limit: 5000 })).toHaveLength(1000)
     await expect(host.eventLines('s' + '0'.repeat(32))).rejects.toMatchObject({ code: 'not-found' })
     await expect(host.eventLines('../x')).rejects.toMatchObject({ code: 'not-found' })
   })
