@@ -25,8 +25,7 @@ export function recordsOf(snapshot: ScopeSnapshot): RecordMap {
   for (const e of snapshot.entries) {
     if (e.kind !== 'file') continue
     const text = decoder.decode(e.data)
-    // JSON text holds no raw newline, so the lines joined by commas are one array: one parse, not one per line.
-    const value = e.path.endsWith('.jsonl') ? JSON.parse(`[${text.split('\n').filter((l) => l !== '').join(',')}]`) : JSON.parse(text)
+    const value = e.path.endsWith('.jsonl') ? text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)) : JSON.parse(text)
     out.set(e.path, { value, version: e.version })
   }
   return out
