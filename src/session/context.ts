@@ -15,6 +15,12 @@ export { SESSION_PATH }
 export const ABORT_PATH = '/abort.json'
 /** A durable request to resume an interrupted execution. */
 export const RESUME_PATH = '/resume.json'
+/**
+ * Written first by a delete, before it removes anything: a host running the session that sees it
+ * (or no session) once its run stops removes what its run wrote, so a write racing the delete's
+ * removals cannot outlive it.
+ */
+export const DELETING_PATH = '/deleting.json'
 
 /** What the meta scope of a session holds. */
 export interface SessionMeta {
@@ -24,6 +30,8 @@ export interface SessionMeta {
   abort?: { executionId: string; at: number }
   resume?: { executionId: string; at: number }
   hint?: LogHint
+  /** A delete has started (see {@link DELETING_PATH}). */
+  deleting?: { at: number }
 }
 
 /** Settings of a host, with defaults applied. */
@@ -148,6 +156,7 @@ function metaOf(records: RecordMap): SessionMeta | undefined {
     abort: records.get(ABORT_PATH)?.value as SessionMeta['abort'],
     resume: records.get(RESUME_PATH)?.value as SessionMeta['resume'],
     hint: records.get(LOG_PATH)?.value as LogHint | undefined,
+    deleting: records.get(DELETING_PATH)?.value as SessionMeta['deleting'],
   }
 }
 

@@ -5,7 +5,7 @@ import { answerPending, listPending, readPending, type PendingAnswer, type Pendi
 import type { ExecutionEvent } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
 import { normalizePath, isWithin } from 'agent-vfs'
-import { ABORT_PATH, HostContext, RESUME_PATH, SESSION_PATH } from './context.js'
+import { ABORT_PATH, DELETING_PATH, HostContext, RESUME_PATH, SESSION_PATH } from './context.js'
 import { SessionDriver } from './driver.js'
 import { SessionError } from './errors.js'
 import { LOG_PATH, type LogHint } from './event-log.js'
@@ -280,6 +280,12 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       const meta = await ctx.require(sessionId)
       if (meta.record.status !== 'closed') await host.close(sessionId)
       await driver.settled(sessionId)
+      // Before any removal: a host still running the session (elsewhere) sees it when its run stops
+      // and removes what it wrote after our removals (see SessionDriver.purge).
+      await updateRecords(store, namespace, scopeNames.meta(sessionId), (records) => ({
+        ops: records.has(SESSION_PATH) && !records.has(DELETING_PATH) ? [putJson(DELETING_PATH, { at: Date.now() }, 0)] : [],
+        value: undefined,
+      }))
       const hint = meta.hint ?? (await ctx.log(sessionId).hint())
       const last = await ctx.log(sessionId).lastSeq()
       for (let s = hint.first; s <= Math.max(hint.segment, last > 0 ? segmentOf(last) : 0); s++) await store.deleteScope(namespace, scopeNames.events(sessionId, s))
