@@ -1,5 +1,5 @@
 import { VfsError } from '../src/contract/errors.js'
-import { checkExpectedVersions, checkSubtrees, type EntryKind, type HeldEntry, subtreeChecks, subtreeRange, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import { checkExpectedVersions, checkSubtrees, type EntryKind, type HeldEntry, subtreeChecks, subtreeRange, type ScopeSnapshot, type StoreOp, type VfsStore } from '../src/contract/store.js'
 
 /**
  * What the adapter needs from a Postgres driver: `query(text, params)` resolving to `{ rows }`.
@@ -87,23 +87,9 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       })
     },
     async load(namespace, scope): Promise<ScopeSnapshot> {
-      // One statement, so the version and the entries come from the same snapshot.
-      const { rows } = await read((q) =>
-        q.query(
-          `SELECT abs(s.version) AS scope_version, e.path, e.kind, e.data, e.version, e.mtime, e.ctime FROM ${scopes} s ` +
-            `LEFT JOIN ${entries} e ON e.namespace = s.namespace AND e.scope = s.scope WHERE s.namespace = $1 AND s.scope = $2`,
-          [namespace, scope],
-        ),
-      )
-      if (rows.length === 0) return { version: 0, entries: [] }
-      const version = Number((rows[0] as Row).scope_version)
-      const out: StoredEntry[] = []
-      for (const r of rows as Row[]) {
-        if (r.path === null) continue // a scope whose entries were all deleted
-        out.push({ path: r.path, kind: r.kind, data: bytesOf(r.data), version: Number(r.version), mtime: Number(r.mtime), ctime: Number(r.ctime) })
-      }
-      return { version, entries: out }
+      return (await loadMany(namespace, [scope]))[0]
     },
+    loadMany,
     commit(namespace, scope, ops: StoreOp[]) {
       return transact(async (q) => {
         const bumped = await q.query(
@@ -154,6 +140,25 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     },
   }
 
+  /** Loads scopes in one statement, so each scope's version and entries come from the same snapshot. */
+  async function loadMany(namespace: string, names: readonly string[]): Promise<ScopeSnapshot[]> {
+    const { rows } = await read((q) =>
+      q.query(
+        `SELECT s.scope, abs(s.version) AS scope_version, e.path, e.kind, e.data, e.version, e.mtime, e.ctime FROM ${scopes} s ` +
+          `LEFT JOIN ${entries} e ON e.namespace = s.namespace AND e.scope = s.scope WHERE s.namespace = $1 AND s.scope = ANY($2::text[])`,
+        [namespace, [...names]],
+      ),
+    )
+    const byScope = new Map<string, ScopeSnapshot>()
+    for (const r of rows as Row[]) {
+      let snapshot = byScope.get(r.scope)
+      if (!snapshot) byScope.set(r.scope, (snapshot = { version: Number(r.scope_version), entries: [] }))
+      if (r.path === null) continue // a scope whose entries were all deleted
+      snapshot.entries.push({ path: r.path, kind: r.kind, data: bytesOf(r.data), version: Number(r.version), mtime: Number(r.mtime), ctime: Number(r.ctime) })
+    }
+    return names.map((name) => byScope.get(name) ?? { version: 0, entries: [] })
+  }
+
   /** One multi-row INSERT. Each row's content is its own parameter, so drivers send it as binary. */
   async function insert(q: SqlClient, namespace: string, scope: string, version: number, puts: Extract<StoreOp, { op: 'put' }>[]) {
     const params: unknown[] = [namespace, scope, version]
@@ -173,6 +178,7 @@ const UNDEFINED_TABLE = '42P01'
 const ROWS_PER_INSERT = 10_000
 
 interface Row {
+  scope: string
   scope_version: unknown
   path: string | null
   kind: 'file' | 'dir'

@@ -76,6 +76,13 @@ export interface VfsStore {
   /** Loads every entry of a scope with its content. */
   load(namespace: string, scope: string): Promise<ScopeSnapshot>
   /**
+   * Optional: loads several scopes of one namespace at once, in the order asked, each exactly as
+   * {@link VfsStore.load} would give it (an unknown scope: version 0, no entries). A backend that can
+   * answer in one round trip implements it (Postgres: one SELECT); callers go through
+   * {@link loadScopes}, which falls back to one `load` per scope.
+   */
+  loadMany?(namespace: string, scopes: readonly string[]): Promise<ScopeSnapshot[]>
+  /**
    * Applies a batch atomically: all operations or none. Assigns the scope a new version (previous
    * + 1), stamps it on every entry the batch puts, and returns it. Throws VfsError ECONFLICT when
    * an `expectedVersion` or an `expectedBelow` does not match (ops on one path appear at most
@@ -97,6 +104,13 @@ export interface VfsStore {
   watch?(namespace: string, scope: string, listener: (version: number) => void): () => void
   /** Optional: releases connections or handles the store owns. */
   close?(): Promise<void>
+}
+
+/** Loads `scopes` with the store's {@link VfsStore.loadMany} when it has one, else one {@link VfsStore.load} each (in parallel). */
+export function loadScopes(store: VfsStore, namespace: string, scopes: readonly string[]): Promise<ScopeSnapshot[]> {
+  if (scopes.length === 0) return Promise.resolve([])
+  if (store.loadMany) return store.loadMany(namespace, scopes)
+  return Promise.all(scopes.map((scope) => store.load(namespace, scope)))
 }
 
 /** What a store holds at a path, as far as expectations go; `undefined` when it holds nothing. */

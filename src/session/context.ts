@@ -4,10 +4,10 @@ import { EventLog, LOG_PATH, type LogHint } from './event-log.js'
 import type { Lease } from './leases.js'
 import { LEASE_PATH } from './leases.js'
 import { MessageBox } from './messages.js'
-import { loadRecords, putJson, updateRecords, versionOf } from './records.js'
+import { loadRecords, putJson, updateRecords, versionOf, type RecordMap } from './records.js'
 import { SESSION_ID, SESSION_PATH, scopeNames } from './scopes.js'
 import type { SessionSignals } from './signals.js'
-import type { AgentProfile, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
+import type { AgentProfile, EventLine, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
 import { Workspaces } from './workspace.js'
 
 export { SESSION_PATH }
@@ -15,6 +15,12 @@ export { SESSION_PATH }
 export const ABORT_PATH = '/abort.json'
 /** A durable request to resume an interrupted execution. */
 export const RESUME_PATH = '/resume.json'
+/**
+ * Written first by a delete, before it removes anything: a host running the session that sees it
+ * (or no session) once its run stops removes what its run wrote, so a write racing the delete's
+ * removals cannot outlive it.
+ */
+export const DELETING_PATH = '/deleting.json'
 
 /** What the meta scope of a session holds. */
 export interface SessionMeta {
@@ -24,6 +30,8 @@ export interface SessionMeta {
   abort?: { executionId: string; at: number }
   resume?: { executionId: string; at: number }
   hint?: LogHint
+  /** A delete has started (see {@link DELETING_PATH}). */
+  deleting?: { at: number }
 }
 
 /** Settings of a host, with defaults applied. */
@@ -78,24 +86,29 @@ export class HostContext {
   /** The session's meta records, or undefined when there is no such session. */
   async meta(sessionId: string): Promise<SessionMeta | undefined> {
     if (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)) return undefined
-    const records = await loadRecords(this.store, this.namespace, scopeNames.meta(sessionId))
-    const record = records.get(SESSION_PATH)
-    if (!record) return undefined
-    return {
-      record: record.value as SessionRecord,
-      version: record.version,
-      lease: records.get(LEASE_PATH)?.value as Lease | undefined,
-      abort: records.get(ABORT_PATH)?.value as SessionMeta['abort'],
-      resume: records.get(RESUME_PATH)?.value as SessionMeta['resume'],
-      hint: records.get(LOG_PATH)?.value as LogHint | undefined,
-    }
+    return metaOf(await loadRecords(this.store, this.namespace, scopeNames.meta(sessionId)))
   }
 
   /** The session, checked against `owner` when given: another owner's session is "not found", like a missing one. */
   async require(sessionId: string, owner?: string): Promise<SessionMeta> {
-    const meta = await this.meta(sessionId)
-    if (!meta || (owner !== undefined && meta.record.owner !== owner)) throw new SessionError('not-found', `There is no session ${JSON.stringify(String(sessionId).slice(0, 64))}`)
-    return meta
+    return requireMeta(sessionId, await this.meta(sessionId), owner)
+  }
+
+  /**
+   * Stored events after `after` as their JSON text, checking the session exists in the same round
+   * trip (the meta scope loads with the first segments).
+   */
+  async eventLines(sessionId: string, after: number, limit: number): Promise<EventLine[]> {
+    if (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)) requireMeta(sessionId, undefined)
+    const known = this.logs.has(sessionId)
+    const log = this.log(sessionId)
+    try {
+      return await log.readLines(after, limit, (records) => requireMeta(sessionId, metaOf(records)).hint ?? { segment: 0, first: 0 })
+    } catch (error) {
+      // No log kept for an id that names no session.
+      if (!known && this.logs.get(sessionId) === log) this.forget(sessionId)
+      throw error
+    }
   }
 
   /** Changes the session record; resolves to the new record (undefined if the session is gone). */
@@ -130,4 +143,25 @@ export class HostContext {
     })
     if (changed) await this.emit(sessionId, { type: 'status', status })
   }
+}
+
+/** A session's meta records as {@link SessionMeta}, or undefined when they hold no session. */
+function metaOf(records: RecordMap): SessionMeta | undefined {
+  const record = records.get(SESSION_PATH)
+  if (!record) return undefined
+  return {
+    record: record.value as SessionRecord,
+    version: record.version,
+    lease: records.get(LEASE_PATH)?.value as Lease | undefined,
+    abort: records.get(ABORT_PATH)?.value as SessionMeta['abort'],
+    resume: records.get(RESUME_PATH)?.value as SessionMeta['resume'],
+    hint: records.get(LOG_PATH)?.value as LogHint | undefined,
+    deleting: records.get(DELETING_PATH)?.value as SessionMeta['deleting'],
+  }
+}
+
+/** The meta, or the "not found" error (also for another owner's session, like a missing one). */
+function requireMeta(sessionId: string, meta: SessionMeta | undefined, owner?: string): SessionMeta {
+  if (!meta || (owner !== undefined && meta.record.owner !== owner)) throw new SessionError('not-found', `There is no session ${JSON.stringify(String(sessionId).slice(0, 64))}`)
+  return meta
 }

@@ -90,8 +90,12 @@ export class SessionDriver {
         clearInterval(renew)
       }
       if (this.stopped) return // a stopped host keeps its lease until it expires, as a crashed one would
-      // Deleted (by another host) while we ran it: what our run wrote after the delete goes too.
-      if (!(await this.ctx.meta(sessionId))) return this.purge(sessionId)
+      // Deleted or being deleted (by another host) while we ran it: what our run wrote after the
+      // delete's removals goes too. Every write of our run is durable by now, and the delete marks
+      // the meta scope before it removes anything, so a write this check does not cover came
+      // before the mark and so before the removals.
+      const current = await this.ctx.meta(sessionId)
+      if (!current || current.deleting) return this.purge(sessionId)
       if (!(await this.next(sessionId))) await this.unregister(sessionId)
       await releaseLease(store, namespace, sessionId, hostId)
       // Work that arrived while we held the lease (another host could not take it): do it now.
@@ -113,13 +117,13 @@ export class SessionDriver {
     const run = this.active.get(sessionId)
     if (!run || run.controller.signal.aborted) return
     const meta = await this.ctx.meta(sessionId)
-    if (meta?.abort?.executionId === run.executionId || meta?.record.status === 'closed' || !meta) run.controller.abort()
+    if (meta?.abort?.executionId === run.executionId || meta?.record.status === 'closed' || !meta || meta.deleting) run.controller.abort()
   }
 
   /** The next step from durable state, or undefined when the session waits or is done. */
   async next(sessionId: string): Promise<Step | undefined> {
     const meta = await this.ctx.meta(sessionId)
-    if (!meta || meta.record.status === 'closed') return undefined
+    if (!meta || meta.record.status === 'closed' || meta.deleting) return undefined
     const ws = await this.workspace(sessionId)
     await ws.refresh()
     const ids = await listExecutionIds(ws)

@@ -1,8 +1,8 @@
-import { isVfsError } from 'agent-vfs'
-import type { VfsStore } from 'agent-vfs'
-import { loadRecords, putJson, putLines, updateRecords } from './records.js'
+import { isVfsError, loadScopes } from 'agent-vfs'
+import type { ScopeSnapshot, VfsStore } from 'agent-vfs'
+import { loadRecords, putJson, putLines, recordsOf, updateRecords, type RecordMap } from './records.js'
 import { SEGMENT_EVENTS, scopeNames, segmentOf } from './scopes.js'
-import type { SessionEvent, SessionEventBody } from './types.js'
+import type { EventLine, SessionEvent, SessionEventBody } from './types.js'
 
 /** `/log.json` in the meta scope: the newest segment started (a hint; it may lag by one) and the oldest kept. */
 export interface LogHint {
@@ -14,10 +14,21 @@ export const LOG_PATH = '/log.json'
 /** Full segments kept parsed per log. */
 const SEALED_CACHE = 8
 
+/** Segments loaded per round trip of a read: those of a largest page (10,000 events), so it takes one. */
+const SEGMENTS_PER_READ = 21
+
+/** A read stops adding segments once its page holds this much JSON text (it holds at least one event). */
+const PAGE_CHARS = 4 * 1024 * 1024
+
 /** Events per commit at most; a burst beyond it takes several commits. */
 const MAX_BATCH = 1000
 
 const batchPath = (first: number) => `/${String(first).padStart(12, '0')}.jsonl`
+const BATCH_FILE = /^\/(\d{12})\.jsonl$/
+
+const decoder = new TextDecoder()
+/** Lines are written `{"type":"…",` first (see commitBatch), so the type needs no parse. */
+const TYPE_PREFIX = /^\{"type":"([a-z-]+)",/
 
 interface Waiting {
   body: SessionEventBody
@@ -40,8 +51,8 @@ export class EventLog {
   private queue: Waiting[] = []
   private pumping = false
   private scheduled = false
-  /** Parsed full segments, oldest evicted first. */
-  private readonly sealed = new Map<number, SessionEvent[]>()
+  /** Full segments as their lines, oldest evicted first. */
+  private readonly sealed = new Map<number, EventLine[]>()
 
   constructor(
     private readonly store: VfsStore,
@@ -79,22 +90,46 @@ export class EventLog {
 
   /** Up to `limit` stored events with `seq > after`, in order. */
   async read(after: number, limit = 1000, knownHint?: LogHint): Promise<SessionEvent[]> {
-    const hint = knownHint ?? (await this.hint())
-    let segment = Math.max(after < 1 ? 0 : segmentOf(after + 1), hint.first)
-    const out: SessionEvent[] = []
+    return (await this.readLines(after, limit, knownHint)).map((l) => JSON.parse(l.json) as SessionEvent)
+  }
+
+  /**
+   * Up to `limit` stored events with `seq > after`, in order, as their stored JSON text; fewer
+   * (at least one, when there are any) once the page holds {@link PAGE_CHARS} of text. Without a
+   * known hint, the meta scope loads in the same round trip as the first segments: `fromMeta`
+   * (default: the stored hint) sees its records and gives the hint, or throws.
+   */
+  async readLines(after: number, limit = 1000, hint?: LogHint | ((meta: RecordMap) => LogHint)): Promise<EventLine[]> {
+    let known = typeof hint === 'object' ? hint : undefined
+    const fromMeta = typeof hint === 'function' ? hint : hintOf
+    let segment = Math.max(after < 1 ? 0 : segmentOf(after + 1), known?.first ?? 0)
+    const out: EventLine[] = []
+    let chars = 0
     for (;;) {
-      // The segments this page can span, loaded at once (one query each, in parallel).
-      const last = Math.max(segment, segmentOf(Math.max(1, after + limit)))
-      const loaded = await Promise.all(Array.from({ length: last - segment + 1 }, (_, i) => this.loadSegment(segment + i)))
+      // The segments this page can span, up to SEGMENTS_PER_READ at once (one round trip on stores with loadMany).
+      const last = Math.min(segment + SEGMENTS_PER_READ - 1, Math.max(segment, segmentOf(Math.max(1, after + limit))))
+      const { lines: loaded, meta } = await this.loadSegments(Array.from({ length: last - segment + 1 }, (_, i) => segment + i), known === undefined)
+      if (known === undefined) {
+        known = fromMeta(recordsOf(meta!))
+        // gc removed the segments asked for: start at the oldest kept.
+        if (known.first > segment) {
+          segment = known.first
+          continue
+        }
+      }
       for (const [i, events] of loaded.entries()) {
         // An empty segment ends the log, unless the hint says later ones exist.
         if (events === undefined) {
-          if (segment + i >= hint.segment) return out.slice(0, limit)
+          if (segment + i >= known.segment) return out.slice(0, limit)
           continue
         }
-        for (const e of events) if (e.seq > after) out.push(e)
+        for (const e of events) {
+          if (e.seq <= after) continue
+          out.push(e)
+          chars += e.json.length
+        }
       }
-      if (out.length >= limit) return out.slice(0, limit)
+      if (out.length >= limit || chars >= PAGE_CHARS) return out.slice(0, limit)
       segment = last + 1
     }
   }
@@ -124,7 +159,8 @@ export class EventLog {
         const room = (segment + 1) * SEGMENT_EVENTS - last
         const part = rest.slice(0, room)
         const at = Date.now()
-        const events = part.map((w, i) => ({ ...w.body, seq: last + 1 + i, at }) as SessionEvent)
+        // `type` first: a catch-up reads it from the line's start without parsing the line.
+        const events = part.map((w, i) => Object.assign({ type: w.body.type }, w.body, { seq: last + 1 + i, at }) as SessionEvent)
         await this.store.commit(this.namespace, scopeNames.events(this.sessionId, segment), [putLines(batchPath(last + 1), events, 0)])
         this.last = last + part.length
         if (segment > 0 && last + 1 === segment * SEGMENT_EVENTS + 1) await this.advanceHint(segment)
@@ -152,19 +188,29 @@ export class EventLog {
     }
   }
 
-  private async loadSegment(segment: number): Promise<SessionEvent[] | undefined> {
-    const cached = this.sealed.get(segment)
-    if (cached) return cached
-    const records = await loadRecords(this.store, this.namespace, scopeNames.events(this.sessionId, segment))
-    if (records.size === 0) return undefined
-    const out: SessionEvent[] = []
-    for (const path of [...records.keys()].sort()) out.push(...(records.get(path)!.value as SessionEvent[]))
-    // A full segment never changes again (only gc deletes it, whole): keep a few for observers that reconnect.
-    if (out.length === SEGMENT_EVENTS) {
-      this.sealed.set(segment, out)
-      if (this.sealed.size > SEALED_CACHE) this.sealed.delete(this.sealed.keys().next().value!)
+  private async loadSegment(segment: number): Promise<EventLine[] | undefined> {
+    return (await this.loadSegments([segment], false)).lines[0]
+  }
+
+  /** Segments' events in order (undefined: an empty segment), full ones from the cache; with `meta`, the meta scope in the same round trip. */
+  private async loadSegments(segments: number[], meta: boolean): Promise<{ lines: Array<EventLine[] | undefined>; meta?: ScopeSnapshot }> {
+    // Taken before the await: another read may evict them meanwhile.
+    const cached = new Map(segments.flatMap((s) => (this.sealed.has(s) ? [[s, this.sealed.get(s)!] as const] : [])))
+    const missing = segments.filter((s) => !cached.has(s))
+    const scopes = missing.map((s) => scopeNames.events(this.sessionId, s))
+    const snapshots = await loadScopes(this.store, this.namespace, meta ? [scopeNames.meta(this.sessionId), ...scopes] : scopes)
+    const metaSnapshot = meta ? snapshots.shift() : undefined
+    const fresh = new Map<number, EventLine[] | undefined>()
+    for (const [i, snapshot] of snapshots.entries()) {
+      const lines = linesOf(snapshot)
+      fresh.set(missing[i], lines)
+      // A full segment never changes again (only gc deletes it, whole): keep a few for observers that reconnect.
+      if (lines?.length === SEGMENT_EVENTS) {
+        this.sealed.set(missing[i], lines)
+        if (this.sealed.size > SEALED_CACHE) this.sealed.delete(this.sealed.keys().next().value!)
+      }
     }
-    return out
+    return { lines: segments.map((s) => cached.get(s) ?? fresh.get(s)), meta: metaSnapshot }
   }
 
   /** Forgets cached segments (after gc deleted some). */
@@ -173,8 +219,7 @@ export class EventLog {
   }
 
   async hint(): Promise<LogHint> {
-    const records = await loadRecords(this.store, this.namespace, scopeNames.meta(this.sessionId))
-    return (records.get(LOG_PATH)?.value as LogHint | undefined) ?? { segment: 0, first: 0 }
+    return hintOf(await loadRecords(this.store, this.namespace, scopeNames.meta(this.sessionId)))
   }
 
   private advanceHint(segment: number): Promise<void> {
@@ -184,4 +229,24 @@ export class EventLog {
       return { ops: [putJson(LOG_PATH, { segment, first: current?.value.first ?? 0 }, current?.version ?? 0)], value: undefined }
     })
   }
+}
+
+/** The log hint in a session's meta records. */
+const hintOf = (records: RecordMap): LogHint => (records.get(LOG_PATH)?.value as LogHint | undefined) ?? { segment: 0, first: 0 }
+
+/** A segment's events as their lines (undefined: the segment holds none). */
+function linesOf(snapshot: ScopeSnapshot): EventLine[] | undefined {
+  const files = snapshot.entries.filter((e) => e.kind === 'file' && BATCH_FILE.test(e.path)).sort((a, b) => (a.path < b.path ? -1 : 1))
+  if (files.length === 0) return undefined
+  const out: EventLine[] = []
+  for (const file of files) {
+    // Batches tile the sequence: a file's lines are its first sequence onward.
+    let seq = Number(BATCH_FILE.exec(file.path)![1])
+    for (const json of decoder.decode(file.data).split('\n')) {
+      if (json === '') continue
+      const type = TYPE_PREFIX.exec(json)?.[1] ?? (JSON.parse(json) as SessionEvent).type
+      out.push({ seq: seq++, type: type as EventLine['type'], json })
+    }
+  }
+  return out
 }

@@ -5,7 +5,7 @@ import { answerPending, listPending, readPending, type PendingAnswer, type Pendi
 import type { ExecutionEvent } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
 import { normalizePath, isWithin } from 'agent-vfs'
-import { ABORT_PATH, HostContext, RESUME_PATH, SESSION_PATH } from './context.js'
+import { ABORT_PATH, DELETING_PATH, HostContext, RESUME_PATH, SESSION_PATH } from './context.js'
 import { SessionDriver } from './driver.js'
 import { SessionError } from './errors.js'
 import { LOG_PATH, type LogHint } from './event-log.js'
@@ -13,7 +13,7 @@ import { observeLog, type ObserveOptions } from './observe.js'
 import { deleteRecord, loadRecords, putJson, updateRecords, versionOf } from './records.js'
 import { SEGMENT_EVENTS, newSessionId, scopeNames, segmentOf } from './scopes.js'
 import { combineSignals, localSignals, type SessionSignals } from './signals.js'
-import type { AgentProfile, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
+import type { AgentProfile, EventLine, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
 import { UPLOAD_ROOTS, pruneRunArchives } from './workspace.js'
 import type { Lease } from './leases.js'
 
@@ -87,6 +87,12 @@ export interface SessionHost {
   execution(sessionId: string, executionId: string): Promise<{ record: ExecutionRecord; events: ExecutionEvent[] }>
   /** Stored events with `seq > after`. */
   events(sessionId: string, options?: { after?: number; limit?: number }): Promise<SessionEvent[]>
+  /**
+   * Stored events with `seq > after` as their stored JSON text: what a catch-up serves without
+   * parsing them. Pages of up to `limit` events (default 1,000, at most 10,000), ending early
+   * (with at least one event) once a page holds 4 MiB of text; ask again after the last `seq`.
+   */
+  eventLines(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventLine[]>
   /** Events after `after`, stored then live; see {@link ObserveOptions}. */
   observe(sessionId: string, options?: ObserveOptions): AsyncIterable<SessionEvent | Heartbeat>
   /** The session's workspace, fresh from the store. Write through {@link SessionHost.writeFiles}. */
@@ -274,6 +280,12 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       const meta = await ctx.require(sessionId)
       if (meta.record.status !== 'closed') await host.close(sessionId)
       await driver.settled(sessionId)
+      // Before any removal: a host still running the session (elsewhere) sees it when its run stops
+      // and removes what it wrote after our removals (see SessionDriver.purge).
+      await updateRecords(store, namespace, scopeNames.meta(sessionId), (records) => ({
+        ops: records.has(SESSION_PATH) && !records.has(DELETING_PATH) ? [putJson(DELETING_PATH, { at: Date.now() }, 0)] : [],
+        value: undefined,
+      }))
       const hint = meta.hint ?? (await ctx.log(sessionId).hint())
       const last = await ctx.log(sessionId).lastSeq()
       for (let s = hint.first; s <= Math.max(hint.segment, last > 0 ? segmentOf(last) : 0); s++) await store.deleteScope(namespace, scopeNames.events(sessionId, s))
@@ -364,9 +376,12 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     },
 
     async events(sessionId, { after = 0, limit = 1000 } = {}) {
-      const meta = await ctx.require(sessionId)
-      const hint = meta.hint ?? { segment: 0, first: 0 }
-      return ctx.log(sessionId).read(Math.max(0, Math.floor(Number(after) || 0)), Math.min(1000, Math.max(1, Math.floor(Number(limit) || 1000))), hint)
+      const lines = await ctx.eventLines(sessionId, pageAfter(after), pageLimit(limit, 1000))
+      return lines.map((l) => JSON.parse(l.json) as SessionEvent)
+    },
+
+    async eventLines(sessionId, { after = 0, limit = 1000 } = {}) {
+      return ctx.eventLines(sessionId, pageAfter(after), pageLimit(limit, 10_000))
     },
 
     observe(sessionId, observeOptions = {}) {
@@ -524,3 +539,8 @@ export function uploadPath(path: unknown): string {
 }
 
 export { SEGMENT_EVENTS }
+
+/** A page's `after`: a whole number >= 0 (anything else: 0). */
+const pageAfter = (after: unknown) => Math.max(0, Math.floor(Number(after) || 0))
+/** A page's `limit`: a whole number in 1 … max (anything else: 1,000). */
+const pageLimit = (limit: unknown, max: number) => Math.min(max, Math.max(1, Math.floor(Number(limit) || 1000)))

@@ -16,7 +16,7 @@ export { postgresSignals, type ListeningClient } from './postgres-signals.js'
 export type { ObserveOptions } from './observe.js'
 export { SEGMENT_EVENTS } from './scopes.js'
 export type {
-  SessionStatus, SessionRecord, SessionMessage, MessageMode, SessionEvent, SessionEventBody, Heartbeat, AgentProfile, ExecutionSetup, OwnerQuota, Page,
+  SessionStatus, SessionRecord, SessionMessage, MessageMode, SessionEvent, SessionEventBody, EventLine, Heartbeat, AgentProfile, ExecutionSetup, OwnerQuota, Page,
 } from './types.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'

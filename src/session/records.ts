@@ -1,5 +1,5 @@
 import { isVfsError } from 'agent-vfs'
-import type { StoreOp, VfsStore } from 'agent-vfs'
+import type { ScopeSnapshot, StoreOp, VfsStore } from 'agent-vfs'
 import { SessionError } from './errors.js'
 
 /** A JSON record as loaded, with the version a conditional write must name. */
@@ -16,7 +16,11 @@ const decoder = new TextDecoder()
 
 /** Loads a scope's files as parsed JSON (`.jsonl` files as arrays of lines). */
 export async function loadRecords(store: VfsStore, namespace: string, scope: string): Promise<RecordMap> {
-  const snapshot = await store.load(namespace, scope)
+  return recordsOf(await store.load(namespace, scope))
+}
+
+/** A loaded scope's files as parsed JSON (`.jsonl` files as arrays of lines). */
+export function recordsOf(snapshot: ScopeSnapshot): RecordMap {
   const out: RecordMap = new Map()
   for (const e of snapshot.entries) {
     if (e.kind !== 'file') continue

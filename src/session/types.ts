@@ -57,6 +57,16 @@ export type SessionEventBody =
 /** One event of a session's log: `seq` counts 1, 2, … across all the session's executions. */
 export type SessionEvent = SessionEventBody & { seq: number; at: number }
 
+/**
+ * A stored event as its JSON text, unparsed: what a catch-up serves (an HTTP page, an SSE
+ * stream) without parsing and serialising every event again. `json` parses to the event.
+ */
+export interface EventLine {
+  seq: number
+  type: SessionEvent['type']
+  json: string
+}
+
 /** What `observe` yields between events when nothing happens, so HTTP connections stay open. */
 export interface Heartbeat {
   type: 'heartbeat'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isVfsError, type StoreOp, type VfsStore } from '../../src/index.js'
-import type { Expectation } from '../../src/contract/store.js'
+import { loadScopes, type Expectation } from '../../src/contract/store.js'
 import { poisoned } from './failing-store.js'
 import { binarySamples, bytesOf, bigFile } from './samples.js'
 
@@ -39,6 +39,26 @@ export function describeStoreConformance(name: string, setup: () => Promise<Stor
 
     it('loads an unknown scope as empty, version 0', async () => {
       expect(await h.store.load(ns, fresh())).toEqual({ version: 0, entries: [] })
+    })
+
+    it('loads several scopes at once exactly as one load each, in the order asked (loadScopes, loadMany when the store has it)', async () => {
+      const [a, b, gone, unknown] = [fresh(), fresh(), fresh(), fresh()]
+      await h.store.commit(ns, a, [put('/x.txt', 'ax'), put('/y.txt', 'ay')])
+      await h.store.commit(ns, a, [put('/x.txt', 'ax2', 1)])
+      await h.store.commit(ns, b, [dir('/d'), put('/d/z.txt', 'bz')])
+      await h.store.commit(ns, gone, [put('/g.txt', 'g')])
+      await h.store.deleteScope(ns, gone)
+      const sorted = (snap: { version: number; entries: { path: string }[] }) => ({ ...snap, entries: [...snap.entries].sort((p, q) => p.path.localeCompare(q.path)) })
+      const asked = [b, unknown, a, gone, a]
+      const many = await loadScopes(h.store, ns, asked)
+      expect(many.map(sorted)).toEqual(await Promise.all(asked.map(async (s) => sorted(await h.store.load(ns, s)))))
+      expect(many.map((s) => s.version)).toEqual([1, 0, 2, 1, 2])
+      expect(many[1].entries).toEqual([])
+      expect(many[3].entries).toEqual([])
+      expect(new TextDecoder().decode(many[2].entries.find((e) => e.path === '/x.txt')!.data)).toBe('ax2')
+      // Another namespace's scope of the same name stays out.
+      expect((await loadScopes(h.store, ns + '-other', [a]))[0]).toEqual({ version: 0, entries: [] })
+      expect(await loadScopes(h.store, ns, [])).toEqual([])
     })
 
     it('commits a batch atomically and stamps the new scope version', async () => {

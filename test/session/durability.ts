@@ -43,6 +43,36 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     expect(mid.map((e) => e.seq)).toEqual([511, 512, 513, 514, 515].map((x) => x - 500 + SEGMENT_EVENTS))
   })
 
+  it('eventLines gives the same events as their stored JSON text, also for lines stored in another key order', async () => {
+    const store = await getStore()
+    const namespace = ns()
+    const host = createSessionHost({ store, agents: { appendix }, namespace })
+    const s = await host.create({ owner: 'o', profile: 'appendix' })
+    const log = new EventLog(store, namespace, s.id, () => {})
+    await Promise.all(Array.from({ length: SEGMENT_EVENTS + 20 }, (_, i) => log.append({ type: 'message', n: i, text: `m${i}\n"quoted"`, mode: 'follow-up' })))
+    // A batch written with `type` not first (as older hosts wrote lines) still reads with its type.
+    const seq = SEGMENT_EVENTS + 22
+    const odd = [{ seq, at: 1, status: 'idle', type: 'status' }, { seq: seq + 1, at: 1, type: 'status', status: 'running' }]
+    const data = new TextEncoder().encode(odd.map((e) => JSON.stringify(e) + '\n').join(''))
+    await store.commit(namespace, `events/${s.id}/1`, [{ op: 'put', path: `/${String(seq).padStart(12, '0')}.jsonl`, kind: 'file', data, mtime: 1, ctime: 1, expectedVersion: 0 }])
+    for (const [after, limit] of [[0, 1000], [SEGMENT_EVENTS - 3, 10], [SEGMENT_EVENTS + 15, 1000], [seq + 1, 5]]) {
+      const events = await host.events(s.id, { after, limit })
+      const lines = await host.eventLines(s.id, { after, limit })
+      expect(lines.map((l) => JSON.parse(l.json))).toEqual(events)
+      expect(lines.map((l) => [l.seq, l.type])).toEqual(events.map((e) => [e.seq, e.type]))
+      expect(events[0]?.seq ?? after + 1).toBe(after + 1)
+    }
+    expectContiguous(await host.events(s.id, { after: 0 }))
+    expect((await host.eventLines(s.id, { after: seq - 1 })).map((l) => [l.seq, l.type])).toEqual([[seq, 'status'], [seq + 1, 'status']])
+    // eventLines pages go up to 10,000 events; events pages stop at 1,000.
+    await Promise.all(Array.from({ length: 600 }, () => log.append({ type: 'status', status: 'idle' })))
+    const all = await host.eventLines(s.id, { limit: 5000 })
+    expect(all.map((l) => l.seq)).toEqual(Array.from({ length: seq + 601 }, (_, i) => i + 1))
+    expect(await host.events(s.id, { limit: 5000 })).toHaveLength(1000)
+    await expect(host.eventLines('s' + '0'.repeat(32))).rejects.toMatchObject({ code: 'not-found' })
+    await expect(host.eventLines('../x')).rejects.toMatchObject({ code: 'not-found' })
+  })
+
   it('observe yields exactly the events after `after`, stored then live, while another host appends', async () => {
     const store = await getStore()
     const namespace = ns()
@@ -86,6 +116,29 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     const gated = gatedAppendix(3)
     const runner = createSessionHost({ store, agents: { appendix: gated.profile }, namespace, leaseMs: 600 })
     const other = createSessionHost({ store, agents: { appendix }, namespace })
+    const s = await runner.create({ owner: 'o', profile: 'appendix' })
+    await uploadSeason(runner, s.id)
+    await runner.send(s.id, { text: APPENDIX_INSTRUCTIONS })
+    await gated.reached
+    await other.delete(s.id)
+    gated.open()
+    await runner.settled(s.id)
+    expect((await store.listScopes(namespace)).filter((x) => x.includes(s.id))).toEqual([])
+  })
+
+  it('a run that stops between a delete removing the events and removing the meta scope still leaves nothing behind', async () => {
+    const store = await getStore()
+    const namespace = ns()
+    const gated = gatedAppendix(3)
+    const runner = createSessionHost({ store, agents: { appendix: gated.profile }, namespace, leaseMs: 300 })
+    // The deleting host's store pauses after each removal of an event segment: the runner's abort
+    // (its lease renewal sees the close) and its last appends land while the delete is still running.
+    const slow = Object.create(store) as VfsStore
+    slow.deleteScope = async (n, scope) => {
+      await store.deleteScope(n, scope)
+      if (scope.startsWith('events/')) await new Promise((r) => setTimeout(r, 600))
+    }
+    const other = createSessionHost({ store: slow, agents: { appendix }, namespace })
     const s = await runner.create({ owner: 'o', profile: 'appendix' })
     await uploadSeason(runner, s.id)
     await runner.send(s.id, { text: APPENDIX_INSTRUCTIONS })
