@@ -1,4 +1,4 @@
-import type { SessionSignals } from './signals.js'
+import { localSignals, type SessionSignals } from './signals.js'
 
 /** A connection that can LISTEN: `pg.Client` (connected), or PGlite (`listen` method). */
 export interface ListeningClient {
@@ -14,15 +14,10 @@ export interface ListeningClient {
 export async function postgresSignals(options: { listen: ListeningClient; notify?: { query(text: string, params?: unknown[]): Promise<unknown> }; channel?: string }): Promise<SessionSignals> {
   const channel = options.channel ?? 'agent_vfs_sessions'
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new TypeError('channel must be a lower-case SQL identifier')
-  const listeners = new Map<string, Set<() => void>>()
+  // This process's listeners; a notification is delivered to them like a local publication.
+  const listeners = localSignals()
   const deliver = (sessionId: string | undefined) => {
-    for (const l of [...(listeners.get(sessionId ?? '') ?? [])]) {
-      try {
-        l()
-      } catch {
-        // ignored, as in localSignals
-      }
-    }
+    if (sessionId) listeners.publish(sessionId)
   }
   let unlisten: (() => Promise<void>) | undefined
   if (typeof options.listen.listen === 'function') {
@@ -42,15 +37,7 @@ export async function postgresSignals(options: { listen: ListeningClient; notify
         // a lost notification costs one poll interval, nothing more
       })
     },
-    subscribe(sessionId, listener) {
-      let set = listeners.get(sessionId)
-      if (!set) listeners.set(sessionId, (set = new Set()))
-      set.add(listener)
-      return () => {
-        set.delete(listener)
-        if (set.size === 0) listeners.delete(sessionId)
-      }
-    },
+    subscribe: (sessionId, listener) => listeners.subscribe(sessionId, listener),
     async close() {
       if (unlisten) await unlisten()
       else await options.listen.query(`UNLISTEN ${channel}`).catch(() => undefined)
