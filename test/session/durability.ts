@@ -110,12 +110,13 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     expect((await other.executions(s.id))[0].status).toBe('interrupted')
   })
 
-  it('a session deleted by one host while another runs it leaves nothing behind once the run stops', async () => {
+  /** One host runs a session, another deletes it mid-run (through `deleting`); nothing is left once the run stops. */
+  async function deleteWhileRunning(leaseMs: number, deleting: (store: VfsStore) => VfsStore): Promise<void> {
     const store = await getStore()
     const namespace = ns()
     const gated = gatedAppendix(3)
-    const runner = createSessionHost({ store, agents: { appendix: gated.profile }, namespace, leaseMs: 600 })
-    const other = createSessionHost({ store, agents: { appendix }, namespace })
+    const runner = createSessionHost({ store, agents: { appendix: gated.profile }, namespace, leaseMs })
+    const other = createSessionHost({ store: deleting(store), agents: { appendix }, namespace })
     const s = await runner.create({ owner: 'o', profile: 'appendix' })
     await uploadSeason(runner, s.id)
     await runner.send(s.id, { text: APPENDIX_INSTRUCTIONS })
@@ -124,29 +125,23 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     gated.open()
     await runner.settled(s.id)
     expect((await store.listScopes(namespace)).filter((x) => x.includes(s.id))).toEqual([])
+  }
+
+  it('a session deleted by one host while another runs it leaves nothing behind once the run stops', async () => {
+    await deleteWhileRunning(600, (store) => store)
   })
 
   it('a run that stops between a delete removing the events and removing the meta scope still leaves nothing behind', async () => {
-    const store = await getStore()
-    const namespace = ns()
-    const gated = gatedAppendix(3)
-    const runner = createSessionHost({ store, agents: { appendix: gated.profile }, namespace, leaseMs: 300 })
     // The deleting host's store pauses after each removal of an event segment: the runner's abort
     // (its lease renewal sees the close) and its last appends land while the delete is still running.
-    const slow = Object.create(store) as VfsStore
-    slow.deleteScope = async (n, scope) => {
-      await store.deleteScope(n, scope)
-      if (scope.startsWith('events/')) await new Promise((r) => setTimeout(r, 600))
-    }
-    const other = createSessionHost({ store: slow, agents: { appendix }, namespace })
-    const s = await runner.create({ owner: 'o', profile: 'appendix' })
-    await uploadSeason(runner, s.id)
-    await runner.send(s.id, { text: APPENDIX_INSTRUCTIONS })
-    await gated.reached
-    await other.delete(s.id)
-    gated.open()
-    await runner.settled(s.id)
-    expect((await store.listScopes(namespace)).filter((x) => x.includes(s.id))).toEqual([])
+    await deleteWhileRunning(300, (store) => {
+      const slow = Object.create(store) as VfsStore
+      slow.deleteScope = async (n, scope) => {
+        await store.deleteScope(n, scope)
+        if (scope.startsWith('events/')) await new Promise((r) => setTimeout(r, 600))
+      }
+      return slow
+    })
   })
 
   it('recovers an execution whose host died: exactly one host resumes it, no completed step redone', async () => {
