@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { uploadSize } from '../../scripts/wrangler-local.js'
 
 // Test as the user consumes: the `npm pack` tarball installed with npm into fresh projects outside
 // this repository (test/consumers/*), built and run with each tool's defaults. `npm test` builds dist/
@@ -54,13 +55,6 @@ async function tool(cwd: string, file: string, args: string[], timeout = 180_000
     const e = error as { stdout?: string; stderr?: string; message: string }
     throw new Error(`${file} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`)
   }
-}
-
-/** wrangler's "Total Upload: 574.66 KiB / gzip: 256.01 KiB". */
-function upload(output: string): { totalKiB: number; gzipKiB: number } {
-  const m = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output)
-  if (!m) throw new Error(`no upload size in wrangler output:\n${output}`)
-  return { totalKiB: Number(m[1]), gzipKiB: Number(m[2]) }
 }
 
 function kib(bytes: number): number {
@@ -140,7 +134,7 @@ describe('consumers: the packed package in fresh projects', () => {
           const out = join(dir, `out-${name}${minify ? '-min' : ''}`)
           const output = await tool(dir, bin.wrangler, ['deploy', main, '--dry-run', '--outdir', out, ...(minify ? ['--minify'] : [])])
           expect(filesUnder(out).some((f) => f.endsWith('.wasm'))).toBe(true)
-          worker[`${name}${minify ? 'Minified' : ''}`] = upload(output)
+          worker[`${name}${minify ? 'Minified' : ''}`] = uploadSize(output)
         }
       }
       sizes.worker = worker
