@@ -19,6 +19,7 @@ afterAll(() => {
 
 const variants = [
   ['javascript', undefined, 'as configured: run_js takes JavaScript programs (typescript: false)'],
+  ['typescript', 'test/workers/worker-typescript.ts', 'with the TypeScript loader in run_js'],
 ] as const
 
 for (const [name, main, what] of variants) {
@@ -30,6 +31,9 @@ for (const [name, main, what] of variants) {
     const files = readdirSync(out)
     // The wasm travels as its own module (Workers may not compile wasm from bytes).
     expect(files.filter((f) => f.endsWith('-wasm') || f.endsWith('.wasm')).map((f) => statSync(join(out, f)).size)).toEqual([expect.any(Number)])
+    // The session object and the workspace object are in it, with the D1 index.
+    expect(output).toMatch(/env\.SESSIONS \(SessionObject\)/)
     expect(output).toMatch(/env\.WORKSPACE \(WorkspaceObject\)/)
+    expect(output).toMatch(/env\.DB \(agent-vfs\)/)
   }, 240_000)
 }
