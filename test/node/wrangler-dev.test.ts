@@ -4,6 +4,7 @@ import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
 import { groupAlive } from '../../scripts/wrangler-local.js'
 import { readSse } from '../session/http-client.js'
 import { season } from '../session/harness.js'
+import { uploadForm } from '../session/route-requests.js'
 import { startWorker, type WranglerDev } from '../wrangler-dev/harness.js'
 
 // The edge Worker under a real `wrangler dev` on loopback (test/wrangler-dev/harness.ts). At most one
@@ -63,10 +64,8 @@ describe('wrangler dev: a session end to end over loopback', () => {
     expect(created.status, await created.clone().text()).toBe(201)
     const { id } = await created.json() as { id: string }
 
-    const form = new FormData()
     const files = season()
-    for (const [path, text] of Object.entries(files)) form.append('file', new Blob([text]), path)
-    const uploaded = await call('POST', `/sessions/${id}/files?dir=/context`, ana, form)
+    const uploaded = await call('POST', `/sessions/${id}/files?dir=/context`, ana, uploadForm(files))
     expect(uploaded.status, await uploaded.clone().text()).toBe(201)
 
     const stream = await call('GET', `/sessions/${id}/stream`, ana)
