@@ -27,6 +27,16 @@ describe('wrangler dev without the D1 migration', () => {
     }
   })
 
+  it('the session routes answer a JSON error naming the migration too', async () => {
+    const auth = { authorization: `Bearer ${await dev.token('ana')}`, 'content-type': 'application/json' }
+    for (const [method, path, body] of [['GET', '/sessions'], ['POST', '/sessions', { profile: 'appendix' }]] as const) {
+      const res = await fetch(`${dev.url}${path}`, { method, headers: auth, ...(body ? { body: JSON.stringify(body) } : {}) })
+      const text = await res.text()
+      expect(res.status, `${method} ${path}: ${text}`).toBeGreaterThanOrEqual(500)
+      expect(JSON.parse(text).error.message, `${method} ${path}`).toMatch(/wrangler d1 migrations apply/)
+    }
+  })
+
   it('the Durable Object file routes work meanwhile', async () => {
     expect((await fetch(`${dev.url}/ws/alice/file/a.md`, { method: 'PUT', body: 'x' })).status).toBe(200)
     expect(await (await fetch(`${dev.url}/ws/alice/file/a.md`)).text()).toBe('x')
