@@ -1,21 +1,9 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { freePort } from '../wrangler-dev/harness.js'
-
-/** Live processes whose command line mentions `text` (zombies have none). */
-function processesMentioning(text: string): string[] {
-  return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).flatMap((p) => {
-    try {
-      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ')
-      return cmd.includes(text) ? [cmd] : []
-    } catch {
-      return []
-    }
-  })
-}
+import { freePort, processesMentioning } from '../wrangler-dev/harness.js'
 
 it('npm run dev:worker on fresh local state: migrates D1, prints the URL and a working dev token; SIGTERM stops every process', async () => {
   const state = join(mkdtempSync(join(tmpdir(), 'agent-vfs-dev-worker-')), 'state') // does not exist yet, as on a fresh clone
