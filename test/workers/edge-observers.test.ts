@@ -86,4 +86,21 @@ describe('observers of a session object', () => {
     expect(await pong).toBe('pong')
     ws.close(1000)
   })
+
+  it('a browser WebSocket may carry the token as a subprotocol; the server chooses `agent-vfs`', async () => {
+    const s = await createSession(ana)
+    const upgrade = (protocols: string) => call('GET', `/sessions/${s.id}/ws`, undefined, undefined, { upgrade: 'websocket', 'sec-websocket-protocol': protocols })
+    const res = await upgrade(`agent-vfs, bearer.${ana}`)
+    expect(res.status).toBe(101)
+    expect(res.headers.get('sec-websocket-protocol')).toBe('agent-vfs')
+    const ws = res.webSocket!
+    const first = new Promise<any>((r) => ws.addEventListener('message', (m) => r(JSON.parse(m.data as string))))
+    ws.accept()
+    expect(await first).toMatchObject({ seq: 1, type: 'session-created' })
+    ws.close(1000)
+    expect((await upgrade(`agent-vfs, bearer.${await token('bob')}`)).status).toBe(404)
+    expect((await upgrade('agent-vfs, bearer.not.a.jwt')).status).toBe(401)
+    // Only on an upgrade: a plain request with the subprotocol header is not authenticated by it.
+    expect((await call('GET', `/sessions/${s.id}`, undefined, undefined, { 'sec-websocket-protocol': `bearer.${ana}` })).status).toBe(401)
+  })
 })
