@@ -402,7 +402,13 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
         await index.setBytes(record.owner, sessionId, bytes, max)
       }
       // Issued together: one commit for the whole upload, all or nothing.
-      await Promise.all(paths.map((p, i) => ws.seed(p, datas[i])))
+      try {
+        await Promise.all(paths.map((p, i) => ws.seed(p, datas[i])))
+      } catch (error) {
+        // The write failed: the reservation gives way to what the workspace holds.
+        if (max !== undefined) await recordBytes(record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
+        throw error
+      }
       await recordBytes(record.owner, sessionId, ws.usage().bytes)
       return paths
     },

@@ -17,6 +17,8 @@ export const UPLOAD_ROOTS = RUN_ROOTS.filter((r) => r !== 'state').map((r) => `/
 export class Workspaces {
   private readonly open = new Map<string, Promise<{ base: Vfs; view: RunVfs }>>()
 
+  private readonly quotas = new Map<string, { maxBytes?: number }>()
+
   constructor(
     private readonly store: VfsStore,
     private readonly namespace: string,
@@ -34,8 +36,13 @@ export class Workspaces {
 
   private get(sessionId: string, maxBytes?: number): Promise<{ base: Vfs; view: RunVfs }> {
     let entry = this.open.get(sessionId)
+    // The cap follows the owner's other sessions: the workspace reads this object at every write,
+    // so an instance opened when the owner held more (or less) elsewhere does not keep that cap.
+    let quota = this.quotas.get(sessionId)
+    if (!quota) this.quotas.set(sessionId, (quota = {}))
+    if (maxBytes !== undefined) quota.maxBytes = maxBytes
     if (!entry) {
-      entry = openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), ...(maxBytes !== undefined ? { quota: { maxBytes } } : {}) }).then((base) => ({
+      entry = openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), quota }).then((base) => ({
         base,
         view: scopeRun(base, { runId: 'session', roots: SESSION_ROOTS }),
       }))
@@ -48,6 +55,7 @@ export class Workspaces {
   /** Drops the cached instance (after writes elsewhere, or to free memory). */
   async evict(sessionId: string): Promise<void> {
     const entry = this.open.get(sessionId)
+    this.quotas.delete(sessionId)
     if (!entry) return
     this.open.delete(sessionId)
     const opened = await entry.catch(() => undefined)
