@@ -19,12 +19,14 @@ export function openBrowser(): Promise<Browser> {
   return launchChromium()
 }
 
-/** Opens the demo at `url` in a fresh context, laptop-sized, collecting errors. */
-export async function openDemo(browser: Browser, url: string, options: { viewport?: { width: number; height: number } } = {}): Promise<DemoPage> {
+/** Opens the demo at `url` in a fresh context, laptop-sized, collecting errors; `init` runs before the first load. */
+export async function openDemo(browser: Browser, url: string, options: { viewport?: { width: number; height: number }; init?(page: Page): Promise<void> } = {}): Promise<DemoPage> {
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 } })
   const page = await context.newPage()
   const errors: string[] = []
   watchErrors(page, errors)
+  page.setDefaultTimeout(120_000)
+  await options.init?.(page)
   await page.goto(url)
   return { context, page, errors }
 }

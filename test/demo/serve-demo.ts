@@ -1,13 +1,17 @@
 import { fileURLToPath } from 'node:url'
 import { build, preview, type PreviewServer } from 'vite'
 
-/** The repository root: the demo's `vite.config.ts` lives there (`npm run build:demo`). */
+/**
+ * The repository root: the demo's `vite.config.ts` lives there (`npm run build:demo`). Vite reads
+ * the config's relative `root` against the working directory, which is this folder in vitest and
+ * in `npm run bench`, so no `root` is passed here.
+ */
 export const root = fileURLToPath(new URL('../..', import.meta.url))
 const configFile = `${root}vite.config.ts`
 
 /** Builds the demo once, as `npm run build:demo` does (the output folder is the config's: dist-demo/). */
 export async function buildDemo(): Promise<void> {
-  await build({ configFile, root, mode: 'production', logLevel: 'warn' })
+  await build({ configFile, mode: 'production', logLevel: 'warn' })
 }
 
 /** A served build of the demo. */
@@ -26,7 +30,6 @@ export async function serveDemo(options: { api?: string } = {}): Promise<ServedD
   const proxy = options.api ? { '/sessions': { target: options.api, changeOrigin: true } } : undefined
   const server: PreviewServer = await preview({
     configFile,
-    root,
     logLevel: 'warn',
     preview: { host: '127.0.0.1', port: 0, strictPort: true, open: false, ...(proxy ? { proxy } : {}) },
   })
