@@ -1,10 +1,7 @@
 import { defineConfig } from 'vitest/config'
 import { playwright } from '@vitest/browser-playwright'
 import { sourceEntries } from './test/source-entries.ts'
-
-// Debian's Chromium (scripts/ensure-chromium.sh installs it); test tools cannot download browsers here.
-const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+import { chromiumArgs, chromiumPath } from './test/shared/chromium.ts'
 
 export default defineConfig({
   // `agent-vfs` and its subpaths mean the source here (tests and secondary entries share one core).
@@ -29,10 +26,16 @@ export default defineConfig({
             enabled: true,
             headless: true,
             screenshotFailures: false,
-            provider: playwright({ launchOptions: { executablePath: chromium, args: chromiumArgs } }),
+            provider: playwright({ launchOptions: { executablePath: chromiumPath, args: chromiumArgs } }),
             instances: [{ browser: 'chromium' }],
           },
         },
+      },
+      {
+        extends: true,
+        // The demo (demo/) built once and driven by Playwright from Node in Debian's Chromium, one
+        // file at a time (one browser at a time on a shared machine); see test/demo/global-setup.ts.
+        test: { name: 'demo', environment: 'node', include: ['test/demo/**/*.test.ts'], globalSetup: ['test/demo/global-setup.ts'], fileParallelism: false, testTimeout: 300_000 },
       },
       // The workers project runs in workerd through @cloudflare/vitest-pool-workers; its own config.
       './test/workers/vitest.config.ts',

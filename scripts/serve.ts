@@ -15,6 +15,7 @@ import { serve } from '@hono/node-server'
 import { mkdirSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join, resolve } from 'node:path'
+import { pacedProfile } from '../examples/script-appendix/paced.js'
 import { scriptAppendixProfile } from '../examples/script-appendix/profile.js'
 import { postgresStore, type VfsStore } from 'agent-vfs'
 import { createSessionApp, createSessionHost, mintToken, postgresSignals, type AgentProfile, type SessionSignals } from 'agent-vfs/session'
@@ -44,29 +45,7 @@ async function openStore(): Promise<{ store: VfsStore; signals?: SessionSignals;
   return { store, label: `PGlite in ${dir}`, close: () => db.close() }
 }
 
-/** Slows every model call by MODEL_DELAY_MS (honouring aborts), so a run can be watched or interrupted. */
-function slowed(profile: AgentProfile): AgentProfile {
-  if (!(delay > 0)) return profile
-  return {
-    ...profile,
-    async setup(e) {
-      const s = await profile.setup(e)
-      return {
-        ...s,
-        model: {
-          ...s.model,
-          doGenerate: async (o) => {
-            await new Promise<void>((res, rej) => {
-              const t = setTimeout(res, delay)
-              o.abortSignal?.addEventListener('abort', () => (clearTimeout(t), rej(o.abortSignal!.reason)))
-            })
-            return s.model.doGenerate(o)
-          },
-        },
-      }
-    },
-  }
-}
+const slowed = (profile: AgentProfile) => pacedProfile(profile, delay)
 
 const openAi = env.OPENAI_BASE_URL && env.OPENAI_MODEL ? { baseURL: env.OPENAI_BASE_URL, modelId: env.OPENAI_MODEL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) } : undefined
 const opened = await openStore()

@@ -11,7 +11,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 fail() { echo "$1" >&2; echo "0 passed, 1 failed"; exit 1; }
 
 bash scripts/ensure-chromium.sh || fail "could not provide Chromium for the browser tests"
-for project in . tsconfig.test.json test/workers; do
+for project in . tsconfig.test.json test/workers demo; do
   npx tsc -p "$project" || fail "type check failed (npx tsc -p $project)"
 done
 node scripts/build.mjs || fail "build failed (npm run build)"

@@ -1,0 +1,140 @@
+import { useCallback, useEffect, useState } from 'preact/hooks'
+import { ApiError } from '../api/client.js'
+import type { DemoSettings } from '../api/settings.js'
+import { loadSettings, saveSettings } from '../api/settings-store.js'
+import type { SessionRecord } from '../api/types.js'
+import { connect, type Connection } from './connect.js'
+import { ConnectionPanel } from './ConnectionPanel.js'
+import { SessionList } from './SessionList.js'
+import { SessionView } from './SessionView.js'
+
+const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : String((error as Error)?.message ?? error))
+
+/** The open session lives in the URL (`#session=<id>`), so a reload reopens it. */
+const sessionInHash = () => new URLSearchParams(location.hash.slice(1)).get('session') ?? undefined
+function setSessionInHash(id: string | undefined) {
+  const url = new URL(location.href)
+  url.hash = id ? `session=${id}` : ''
+  history.replaceState(null, '', url)
+}
+
+/** The demo: connection, sessions, and the open session. */
+export function App() {
+  const [settings, setSettings] = useState<DemoSettings>(loadSettings)
+  const [conn, setConn] = useState<Connection | undefined>()
+  const [status, setStatus] = useState('not connected')
+  const [busy, setBusy] = useState(false)
+  const [sessions, setSessions] = useState<SessionRecord[] | undefined>()
+  const [current, setCurrent] = useState<string | undefined>(sessionInHash)
+  const [error, setError] = useState<string | undefined>()
+
+  const open = useCallback(async (next: DemoSettings) => {
+    setBusy(true)
+    setError(undefined)
+    setStatus('connecting…')
+    setSessions(undefined)
+    setConn((old) => (old?.close(), undefined))
+    try {
+      const c = await connect(next)
+      await c.client.listSessions().then((p) => setSessions(p.items))
+      setConn(c)
+      setStatus(`connected (${c.label})`)
+    } catch (e) {
+      setStatus('not connected')
+      setError(describe(e))
+    } finally {
+      setBusy(false)
+    }
+  }, [])
+
+  // Reconnect with what this browser saved (remote needs a token first).
+  useEffect(() => {
+    if (settings.mode === 'tab' || settings.remote?.token) void open(settings)
+  }, [])
+
+  const refreshSessions = useCallback(async () => {
+    if (!conn) return
+    try {
+      setSessions((await conn.client.listSessions()).items)
+    } catch (e) {
+      setError(describe(e))
+    }
+  }, [conn])
+
+  const run = async (f: () => Promise<unknown>) => {
+    setError(undefined)
+    try {
+      await f()
+    } catch (e) {
+      setError(describe(e))
+    }
+    await refreshSessions()
+  }
+  const choose = (id: string | undefined) => {
+    setCurrent(id)
+    setSessionInHash(id)
+  }
+
+  return (
+    <div class="app">
+      <header class="app-head">
+        <h1>agent-vfs demo</h1>
+        <p class="hint">A persistent workspace for an agent: files, plan, run_js, approvals.</p>
+      </header>
+      <ConnectionPanel
+        settings={settings}
+        status={status}
+        connected={!!conn}
+        busy={busy}
+        onConnect={(s) => {
+          saveSettings(s)
+          setSettings(s)
+          void open(s)
+        }}
+      />
+      {error && (
+        <p class="note error" role="alert" data-testid="app-error">
+          {error}
+        </p>
+      )}
+      {conn && (
+        <main class="layout">
+          <aside class="col-sessions">
+            <SessionList
+              sessions={sessions}
+              current={current}
+              onRefresh={() => void refreshSessions()}
+              onCreate={(profile, title) =>
+                run(async () => {
+                  const s = await conn.client.createSession(profile, title || undefined)
+                  choose(s.id)
+                })
+              }
+              onOpen={choose}
+              onClose={(id) => run(() => conn.client.closeSession(id))}
+              onReopen={(id) => run(() => conn.client.reopenSession(id))}
+              onDelete={(id) =>
+                run(async () => {
+                  await conn.client.deleteSession(id)
+                  if (current === id) choose(undefined)
+                })
+              }
+            />
+          </aside>
+          <section class="col-session" aria-label="Open session">
+            {current ? (
+              <SessionView
+                key={`${conn.label}:${current}`}
+                client={conn.client}
+                sessionId={current}
+                onRecord={(r) => setSessions((list) => list?.map((s) => (s.id === r.id ? r : s)))}
+              />
+            ) : (
+              <p class="hint empty-session">Create a session or open one from the list.</p>
+            )}
+          </section>
+        </main>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,91 @@
+import { useState } from 'preact/hooks'
+import type { PendingAnswer, PendingSummary } from '../api/types.js'
+import { Code } from './Code.js'
+import { JsonTree } from './JsonTree.js'
+
+/**
+ * The approvals and questions the session waits on. The execution is suspended until each is
+ * answered; the region is announced to screen readers as soon as one appears.
+ */
+export function PendingPrompts({ pending, onAnswer }: { pending: PendingSummary[]; onAnswer(id: string, answer: PendingAnswer): Promise<void> }) {
+  return (
+    <section class="pending" aria-label="Waiting for you" data-testid="pending" aria-live="assertive">
+      {pending.map((p) => (
+        <PendingCard key={p.id} p={p} onAnswer={onAnswer} />
+      ))}
+    </section>
+  )
+}
+
+function PendingCard({ p, onAnswer }: { p: PendingSummary; onAnswer(id: string, answer: PendingAnswer): Promise<void> }) {
+  const [text, setText] = useState('')
+  const [busy, setBusy] = useState(false)
+  const send = async (answer: PendingAnswer) => {
+    setBusy(true)
+    try {
+      await onAnswer(p.id, answer)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const headingId = `pending-${p.id}`
+  if (p.kind === 'question') {
+    return (
+      <div class="pending-card question" role="group" aria-labelledby={headingId} data-testid="pending-item" data-pending-id={p.id} data-kind="question">
+        <h3 id={headingId}>The agent asks: {p.question}</h3>
+        {p.options && p.options.length > 0 && (
+          <div class="options" role="group" aria-label="Suggested answers">
+            {p.options.map((o) => (
+              <button type="button" key={o} disabled={busy} data-testid="answer-option" onClick={() => send({ answer: o })}>
+                {o}
+              </button>
+            ))}
+          </div>
+        )}
+        <form
+          class="row"
+          onSubmit={(e) => {
+            e.preventDefault()
+            if (text.trim()) void send({ answer: text.trim() })
+          }}
+        >
+          <label class="grow">
+            <span class="visually-hidden">Your answer</span>
+            <input type="text" value={text} placeholder="Your answer" data-testid="answer-text" onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+          </label>
+          <button type="submit" disabled={busy || !text.trim()} data-testid="answer-submit">
+            Answer
+          </button>
+        </form>
+      </div>
+    )
+  }
+  const input = p.input as { code?: unknown; description?: unknown } | undefined
+  return (
+    <div class="pending-card approval" role="group" aria-labelledby={headingId} data-testid="pending-item" data-pending-id={p.id} data-kind="approval">
+      <h3 id={headingId}>
+        Approve <code>{p.toolName}</code>?
+      </h3>
+      {p.reason && <p class="hint">{p.reason}</p>}
+      {p.toolName === 'run_js' && typeof input?.code === 'string' ? (
+        <>
+          {typeof input.description === 'string' && <p>{input.description}</p>}
+          <Code code={input.code} language="javascript" label="Program to approve" />
+        </>
+      ) : (
+        <JsonTree value={p.input} openDepth={2} label="Tool input" />
+      )}
+      <div class="row">
+        <button type="button" class="primary" disabled={busy} data-testid="approve-once" onClick={() => send({ decision: 'approve' })}>
+          Approve once
+        </button>
+        <button type="button" disabled={busy} data-testid="approve-always" onClick={() => send({ decision: 'always' })}>
+          Always allow
+        </button>
+        <button type="button" class="danger" disabled={busy} data-testid="deny" onClick={() => send({ decision: 'deny' })}>
+          Deny
+        </button>
+      </div>
+    </div>
+  )
+}

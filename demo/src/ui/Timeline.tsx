@@ -1,0 +1,176 @@
+import type { SessionEvent } from '../api/types.js'
+import { Code } from './Code.js'
+import { JsonTree } from './JsonTree.js'
+import type { TimelineItem, ToolItem } from './timeline-model.js'
+
+type OpenFile = (path: string) => void
+
+const WORKSPACE_PATH = /^\/(context|skills|work|outputs|state)\//
+
+/** Paths of workspace files a tool result points to (archived scripts, large results saved to files). */
+function filesIn(output: unknown): Array<{ label: string; path: string }> {
+  if (!output || typeof output !== 'object') return []
+  const o = output as Record<string, unknown>
+  const out: Array<{ label: string; path: string }> = []
+  for (const [key, label] of [['scriptPath', 'program'], ['resultPath', 'full result'], ['path', 'full result']] as const) {
+    const v = o[key]
+    if (typeof v === 'string' && WORKSPACE_PATH.test(v)) out.push({ label, path: v })
+  }
+  return out
+}
+
+function FileLink({ path, label, onOpen }: { path: string; label?: string; onOpen: OpenFile }) {
+  return (
+    <button type="button" class="link" data-testid="file-link" data-path={path} onClick={() => onOpen(path)}>
+      {label ? `${label}: ` : ''}
+      {path}
+    </button>
+  )
+}
+
+/**
+ * The session's events in order: tool calls with their inputs and results, plan updates,
+ * checkpoints, approvals and questions, rejections and corrections. New items are announced politely.
+ */
+export function Timeline({ items, onOpenFile }: { items: TimelineItem[]; onOpenFile: OpenFile }) {
+  return (
+    <section class="panel timeline" aria-labelledby="timeline-heading">
+      <h2 id="timeline-heading">Timeline</h2>
+      {items.length === 0 && <p class="hint">Nothing yet: upload inputs, then send a message to start the agent.</p>}
+      <ol class="events" data-testid="timeline" aria-live="polite" aria-relevant="additions">
+        {items.map((item) =>
+          item.kind === 'tool' ? (
+            <ToolCard key={item.seq} item={item} onOpenFile={onOpenFile} />
+          ) : (
+            <EventRow key={item.seq} event={item.event} onOpenFile={onOpenFile} />
+          ),
+        )}
+      </ol>
+    </section>
+  )
+}
+
+function ToolCard({ item, onOpenFile }: { item: ToolItem; onOpenFile: OpenFile }) {
+  const r = item.result
+  const state = !r ? 'running' : r.ok ? 'ok' : 'failed'
+  const input = item.input as Record<string, unknown> | undefined
+  const output = r?.output as Record<string, unknown> | undefined
+  const isRunJs = item.toolName === 'run_js'
+  return (
+    <li class={`item tool ${state}`} data-testid="timeline-item" data-seq={item.seq} data-type="tool-call" data-result-seq={r?.seq} data-tool={item.toolName} data-state={state}>
+      <details open={isRunJs && !r}>
+        <summary>
+          <span class="badge">{item.toolName}</span> {isRunJs && typeof input?.description === 'string' ? input.description : summarizeInput(item.input)}
+          <span class={`state ${state}`}>{state === 'running' ? '… running' : state === 'ok' ? '✓ done' : '✗ failed'}</span>
+        </summary>
+        <div class="tool-body">
+          <h4>Input</h4>
+          {isRunJs && typeof input?.code === 'string' ? <Code code={input.code} language="javascript" lineNumbers label="run_js program" /> : <JsonTree value={item.input} label="Tool input" />}
+          {r && (
+            <>
+              <h4>Result</h4>
+              {r.error && (
+                <p class="note error">
+                  {r.error.code}: {r.error.message}
+                </p>
+              )}
+              {isRunJs && output && typeof output === 'object' && 'success' in output ? (
+                <>
+                  {Array.isArray(output.logs) && output.logs.length > 0 && (
+                    <>
+                      <h5>Logs</h5>
+                      <pre class="logs">{output.logs.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}</pre>
+                    </>
+                  )}
+                  <JsonTree value={output.result} label="run_js result" />
+                </>
+              ) : (
+                r.output !== undefined && <JsonTree value={r.output} label="Tool result" />
+              )}
+              {filesIn(r.output).map((f) => (
+                <FileLink key={f.path} {...f} onOpen={onOpenFile} />
+              ))}
+            </>
+          )}
+        </div>
+      </details>
+    </li>
+  )
+}
+
+function summarizeInput(input: unknown): string {
+  if (!input || typeof input !== 'object') return ''
+  const o = input as Record<string, unknown>
+  for (const k of ['path', 'question', 'summary', 'pattern']) if (typeof o[k] === 'string') return String(o[k]).slice(0, 120)
+  if (Array.isArray(o.steps)) return `${o.steps.length} steps`
+  return ''
+}
+
+function EventRow({ event: e, onOpenFile }: { event: SessionEvent; onOpenFile: OpenFile }) {
+  const row = (cls: string, body: preact.ComponentChildren) => (
+    <li class={`item ${cls}`} data-testid="timeline-item" data-seq={e.seq} data-type={e.type}>
+      {body}
+    </li>
+  )
+  switch (e.type) {
+    case 'message':
+      return row('message', <p><span class="badge">{e.mode === 'steer' ? 'you (steer)' : 'you'}</span> {e.text}</p>)
+    case 'text':
+      return row('text', <p><span class="badge">agent</span> {e.text}</p>)
+    case 'execution-start':
+      return row('meta', <p>Execution {e.executionId} {e.resumed ? 'resumed' : 'started'}</p>)
+    case 'window-start':
+      return row('meta window', <p>Window {e.window} ({e.reason}{e.planRevision ? `, from plan revision ${e.planRevision}` : ''})</p>)
+    case 'plan-updated':
+      return row('plan-update', <p><span class="badge">plan</span> revision {e.plan.revision}{e.completed ? `: completed “${e.completed}”` : ''}</p>)
+    case 'checkpoint':
+      return row('checkpoint', <p><span class="badge">checkpoint</span> revision {e.revision} <FileLink path={e.path} onOpen={onOpenFile} /></p>)
+    case 'approval-required':
+      return row('waiting', <p><span class="badge">approval</span> {e.toolName}: {e.reason}</p>)
+    case 'question':
+      return row('waiting', <p><span class="badge">question</span> {e.question}</p>)
+    case 'pending-answered':
+      return row('answered', <p><span class="badge">answered</span> {describeAnswer(e.answer)}</p>)
+    case 'result-rejected':
+      return row(
+        'rejected',
+        <>
+          <p><span class="badge">result rejected</span> {e.problems.length} problem(s): the agent corrects them</p>
+          <ul>{e.problems.map((p, i) => <li key={i}>{p}</li>)}</ul>
+        </>,
+      )
+    case 'result-accepted':
+      return row(
+        'accepted',
+        <details>
+          <summary><span class="badge">result accepted</span></summary>
+          <JsonTree value={e.result} label="Accepted result" />
+        </details>,
+      )
+    case 'execution-end':
+      return row(`end ${e.status}`, <p>Execution {e.executionId} {e.status}{e.error ? `: ${e.error.code}: ${e.error.message}` : ''}</p>)
+    case 'error':
+      return row('failed', <p class="note error">{e.code}: {e.message}</p>)
+    case 'status':
+      return row('meta status', <p>Session {e.status.replace('_', ' ')}</p>)
+    case 'steer-delivered':
+      return row('meta', <p>Steer message {e.n} delivered to {e.executionId}</p>)
+    case 'abort-requested':
+      return row('meta', <p>Abort requested for {e.executionId}</p>)
+    case 'session-created':
+      return row('meta', <p>Session created ({e.profile})</p>)
+    case 'session-closed':
+      return row('meta', <p>Session closed</p>)
+    case 'session-reopened':
+      return row('meta', <p>Session reopened</p>)
+    default:
+      return row('meta', <p>{(e as { type: string }).type}</p>)
+  }
+}
+
+function describeAnswer(answer: unknown): string {
+  const a = answer as { decision?: string; answer?: string; message?: string } | undefined
+  if (a?.decision) return `${a.decision === 'always' ? 'always allowed' : a.decision === 'approve' ? 'approved' : 'denied'}${a.message ? `: ${a.message}` : ''}`
+  if (typeof a?.answer === 'string') return `“${a.answer}”`
+  return JSON.stringify(answer)
+}

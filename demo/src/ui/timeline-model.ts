@@ -1,0 +1,76 @@
+import type { Plan, SessionEvent } from '../api/types.js'
+
+/** A tool call and, once it arrives, its result: one card in the timeline. */
+export interface ToolItem {
+  kind: 'tool'
+  seq: number
+  executionId: string
+  toolCallId: string
+  toolName: string
+  input: unknown
+  result?: Extract<SessionEvent, { type: 'tool-result' }>
+}
+
+/** Any other event, shown as it is. */
+export interface EventItem {
+  kind: 'event'
+  seq: number
+  event: SessionEvent
+}
+
+export type TimelineItem = ToolItem | EventItem
+
+/** What the session view derives from the event log. */
+export interface SessionModel {
+  /** Events by seq, each once. */
+  seen: Set<number>
+  items: TimelineItem[]
+  /** The newest plan of the newest execution. */
+  plan?: Plan
+  lastSeq: number
+  /** Calls whose result has not arrived, by `executionId:toolCallId` (ids repeat across windows). */
+  open: Map<string, ToolItem>
+}
+
+export const emptyModel = (): SessionModel => ({ seen: new Set(), items: [], lastSeq: 0, open: new Map() })
+
+// Events that say nothing a person needs beyond what the items around them say.
+const QUIET = new Set(['heartbeat'])
+
+/**
+ * Adds events to the model (a new object; the arrays are copied once per batch). Events already
+ * seen are ignored, so a replayed batch changes nothing. A tool result joins its call's card.
+ */
+export function addEvents(model: SessionModel, events: SessionEvent[]): SessionModel {
+  const next: SessionModel = { ...model, items: model.items.slice(), seen: new Set(model.seen), open: new Map(model.open) }
+  for (const e of events) {
+    if (next.seen.has(e.seq) || QUIET.has(e.type)) continue
+    next.seen.add(e.seq)
+    next.lastSeq = Math.max(next.lastSeq, e.seq)
+    if (e.type === 'tool-call') {
+      const item: ToolItem = { kind: 'tool', seq: e.seq, executionId: e.executionId, toolCallId: e.toolCallId, toolName: e.toolName, input: e.input }
+      next.open.set(`${e.executionId}:${e.toolCallId}`, item)
+      next.items.push(item)
+      continue
+    }
+    if (e.type === 'tool-result') {
+      const key = `${e.executionId}:${e.toolCallId}`
+      const call = next.open.get(key)
+      if (call) {
+        next.open.delete(key)
+        const index = next.items.indexOf(call)
+        next.items[index] = { ...call, result: e }
+        continue
+      }
+    }
+    if (e.type === 'plan-updated' && (!next.plan || e.plan.executionId >= next.plan.executionId)) next.plan = e.plan
+    next.items.push({ kind: 'event', seq: e.seq, event: e })
+  }
+  return next
+}
+
+/** Counts of a plan's steps. */
+export function planProgress(plan: Plan | undefined): { done: number; total: number } {
+  const steps = plan?.steps ?? []
+  return { done: steps.filter((s) => s.status === 'completed').length, total: steps.length }
+}

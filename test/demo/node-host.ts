@@ -1,0 +1,65 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { root } from './serve-demo.js'
+
+/** A running `npm run serve` (the Node session host) with its dev token. */
+export interface NodeHost {
+  url: string
+  token: string
+  /** Everything the host printed, for failure messages. */
+  log(): string
+  stop(): Promise<void>
+}
+
+/**
+ * Starts scripts/serve.ts (the Node session host, as `npm run serve` does) in dev mode on a free
+ * loopback port, with PGlite in a temp folder, and waits for its URL and dev token. `stop` sends
+ * SIGTERM (the host stops cleanly), then removes the folder. `MODEL_DELAY_MS` slows each model
+ * call so a test can act mid-run (reload, steer) without racing the run to its end.
+ */
+export async function startNodeHost(options: { modelDelayMs?: number } = {}): Promise<NodeHost> {
+  const data = mkdtempSync(join(tmpdir(), 'agent-vfs-demo-host-'))
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', AGENT_VFS_DATA: data, MODEL_DELAY_MS: String(options.modelDelayMs ?? 0) }
+  delete env.DATABASE_URL
+  delete env.AGENT_VFS_JWT_SECRET
+  delete env.OPENAI_BASE_URL
+  delete env.OPENAI_MODEL
+  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let log = ''
+  proc.stdout!.on('data', (d) => (log += d))
+  proc.stderr!.on('data', (d) => (log += d))
+  const stop = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      const exited = new Promise((r) => proc.once('exit', r))
+      proc.kill('SIGTERM')
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000)
+      await exited
+      clearTimeout(timer)
+    }
+    rmSync(data, { recursive: true, force: true })
+  }
+  try {
+    const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the Node host did not start in 120 s:\n${log}`)), 120_000)
+      const check = () => {
+        const u = /on (http:\/\/127\.0\.0\.1:\d+) \(/.exec(log)
+        const t = /dev token \(owner "dev", 24 h\): (\S+)/.exec(log)
+        if (u && t) {
+          clearTimeout(timer)
+          resolve({ url: u[1], token: t[1] })
+        }
+      }
+      proc.stdout!.on('data', check)
+      proc.once('exit', (code) => {
+        clearTimeout(timer)
+        reject(new Error(`the Node host exited (${code}) before it started:\n${log}`))
+      })
+    })
+    return { url, token, log: () => log, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}

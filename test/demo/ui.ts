@@ -1,0 +1,160 @@
+import type { Locator, Page } from 'playwright'
+
+/**
+ * The demo's UI as a test drives it: by the data-testids and accessible names demo/src/ui
+ * documents, waiting on what the page shows (never on time).
+ */
+
+/** Connects in this tab (the default) or to a remote host (its base URL and token). */
+export async function connect(page: Page, mode: { remote?: { baseUrl: string; token: string } } = {}): Promise<void> {
+  if (mode.remote) {
+    await page.getByTestId('mode-remote').check()
+    await page.getByTestId('remote-base-url').fill(mode.remote.baseUrl)
+    await page.getByTestId('remote-token').fill(mode.remote.token)
+  } else {
+    await page.getByTestId('mode-tab').check()
+  }
+  await page.getByTestId('connect').click()
+  await sessionsLoaded(page)
+}
+
+/** Waits until the sessions panel shows its list or says there is none. */
+export async function sessionsLoaded(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    if (document.querySelector('[data-testid="session-list"]')) return true
+    const hint = document.querySelector('[aria-labelledby="sessions-heading"] p.hint')
+    return /^No sessions/.test(hint?.textContent ?? '')
+  })
+}
+
+/** Creates a session with `profile` and `title`, opens it, and returns its id. */
+export async function createSession(page: Page, options: { profile: string; title: string }): Promise<string> {
+  await page.getByTestId('new-session-profile').selectOption(options.profile)
+  await page.getByTestId('new-session-title').fill(options.title)
+  await page.getByTestId('new-session').click()
+  const item = page.getByTestId('session-item').filter({ hasText: options.title })
+  await item.waitFor()
+  const id = (await item.getAttribute('data-session-id'))!
+  await openSession(page, id)
+  return id
+}
+
+/** Opens a session from the list and waits for its view. */
+export async function openSession(page: Page, id: string): Promise<void> {
+  const view = page.locator(`[data-testid="session-view"][data-session-id="${id}"]`)
+  if (!(await view.isVisible())) await page.locator(`[data-testid="session-item"][data-session-id="${id}"] [data-testid="session-open"]`).click()
+  await view.waitFor()
+}
+
+/** The upload message once it is final (not "Checking…" or "Uploading…"). */
+export async function uploadOutcome(page: Page): Promise<{ ok: boolean; text: string }> {
+  const message = page.getByTestId('upload-message')
+  await page.waitForFunction(() => {
+    const text = document.querySelector('[data-testid="upload-message"]')?.textContent ?? ''
+    return text !== '' && !/^(Checking|Uploading)/.test(text)
+  })
+  return { ok: (await message.getAttribute('role')) !== 'alert', text: (await message.textContent()) ?? '' }
+}
+
+/** Uploads a folder from disk through the folder picker into `dir` and returns the outcome message. */
+export async function uploadFolder(page: Page, folder: string, dir = '/context'): Promise<{ ok: boolean; text: string }> {
+  await page.getByTestId('upload-dir').selectOption(dir)
+  await page.getByTestId('upload-folder').setInputFiles(folder)
+  return uploadOutcome(page)
+}
+
+/** Uploads files (paths on disk, or payloads) through the file picker into `dir`. */
+export async function uploadFiles(page: Page, files: Parameters<Locator['setInputFiles']>[0], dir = '/context'): Promise<{ ok: boolean; text: string }> {
+  await page.getByTestId('upload-dir').selectOption(dir)
+  await page.getByTestId('upload-files').setInputFiles(files)
+  return uploadOutcome(page)
+}
+
+/** Paths the file tree lists (every file, folded folders included). */
+export async function treePaths(page: Page): Promise<string[]> {
+  return page.getByTestId('file-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-path') ?? ''))
+}
+
+/** Sends a message (the task, or a follow-up). */
+export async function sendMessage(page: Page, text: string): Promise<void> {
+  await page.getByTestId('message-text').fill(text)
+  await page.getByTestId('send-message').click()
+}
+
+/** Steers the running execution. */
+export async function steer(page: Page, text: string): Promise<void> {
+  await page.getByTestId('steer-text').fill(text)
+  await page.getByTestId('send-steer').click()
+}
+
+/** The first unanswered prompt of `kind`, once shown. */
+export async function pending(page: Page, kind: 'question' | 'approval'): Promise<Locator> {
+  const item = page.locator(`[data-testid="pending-item"][data-kind="${kind}"]`).first()
+  await item.waitFor()
+  return item
+}
+
+/** Answers the question shown by picking `option`. */
+export async function answerOption(page: Page, option: string): Promise<void> {
+  const item = await pending(page, 'question')
+  const id = await item.getAttribute('data-pending-id')
+  await item.getByTestId('answer-option').filter({ hasText: option }).click()
+  await page.locator(`[data-testid="pending-item"][data-pending-id="${id}"]`).waitFor({ state: 'detached' })
+}
+
+/** Answers the approval shown: approve once, always, or deny; returns what it asked about. */
+export async function approve(page: Page, decision: 'once' | 'always' | 'deny'): Promise<string> {
+  const item = await pending(page, 'approval')
+  const id = await item.getAttribute('data-pending-id')
+  const text = (await item.textContent()) ?? ''
+  await item.getByTestId(decision === 'deny' ? 'deny' : `approve-${decision}`).click()
+  await page.locator(`[data-testid="pending-item"][data-pending-id="${id}"]`).waitFor({ state: 'detached' })
+  return text
+}
+
+/** The session's status as the view shows it. */
+export async function status(page: Page): Promise<string> {
+  return (await page.getByTestId('session-status').getAttribute('data-status')) ?? ''
+}
+
+/** Waits until the session's status is one of `statuses`. */
+export async function waitStatus(page: Page, ...statuses: string[]): Promise<string> {
+  await page.waitForFunction((want) => want.includes(document.querySelector('[data-testid="session-status"]')?.getAttribute('data-status') ?? ''), statuses)
+  return status(page)
+}
+
+/** The plan's steps as shown: id and status. */
+export async function planSteps(page: Page): Promise<Array<{ id: string; status: string }>> {
+  return page.getByTestId('plan-step').evaluateAll((els) => els.map((e) => ({ id: e.getAttribute('data-step-id') ?? '', status: e.getAttribute('data-status') ?? '' })))
+}
+
+/** The timeline's items: seq and type, in order. */
+export async function timeline(page: Page): Promise<Array<{ seq: number; type: string; tool?: string }>> {
+  return page.getByTestId('timeline-item').evaluateAll((els) =>
+    els.map((e) => ({ seq: Number(e.getAttribute('data-seq')), type: e.getAttribute('data-type') ?? '', ...(e.getAttribute('data-tool') ? { tool: e.getAttribute('data-tool')! } : {}) })),
+  )
+}
+
+/** Opens a workspace file in the preview (unfolding its folders) and waits for it to load. */
+export async function openFile(page: Page, path: string): Promise<Locator> {
+  const item = page.locator(`[data-testid="file-item"][data-path="${path}"]`)
+  if (!(await item.isVisible())) {
+    // Unfold each ancestor folder the tree keeps closed.
+    const parts = path.split('/').filter(Boolean)
+    for (let i = 1; i < parts.length; i++) {
+      const dir = page.locator(`[data-testid="file-dir"][data-path="/${parts.slice(0, i).join('/')}"]`)
+      if ((await dir.count()) && !(await dir.evaluate((d) => (d as HTMLDetailsElement).open))) await dir.locator('summary').first().click()
+    }
+  }
+  await item.click()
+  const preview = page.locator(`[data-testid="file-preview"][data-path="${path}"]`)
+  await preview.locator('[data-testid="preview-download"]').waitFor()
+  await page.waitForFunction((p) => !/Loading…/.test(document.querySelector(`[data-testid="file-preview"][data-path="${p}"] .preview-body`)?.textContent ?? ''), path)
+  return preview
+}
+
+/** The exact bytes the preview offers for download, as text. */
+export async function previewText(preview: Locator): Promise<string> {
+  const href = await preview.getByTestId('preview-download').getAttribute('href')
+  return preview.page().evaluate(async (url) => (await fetch(url!)).text(), href)
+}
