@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
@@ -11,6 +12,9 @@ import { TS_VENDOR } from '../run-js/ts-vendor.ts'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
 export default defineConfig(async () => {
+  // wrangler.toml serves dist-demo/ (the built demo) as assets and the pool refuses a missing folder
+  // (a fresh clone); wrangler itself makes it in its build step, which the pool does not run.
+  mkdirSync(`${root}/dist-demo`, { recursive: true })
   const migrations = await readD1Migrations(`${root}/worker-edge/migrations`)
   return {
     root,
@@ -22,7 +26,8 @@ export default defineConfig(async () => {
         main: `${root}/worker-edge/src/index.ts`,
         wrangler: { configPath: `${root}/wrangler.toml` },
         // Read by apply-migrations.ts, which runs before every test file (storage is per file).
-        miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+        // AGENT_VFS_JWT_SECRET: the Worker secret of the session API (test/workers/edge-*.test.ts sign with it).
+        miniflare: { bindings: { TEST_MIGRATIONS: migrations, AGENT_VFS_JWT_SECRET: 'test-only-secret-test-only-secret-0123' } },
       }),
     ],
     test: {
