@@ -5,8 +5,19 @@ import type { Locator, Page } from 'playwright'
  * documents, waiting on what the page shows (never on time).
  */
 
-/** Connects in this tab (the default) or to a remote host (its base URL and token). */
+/**
+ * Connects in this tab or to a remote host (its base URL and token). A fresh page connects in
+ * this tab by itself; that is awaited first (or its error), then the panel is used if needed.
+ */
 export async function connect(page: Page, mode: { remote?: { baseUrl: string; token: string } } = {}): Promise<void> {
+  const status = page.getByTestId('connection-status')
+  await page.waitForFunction(() => {
+    const text = document.querySelector('[data-testid="connection-status"]')?.textContent ?? ''
+    return /^connected \(/.test(text) || !!document.querySelector('[data-testid="app-error"]')
+  })
+  if (!mode.remote && /^connected \(in this tab\)/.test((await status.textContent()) ?? '')) return sessionsLoaded(page)
+  const panel = page.locator('details.connection')
+  if (!(await panel.evaluate((d) => (d as HTMLDetailsElement).open))) await panel.locator('summary').click()
   if (mode.remote) {
     await page.getByTestId('mode-remote').check()
     await page.getByTestId('remote-base-url').fill(mode.remote.baseUrl)
@@ -15,6 +26,8 @@ export async function connect(page: Page, mode: { remote?: { baseUrl: string; to
     await page.getByTestId('mode-tab').check()
   }
   await page.getByTestId('connect').click()
+  const want = mode.remote ? /^connected \(remote / : /^connected \(in this tab\)/
+  await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid="connection-status"]')?.textContent ?? ''), want.source)
   await sessionsLoaded(page)
 }
 
