@@ -55,10 +55,11 @@ const MAX_HEX_PER_STATEMENT = 2 * 1024 * 1024
  * single transaction: version checks (through the guard above), the scope version bump, deletes and
  * puts land together or not at all.
  */
-export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Store {
+export function d1Store(raw: D1DatabaseLike, options: D1StoreOptions = {}): D1Store {
   let schema: Promise<void> | undefined
+  const db: D1DatabaseLike = { prepare: (query) => raw.prepare(query), batch: (statements) => raw.batch(statements).catch(missingSchema) }
   const migrate = async () => {
-    await db.batch(D1_SCHEMA.map((ddl) => db.prepare(ddl)))
+    await raw.batch(D1_SCHEMA.map((ddl) => raw.prepare(ddl)))
   }
   const ready = () => {
     if (options.autoMigrate === false) return Promise.resolve()
@@ -116,6 +117,17 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
       return ((r.results ?? []) as { scope: string }[]).map((x) => x.scope).sort()
     },
   }
+}
+
+/**
+ * Before the schema exists (autoMigrate off and the migration never applied) every statement fails
+ * with D1's "no such table: vfs_…": say what to do instead.
+ */
+function missingSchema(error: unknown): never {
+  if (/no such table: vfs_/.test(String((error as Error | null)?.message ?? error))) {
+    throw new VfsError('ESTORE', undefined, 'the D1 tables of agent-vfs do not exist: apply the migration that creates them (`wrangler d1 migrations apply <database>`, with --local under wrangler dev), call migrate() once, or leave autoMigrate on', { cause: error })
+  }
+  throw error
 }
 
 interface Check {

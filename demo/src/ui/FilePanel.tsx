@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { ApiError, type SessionClient } from '../api/client.js'
 import type { FileEntry } from '../api/types.js'
-import { checkUpload, fromDrop, fromInput, type UploadItem } from './upload-files.js'
+import { checkUpload, fromDrop, fromFolderInput, fromInput, type UploadItem } from './upload-files.js'
 
 /** Folders a person may upload into (the runtime owns /state). */
 const UPLOAD_DIRS = ['/context', '/skills', '/work', '/outputs']
@@ -107,7 +107,7 @@ export function FilePanel(props: {
             <input type="file" multiple class="visually-hidden" data-testid="upload-files" disabled={busy} onChange={(e) => void upload(fromInput((e.target as HTMLInputElement).files)).finally(() => ((e.target as HTMLInputElement).value = ''))} />
           </label>
           <label class="button">
-            Folder…
+            Folder contents…
             <input
               type="file"
               multiple
@@ -115,11 +115,11 @@ export function FilePanel(props: {
               data-testid="upload-folder"
               disabled={busy}
               {...{ webkitdirectory: '' }}
-              onChange={(e) => void upload(fromInput((e.target as HTMLInputElement).files)).finally(() => ((e.target as HTMLInputElement).value = ''))}
+              onChange={(e) => void upload(fromFolderInput((e.target as HTMLInputElement).files)).finally(() => ((e.target as HTMLInputElement).value = ''))}
             />
           </label>
         </div>
-        <p class="hint">or drop files and folders here</p>
+        <p class="hint">or drop files and folders here (a dropped folder keeps its name; “Folder contents” does not)</p>
       </div>
       <div data-testid="upload-message" role={message && !message.ok ? 'alert' : 'status'} class={message ? (message.ok ? 'note' : 'note error') : 'note empty'}>
         {message?.text}

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, type SessionClient } from '../api/client.js'
 import { Code, languageOf } from './Code.js'
 import { JsonTree } from './JsonTree.js'
@@ -21,6 +21,12 @@ export function FilePreview({ client, sessionId, path, version, onClose }: { cli
   const [blob, setBlob] = useState<Blob | undefined>()
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' })
   const [download, setDownload] = useState<string | undefined>()
+  const heading = useRef<HTMLHeadingElement>(null)
+  // Opening a file (from the tree or a timeline link) brings its preview into view and focus.
+  useEffect(() => {
+    heading.current?.scrollIntoView({ block: 'nearest' })
+    heading.current?.focus({ preventScroll: true })
+  }, [path])
 
   useEffect(() => {
     let live = true
@@ -46,7 +52,7 @@ export function FilePreview({ client, sessionId, path, version, onClose }: { cli
   return (
     <section class="panel preview" aria-labelledby="preview-heading" data-testid="file-preview" data-path={path}>
       <div class="panel-head">
-        <h2 id="preview-heading" title={path}>
+        <h2 id="preview-heading" title={path} tabIndex={-1} ref={heading}>
           {path}
         </h2>
         <div class="actions">

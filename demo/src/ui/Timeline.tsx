@@ -57,7 +57,7 @@ function ToolCard({ item, onOpenFile }: { item: ToolItem; onOpenFile: OpenFile }
   const output = r?.output as Record<string, unknown> | undefined
   const isRunJs = item.toolName === 'run_js'
   return (
-    <li class={`item tool ${state}`} data-testid="timeline-item" data-seq={item.seq} data-type="tool-call" data-tool={item.toolName} data-state={state}>
+    <li class={`item tool ${state}`} data-testid="timeline-item" data-seq={item.seq} data-type="tool-call" data-result-seq={r?.seq} data-tool={item.toolName} data-state={state}>
       <details open={isRunJs && !r}>
         <summary>
           <span class="badge">{item.toolName}</span> {isRunJs && typeof input?.description === 'string' ? input.description : summarizeInput(item.input)}

@@ -1,12 +1,28 @@
+import { normalizePath, type VfsError } from 'agent-vfs'
+
 /** A file to upload with its path relative to the target folder (folders keep their structure). */
 export interface UploadItem {
   name: string
   data: File
+  /** Where it came from, when that differs from `name` (a picked folder's own name is dropped). */
+  source?: string
 }
 
-/** Files from an `<input type="file">` (with `webkitdirectory`, each keeps its path inside the chosen folder). */
+/** Files from an `<input type="file" multiple>`, by name. */
 export function fromInput(list: FileList | null): UploadItem[] {
-  return Array.from(list ?? [], (f) => ({ name: f.webkitRelativePath || f.name, data: f }))
+  return Array.from(list ?? [], (f) => ({ name: f.name, data: f }))
+}
+
+/**
+ * Files from a folder picker (`webkitdirectory`): the folder's contents, with their paths inside
+ * it, so picking `season-one/` puts `season-one/characters.md` at `<target>/characters.md`.
+ */
+export function fromFolderInput(list: FileList | null): UploadItem[] {
+  return Array.from(list ?? [], (f) => {
+    const rel = f.webkitRelativePath || f.name
+    const slash = rel.indexOf('/')
+    return { name: slash < 0 ? rel : rel.slice(slash + 1), data: f, source: rel }
+  })
 }
 
 /** Files and whole folders dropped on the page, read through the File System entries API. */
@@ -40,12 +56,22 @@ async function walk(entry: FileSystemEntry, prefix: string, out: UploadItem[]): 
 const BINARY = /^(image|audio|video|font)\/|^application\/(pdf|zip|gzip|x-gzip|x-tar|octet-stream|wasm)$/
 
 /**
- * The problems that keep an upload from being sent: every text file must be UTF-8 (the agent
- * reads /context as text; a mis-encoded script would be silently garbled). Binary types pass.
- * Returns one sentence per bad file; empty means the upload may go.
+ * The problems that keep an upload from being sent, one sentence per bad file (empty: it may go).
+ * Every name, the picked folder's own included, must be a name the workspace accepts (the
+ * library's own rule, so a hostile name is refused before any byte is sent; the host checks again).
+ * Every text file must be UTF-8: the agent reads /context as text and a mis-encoded script would
+ * be silently garbled. Binary types pass.
  */
 export async function checkUpload(items: UploadItem[]): Promise<string[]> {
   const problems: string[] = []
+  for (const item of items) {
+    try {
+      normalizePath(`/${item.source ?? item.name}`)
+    } catch (error) {
+      problems.push(`“${printable(item.source ?? item.name)}” is not a usable name: ${(error as VfsError).detail ?? (error as Error).message}`)
+    }
+  }
+  if (problems.length > 0) return problems
   const decoder = new TextDecoder('utf-8', { fatal: true })
   for (const item of items) {
     if (BINARY.test(item.data.type)) continue
@@ -56,4 +82,9 @@ export async function checkUpload(items: UploadItem[]): Promise<string[]> {
     }
   }
   return problems
+}
+
+/** A name as a person can read it: control and invisible characters shown as U+XXXX. */
+function printable(name: string): string {
+  return name.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`)
 }

@@ -1,0 +1,153 @@
+/**
+ * Running this repository's Worker (wrangler.toml) locally with wrangler, offline: the environment,
+ * the D1 migration step and the `wrangler dev` process. Shared by `npm run dev:worker`
+ * (scripts/dev-worker.ts), the loopback test harness (test/wrangler-dev/) and the edge benchmarks.
+ */
+import { execFile, spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+export const root = fileURLToPath(new URL('..', import.meta.url))
+export const wranglerBin = `${root}node_modules/wrangler/bin/wrangler.js`
+
+/** The Worker secret the edge app verifies session tokens with (HS256); the same name as `npm run serve`. */
+export const JWT_SECRET_BINDING = 'AGENT_VFS_JWT_SECRET'
+/** The D1 binding of wrangler.toml; `wrangler d1 migrations apply` takes a binding name too. */
+export const D1_BINDING = 'DB'
+
+/**
+ * The environment of a wrangler run: no telemetry, no update check, no `Request.cf` fetch (the three
+ * outbound connections wrangler makes), and nothing of a surrounding test runner.
+ */
+export function wranglerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VITEST|TEST$|NODE_ENV$|NODE_OPTIONS$)/.test(k)))
+  return { ...env, WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANNER: 'true', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1', ...extra }
+}
+
+/** A random HS256 secret (64 hex characters) for a local run. */
+export function newDevSecret(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+export interface LocalState {
+  /** wrangler's `--persist-to`: where local D1 and Durable Object data live (default `.wrangler/state`). */
+  persistTo?: string
+  /** Another wrangler.toml (default: the repository's). */
+  config?: string
+}
+
+const stateArgs = ({ persistTo, config }: LocalState) => [...(persistTo ? ['--persist-to', persistTo] : []), ...(config ? ['--config', config] : [])]
+
+/**
+ * `wrangler d1 migrations apply DB --local`: creates the local D1 tables the Worker's `/d1` routes and
+ * session index need. Idempotent (applied migrations are recorded). CI=true skips the confirmation
+ * prompt wrangler would show in a terminal. Returns wrangler's output.
+ */
+export async function applyLocalMigrations(state: LocalState = {}): Promise<string> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [wranglerBin, 'd1', 'migrations', 'apply', D1_BINDING, '--local', ...stateArgs(state)], {
+      cwd: root, env: wranglerEnv({ CI: 'true' }), timeout: 180_000, maxBuffer: 16 << 20,
+    })
+    return stdout + stderr
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string }
+    throw new Error(`wrangler d1 migrations apply failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`)
+  }
+}
+
+export interface DevOptions extends LocalState {
+  port: number
+  /** The JWT secret, passed as a variable (`--var`), so nothing is written to disk. */
+  secret: string
+  /** Port of wrangler's devtools inspector; pass a free one when several dev servers may run at once. */
+  inspectorPort?: number
+  /** 'pipe' to read the output (tests), 'inherit' to show it. */
+  stdio?: 'pipe' | 'inherit'
+}
+
+/**
+ * Starts `wrangler dev` on 127.0.0.1 in its own process group (wrangler, esbuild and two workerd
+ * processes), so {@link stopGroup} can end all of them. `ready` resolves with the URL once wrangler
+ * says "Ready on", and rejects if it exits first or takes longer than `timeoutMs`.
+ */
+export function startWranglerDev(options: DevOptions, timeoutMs = 180_000): { child: ChildProcess; ready: Promise<string>; output: () => string } {
+  const args = [
+    wranglerBin, 'dev', '--ip', '127.0.0.1', '--port', String(options.port), '--show-interactive-dev-session=false',
+    '--var', `${JWT_SECRET_BINDING}:${options.secret}`, ...stateArgs(options),
+    ...(options.inspectorPort ? ['--inspector-port', String(options.inspectorPort)] : []),
+  ]
+  const stdio: StdioOptions = options.stdio === 'inherit' ? ['ignore', 'pipe', 'inherit'] : ['ignore', 'pipe', 'pipe']
+  const child = spawn(process.execPath, args, { cwd: root, env: wranglerEnv(), detached: true, stdio })
+  let output = ''
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`wrangler dev did not get ready in ${timeoutMs} ms:\n${output}`)), timeoutMs)
+    const seen = (chunk: Buffer) => {
+      output += chunk
+      if (options.stdio === 'inherit') process.stdout.write(chunk)
+      const m = /Ready on (http:\/\/[\d.]+:\d+)/.exec(output)
+      if (m) {
+        clearTimeout(timer)
+        resolve(m[1])
+      }
+    }
+    child.stdout?.on('data', seen)
+    child.stderr?.on('data', seen)
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      reject(new Error(`wrangler dev exited (${code ?? signal}) before it was ready:\n${output}`))
+    })
+  })
+  return { child, ready, output: () => output }
+}
+
+/**
+ * True while any process of the group led by `pid` is alive. On Linux it reads /proc, so a zombie
+ * that no init reaps does not count as alive; elsewhere it asks kill(-pid, 0).
+ */
+export function groupAlive(pid: number): boolean {
+  if (existsSync('/proc/self/stat')) {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue
+      let stat: string
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      } catch {
+        continue // exited meanwhile
+      }
+      // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses, so split after the last ')'.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(pgrp) === pid && state !== 'Z') return true
+    }
+    return false
+  }
+  try {
+    process.kill(-pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Ends the process group a {@link startWranglerDev} child leads: SIGTERM (wrangler stops workerd and
+ * esbuild itself), then SIGKILL for whatever is left after `graceMs`. Resolves once no process of the
+ * group remains.
+ */
+export async function stopGroup(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  const pid = child.pid
+  if (!pid) return
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, s)
+    } catch {
+      // The group is already gone.
+    }
+  }
+  signal('SIGTERM')
+  const until = Date.now() + graceMs
+  while (groupAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100))
+  if (groupAlive(pid)) signal('SIGKILL')
+  while (groupAlive(pid)) await new Promise((r) => setTimeout(r, 50))
+}
