@@ -65,6 +65,8 @@ export interface DevOptions extends LocalState {
   inspectorPort?: number
   /** 'pipe' to read the output (tests), 'inherit' to show it. */
   stdio?: 'pipe' | 'inherit'
+  /** Static assets to serve instead of wrangler.toml's `[assets] directory` (`--assets`; its routing stays). */
+  assets?: string
 }
 
 /**
@@ -77,6 +79,7 @@ export function startWranglerDev(options: DevOptions, timeoutMs = 180_000): { ch
     wranglerBin, 'dev', '--ip', '127.0.0.1', '--port', String(options.port), '--show-interactive-dev-session=false',
     '--var', `${JWT_SECRET_BINDING}:${options.secret}`, ...stateArgs(options),
     ...(options.inspectorPort ? ['--inspector-port', String(options.inspectorPort)] : []),
+    ...(options.assets ? ['--assets', options.assets] : []),
   ]
   const stdio: StdioOptions = options.stdio === 'inherit' ? ['ignore', 'pipe', 'inherit'] : ['ignore', 'pipe', 'pipe']
   const child = spawn(process.execPath, args, { cwd: root, env: wranglerEnv(), detached: true, stdio })

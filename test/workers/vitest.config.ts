@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
@@ -11,6 +12,9 @@ import { TS_VENDOR } from '../run-js/ts-vendor.ts'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
 export default defineConfig(async () => {
+  // wrangler.toml serves dist-demo/ (the built demo) as assets and the pool refuses a missing folder
+  // (a fresh clone); wrangler itself makes it in its build step, which the pool does not run.
+  mkdirSync(`${root}/dist-demo`, { recursive: true })
   const migrations = await readD1Migrations(`${root}/worker-edge/migrations`)
   return {
     root,

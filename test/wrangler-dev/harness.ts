@@ -38,7 +38,7 @@ export function freePort(): Promise<number> {
   })
 }
 
-export async function startWorker(options: { migrate?: boolean } = {}): Promise<WranglerDev> {
+export async function startWorker(options: { migrate?: boolean; assets?: string } = {}): Promise<WranglerDev> {
   const persistTo = mkdtempSync(join(tmpdir(), 'agent-vfs-wrangler-dev-'))
   const secret = newDevSecret()
   const removeState = () => rmSync(persistTo, { recursive: true, force: true })
@@ -48,7 +48,7 @@ export async function startWorker(options: { migrate?: boolean } = {}): Promise<
     removeState()
     throw error
   }
-  const dev = startWranglerDev({ port: await freePort(), inspectorPort: await freePort(), secret, persistTo })
+  const dev = startWranglerDev({ port: await freePort(), inspectorPort: await freePort(), secret, persistTo, ...(options.assets ? { assets: options.assets } : {}) })
   // A test process that dies before stop() must not leave workerd running.
   const killOnExit = () => {
     try {
