@@ -48,8 +48,8 @@ export async function appendixFlow(page: Page, options: AppendixFlowOptions): Pr
   // Every run_js call asks first: approve the first one once; the next call asks again.
   expect(await ui.approve(page, 'once')).toContain('run_js')
   await ui.pending(page, 'approval')
+  // A steer while the run waits is held for it; it is handed over at the run's next model call.
   await ui.steer(page, 'Keep the bit parts in the validation report.')
-  await page.locator('[data-testid="timeline-item"][data-type="steer-delivered"]').waitFor()
   await stage(page, flow, '03-mid-run')
 
   // Reload while the execution waits for the second approval. In this tab the worker dies with the
@@ -69,6 +69,7 @@ export async function appendixFlow(page: Page, options: AppendixFlowOptions): Pr
   await stage(page, flow, '04-reloaded')
 
   await ui.approve(page, 'always')
+  await page.locator('[data-testid="timeline-item"][data-type="steer-delivered"]').waitFor()
   if (options.reloadWhileRunning && (await ui.status(page)) === 'running') {
     await reload(page, id)
     await options.afterReload?.(page, id)

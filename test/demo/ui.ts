@@ -6,16 +6,14 @@ import type { Locator, Page } from 'playwright'
  */
 
 /**
- * Connects in this tab or to a remote host (its base URL and token). A fresh page connects in
- * this tab by itself; that is awaited first (or its error), then the panel is used if needed.
+ * Connects in this tab or to a remote host (its base URL and token) through the connection
+ * panel, unless the page is already connected so (a reload reconnects as last saved).
  */
 export async function connect(page: Page, mode: { remote?: { baseUrl: string; token: string } } = {}): Promise<void> {
   const status = page.getByTestId('connection-status')
-  await page.waitForFunction(() => {
-    const text = document.querySelector('[data-testid="connection-status"]')?.textContent ?? ''
-    return /^connected \(/.test(text) || !!document.querySelector('[data-testid="app-error"]')
-  })
-  if (!mode.remote && /^connected \(in this tab\)/.test((await status.textContent()) ?? '')) return sessionsLoaded(page)
+  await page.waitForFunction(() => !/connecting/.test(document.querySelector('[data-testid="connection-status"]')?.textContent ?? 'connecting'))
+  const want = mode.remote ? /^connected \(remote / : /^connected \(in this tab\)/
+  if (want.test((await status.textContent()) ?? '')) return sessionsLoaded(page)
   const panel = page.locator('details.connection')
   if (!(await panel.evaluate((d) => (d as HTMLDetailsElement).open))) await panel.locator('summary').click()
   if (mode.remote) {
@@ -26,7 +24,6 @@ export async function connect(page: Page, mode: { remote?: { baseUrl: string; to
     await page.getByTestId('mode-tab').check()
   }
   await page.getByTestId('connect').click()
-  const want = mode.remote ? /^connected \(remote / : /^connected \(in this tab\)/
   await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid="connection-status"]')?.textContent ?? ''), want.source)
   await sessionsLoaded(page)
 }
@@ -98,6 +95,8 @@ export async function sendMessage(page: Page, text: string): Promise<void> {
 export async function steer(page: Page, text: string): Promise<void> {
   await page.getByTestId('steer-text').fill(text)
   await page.getByTestId('send-steer').click()
+  // Accepted: the box empties (a refused steer stays, with an error shown).
+  await page.waitForFunction(() => (document.querySelector('[data-testid="steer-text"]') as HTMLInputElement | null)?.value === '')
 }
 
 /** The first unanswered prompt of `kind`, once shown. */
