@@ -85,6 +85,14 @@ export async function treePaths(page: Page): Promise<string[]> {
   return page.getByTestId('file-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-path') ?? ''))
 }
 
+/** Waits until the file tree lists every one of `paths` (the tree reloads after an upload or a run's writes). */
+export async function waitTree(page: Page, paths: string[]): Promise<void> {
+  await page.waitForFunction((want) => {
+    const have = new Set(Array.from(document.querySelectorAll('[data-testid="file-item"]'), (e) => e.getAttribute('data-path')))
+    return want.every((p) => have.has(p))
+  }, paths)
+}
+
 /** Sends a message (the task, or a follow-up). */
 export async function sendMessage(page: Page, text: string): Promise<void> {
   await page.getByTestId('message-text').fill(text)
@@ -133,6 +141,11 @@ export async function status(page: Page): Promise<string> {
 export async function waitStatus(page: Page, ...statuses: string[]): Promise<string> {
   await page.waitForFunction((want) => want.includes(document.querySelector('[data-testid="session-status"]')?.getAttribute('data-status') ?? ''), statuses)
   return status(page)
+}
+
+/** Waits until the open session's view has caught up with its event log to `seq` at least. */
+export async function waitSeq(page: Page, seq: number): Promise<void> {
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="session-view"]')?.getAttribute('data-last-seq')) >= n, seq)
 }
 
 /** The plan's steps as shown: id and status. */
