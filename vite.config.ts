@@ -19,6 +19,9 @@ export default defineConfig({
   resolve: { alias: sourceEntries() },
   // The in-tab host is a module worker (demo/src/runtime/worker.ts) that imports the library.
   worker: { format: 'es' },
+  // The dependency scan starts from the worker too (it does not follow `new Worker(new URL(…))`), so
+  // the first `npm run dev` does not find the worker's dependencies late and reload the page.
+  optimizeDeps: { entries: ['index.html', 'src/runtime/worker.ts'] },
   build: {
     outDir: '../dist-demo',
     emptyOutDir: true,

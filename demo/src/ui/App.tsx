@@ -114,8 +114,9 @@ export function App() {
               onReopen={(id) => run(() => conn.client.reopenSession(id))}
               onDelete={(id) =>
                 run(async () => {
-                  await conn.client.deleteSession(id)
+                  // Leave the session first, so its view stops following a stream that is about to end.
                   if (current === id) choose(undefined)
+                  await conn.client.deleteSession(id)
                 })
               }
             />

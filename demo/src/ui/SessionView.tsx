@@ -11,7 +11,7 @@ import { Timeline } from './Timeline.js'
 import { addEvents, emptyModel, type SessionModel } from './timeline-model.js'
 
 // Events after which the pending list, the record or the files may have changed.
-const PENDING_EVENTS = new Set(['question', 'approval-required', 'pending-answered', 'status', 'execution-end'])
+const PENDING_EVENTS = new Set(['question', 'approval-required', 'pending-answered', 'status', 'execution-end', 'session-closed', 'session-reopened'])
 const FILE_EVENTS = new Set(['tool-result', 'checkpoint', 'execution-end', 'result-accepted'])
 
 const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : String((error as Error)?.message ?? error))
