@@ -37,6 +37,8 @@ const entries = [
   { in: 'src/run-js/node/worker.ts', out: 'run-js-node-worker', isolate: true },
   // agent-vfs/session: the session host and its hono app (hono and @hono/zod-openapi stay external).
   { in: 'src/session/index.ts', out: 'session' },
+  // agent-vfs/worker: sessions on Cloudflare Workers (Durable Objects, D1); imports cloudflare:workers.
+  { in: 'src/worker/index.ts', out: 'worker' },
 ]
 
 // The QuickJS wasm ships as dist/quickjs.wasm and the workerd entry imports it by that name:
@@ -68,7 +70,7 @@ const options = (entry) => ({
   // The core must not import itself by name; every other entry must not bundle it, except a script
   // for its own isolate (see `entries`). node: built-ins appear only in the Node entries
   // (test/shared/bundle-checks.ts keeps them out of index.js).
-  external: entry.core || entry.isolate ? [...dependencies, 'node:*'] : [...dependencies, ...self, 'node:*'],
+  external: entry.core || entry.isolate ? [...dependencies, 'node:*'] : [...dependencies, ...self, 'node:*', 'cloudflare:*'],
 })
 for (const entry of entries) await build(options(entry))
 copyFileSync(createRequire(import.meta.url).resolve(WASM_SPECIFIER), 'dist/quickjs.wasm')

@@ -16,6 +16,7 @@ export function sourceEntries(overrides: Record<string, string> = {}): { find: R
     'agent-vfs/run-js/typescript': src('src/run-js/runtime/typescript.ts'),
     'agent-vfs/session': src('src/session/index.ts'),
     'agent-vfs/run-js/node': src('src/run-js/node/index.ts'),
+    'agent-vfs/worker': src('src/worker/index.ts'),
     ...overrides,
   }
   return Object.entries(entries).map(([name, path]) => ({ find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`), replacement: path }))

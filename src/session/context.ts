@@ -6,6 +6,7 @@ import { LEASE_PATH } from './leases.js'
 import { MessageBox } from './messages.js'
 import { loadRecords, putJson, updateRecords, versionOf, type RecordMap } from './records.js'
 import { SESSION_ID, SESSION_PATH, scopeNames } from './scopes.js'
+import type { OwnerIndex } from './owner-index.js'
 import type { SessionSignals } from './signals.js'
 import type { AgentProfile, EventLine, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
 import { Workspaces } from './workspace.js'
@@ -44,11 +45,15 @@ export interface HostSettings {
   pollMs: number
   heartbeatMs: number
   quota: OwnerQuota
+  /** Only this host ever runs the store's sessions: a lease held by another holder is stale at once. */
+  exclusive: boolean
 }
 
 /** State shared by the parts of one host: logs, message boxes, workspaces, signals. */
 export class HostContext {
   readonly workspaces: Workspaces
+  /** The owners' index (set by the host right after construction: the default one reads records through this context). */
+  index!: OwnerIndex
   private readonly logs = new Map<string, EventLog>()
 
   constructor(
@@ -120,17 +125,16 @@ export class HostContext {
       if (!next) return { ops: [], value: current }
       const record = { ...next, updatedAt: Date.now() }
       return { ops: [putJson(SESSION_PATH, record, versionOf(records, SESSION_PATH))], value: record }
+    }).then(async (record) => {
+      // An index that lists records (D1 on the edge) keeps its copy current; the record is durable already.
+      if (record && this.index.changed) await this.index.changed(record).catch(() => undefined)
+      return record
     })
   }
 
   /** Stores the bytes a session's workspace holds in its owner's index (what the owner's byte quota sums). */
   recordBytes(owner: string, sessionId: string, bytes: number): Promise<void> {
-    const path = `/sessions/${sessionId}.json`
-    return updateRecords(this.store, this.namespace, scopeNames.owner(owner), (records) => {
-      const entry = records.get(path)
-      if (!entry) return { ops: [], value: undefined }
-      return { ops: [putJson(path, { ...(entry.value as object), bytes }, entry.version)], value: undefined }
-    })
+    return this.index.setBytes(owner, sessionId, bytes)
   }
 
   /** Sets the status (unless closed) and logs a `status` event when it changed. */

@@ -67,7 +67,7 @@ export class SessionDriver {
   private async loop(sessionId: string): Promise<void> {
     const { store, namespace, hostId, leaseMs } = this.ctx.settings
     for (;;) {
-      if (!(await acquireLease(store, namespace, sessionId, hostId, leaseMs))) return
+      if (!(await acquireLease(store, namespace, sessionId, hostId, leaseMs, this.ctx.settings.exclusive))) return
       let lost = false
       const renew = setInterval(() => {
         void this.renew(sessionId).then((held) => {
@@ -107,6 +107,7 @@ export class SessionDriver {
   private async renew(sessionId: string): Promise<boolean> {
     const { store, namespace, hostId, leaseMs } = this.ctx.settings
     if (this.stopped) return true
+    // Never a take-over here: if another holder has it now, this run is the stale one.
     const held = await acquireLease(store, namespace, sessionId, hostId, leaseMs)
     await this.checkAbort(sessionId)
     return held

@@ -11,7 +11,8 @@ import { SessionError } from './errors.js'
 import { LOG_PATH, type LogHint } from './event-log.js'
 import { observeLog, type ObserveOptions } from './observe.js'
 import { deleteRecord, loadRecords, putJson, updateRecords, versionOf } from './records.js'
-import { SEGMENT_EVENTS, newSessionId, scopeNames, segmentOf } from './scopes.js'
+import { SEGMENT_EVENTS, SESSION_ID, newSessionId, scopeNames, segmentOf } from './scopes.js'
+import { storeOwnerIndex, type OwnerIndex } from './owner-index.js'
 import { combineSignals, localSignals, type SessionSignals } from './signals.js'
 import type { AgentProfile, EventLine, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
 import { UPLOAD_ROOTS, pruneRunArchives } from './workspace.js'
@@ -36,6 +37,17 @@ export interface SessionHostOptions {
   /** Default heartbeat interval of `observe`. Default 15 s. */
   heartbeatMs?: number
   quota?: OwnerQuota
+  /**
+   * Where owners' session lists, counts and bytes live. Default: a small scope per owner in
+   * `store`. The Cloudflare Worker keeps them in D1 (`agent-vfs/worker`).
+   */
+  ownerIndex?: OwnerIndex
+  /**
+   * This host is the only one that ever runs the store's sessions (a Durable Object: one live
+   * instance at a time), so a lease another holder left is stale at once: a restarted instance
+   * takes it over without waiting for it to expire. Default false.
+   */
+  exclusive?: boolean
 }
 
 /** One file to write into a session's workspace. */
@@ -65,7 +77,8 @@ export interface GcReport {
 /** A session host: sessions, messages, pending actions, aborts, events, recovery. See {@link createSessionHost}. */
 export interface SessionHost {
   readonly hostId: string
-  create(options: { owner: string; profile: string; title?: string }): Promise<SessionRecord>
+  /** Creates a session; `id` (`s` + 32 hex digits) names it instead of a random id, for a caller that addresses storage by it. */
+  create(options: { owner: string; profile: string; title?: string; id?: string }): Promise<SessionRecord>
   /** An owner's sessions, newest first. */
   list(owner: string, options?: { cursor?: string; limit?: number }): Promise<Page<SessionRecord>>
   /** The session; with `owner`, another owner's session is not found. Resumes an orphaned execution it finds. */
@@ -109,20 +122,6 @@ export interface SessionHost {
   stop(): Promise<void>
 }
 
-/** An owner's `/usage.json`: sessions held now, and sessions ever created (the order of the list). */
-interface OwnerUsage {
-  sessions: number
-  created: number
-}
-
-/** An owner's entry for one session. */
-interface OwnerEntry {
-  id: string
-  n: number
-  createdAt: number
-  bytes: number
-}
-
 const DEFAULT_NAMESPACE = 'agent-vfs-sessions'
 const MAX_TITLE = 200
 const MAX_MESSAGE = 100_000
@@ -148,24 +147,19 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       pollMs: options.pollMs ?? 1000,
       heartbeatMs: options.heartbeatMs ?? 15_000,
       quota: options.quota ?? {},
+      exclusive: options.exclusive ?? false,
     },
     combineSignals(localSignals(), options.signals),
   )
+  ctx.index = options.ownerIndex ?? storeOwnerIndex(ctx.store, ctx.namespace, (ids) => Promise.all(ids.map(async (id) => (await ctx.meta(id))?.record)))
   const driver = new SessionDriver(ctx)
   const { store, namespace } = ctx
-
-  const ownerEntry = (id: string) => `/sessions/${id}.json`
+  const index = ctx.index
   const checkOwner = (owner: string) => {
     if (typeof owner !== 'string' || owner === '' || owner.length > MAX_OWNER) throw new SessionError('invalid', `owner must be a non-empty string of at most ${MAX_OWNER} characters`)
   }
 
-  /** Bytes an owner's other sessions hold, from the owner index. */
-  async function othersBytes(owner: string, sessionId: string): Promise<number> {
-    const records = await loadRecords(store, namespace, scopeNames.owner(owner))
-    let total = 0
-    for (const [path, r] of records) if (path.startsWith('/sessions/') && path !== ownerEntry(sessionId)) total += (r.value as { bytes?: number }).bytes ?? 0
-    return total
-  }
+  const othersBytes = (owner: string, sessionId: string) => index.othersBytes(owner, sessionId)
 
   const recordBytes = (owner: string, sessionId: string, bytes: number) => ctx.recordBytes(owner, sessionId, bytes)
 
@@ -191,27 +185,19 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
   const host: SessionHost = {
     hostId: ctx.settings.hostId,
 
-    async create({ owner, profile, title }) {
+    async create({ owner, profile, title, id: givenId }) {
       checkOwner(owner)
       if (typeof profile !== 'string' || !Object.prototype.hasOwnProperty.call(ctx.settings.agents, profile)) {
         throw new SessionError('unknown-profile', `There is no agent profile ${JSON.stringify(String(profile).slice(0, 64))} (profiles: ${Object.keys(ctx.settings.agents).join(', ')})`)
       }
       const cleanTitle = String(title ?? '').slice(0, MAX_TITLE)
-      const id = newSessionId()
+      if (givenId !== undefined && (typeof givenId !== 'string' || !SESSION_ID.test(givenId))) throw new SessionError('invalid', 'a session id is `s` and 32 hex digits')
+      const id = givenId ?? newSessionId()
+      if (givenId !== undefined && (await ctx.meta(id))) throw new SessionError('conflict', `Session ${id} exists already`)
       const now = Date.now()
-      // The owner index first, conditional on its count: the quota holds even with concurrent creates.
-      await updateRecords(store, namespace, scopeNames.owner(owner), (records) => {
-        const usage = (records.get('/usage.json')?.value as OwnerUsage | undefined) ?? { sessions: 0, created: 0 }
-        const max = ctx.settings.quota.maxSessions
-        if (max !== undefined && usage.sessions + 1 > max) throw new SessionError('quota', `Owner already has ${usage.sessions} sessions; the quota is ${max}`)
-        // `created` only grows: it orders the owner's sessions even when two share a millisecond.
-        const n = (usage.created ?? 0) + 1
-        return {
-          ops: [putJson('/usage.json', { sessions: usage.sessions + 1, created: n }, versionOf(records, '/usage.json')), putJson(ownerEntry(id), { id, n, createdAt: now, bytes: 0 } satisfies OwnerEntry, 0)],
-          value: undefined,
-        }
-      })
       const record: SessionRecord = { id, owner, profile, title: cleanTitle, status: 'idle', createdAt: now, updatedAt: now, executions: 0 }
+      // The owner index first, which checks the quota atomically; then the session itself.
+      await index.add(record, ctx.settings.quota)
       await store.commit(namespace, scopeNames.meta(id), [putJson(SESSION_PATH, record, 0)])
       const seed = ctx.settings.agents[profile].seed
       if (seed) {
@@ -226,29 +212,13 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     async list(owner, { cursor, limit = 20 } = {}) {
       checkOwner(owner)
       const size = Math.min(100, Math.max(1, Math.floor(Number(limit) || 20)))
-      const records = await loadRecords(store, namespace, scopeNames.owner(owner))
-      const entries = [...records.entries()]
-        .filter(([p]) => p.startsWith('/sessions/'))
-        .map(([, r]) => r.value as OwnerEntry)
-        .sort((a, b) => b.n - a.n)
-      let start = 0
-      if (cursor !== undefined) {
-        const below = Number(cursor)
-        if (!Number.isInteger(below)) throw new SessionError('invalid', 'cursor must be the `next` of a previous page')
-        start = entries.findIndex((e) => e.n < below)
-        if (start < 0) start = entries.length
-      }
-      const page = entries.slice(start, start + size)
-      const metas = await Promise.all(page.map((e) => ctx.meta(e.id)))
-      const items = metas.filter((m) => m !== undefined && m.record.owner === owner).map((m) => m!.record)
-      const last = page[page.length - 1]
-      return { items, ...(start + size < entries.length && last ? { next: String(last.n) } : {}) }
+      return index.list(owner, { ...(cursor !== undefined ? { cursor } : {}), limit: size })
     },
 
     async get(sessionId, owner) {
       const meta = await ctx.require(sessionId, owner)
       // Lazy recovery: a running session whose host stopped renewing its lease.
-      if (meta.record.status === 'running' && (!meta.lease || meta.lease.expiresAt < Date.now())) void driver.kick(sessionId)
+      if (meta.record.status === 'running' && (!meta.lease || meta.lease.expiresAt < Date.now() || (ctx.settings.exclusive && meta.lease.holder !== ctx.settings.hostId))) void driver.kick(sessionId)
       return meta.record
     },
 
@@ -295,14 +265,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
         ops: records.has(`/${sessionId}.json`) ? [deleteRecord(`/${sessionId}.json`, versionOf(records, `/${sessionId}.json`))] : [],
         value: undefined,
       }))
-      await updateRecords(store, namespace, scopeNames.owner(meta.record.owner), (records) => {
-        if (!records.has(ownerEntry(sessionId))) return { ops: [], value: undefined }
-        const usage = (records.get('/usage.json')?.value as OwnerUsage | undefined) ?? { sessions: 1, created: 0 }
-        return {
-          ops: [deleteRecord(ownerEntry(sessionId), versionOf(records, ownerEntry(sessionId))), putJson('/usage.json', { ...usage, sessions: Math.max(0, usage.sessions - 1) }, versionOf(records, '/usage.json'))],
-          value: undefined,
-        }
-      })
+      await index.remove(meta.record.owner, sessionId)
       // The meta scope last: until it is gone the session can still be found and deleted again.
       await store.deleteScope(namespace, scopeNames.meta(sessionId))
       ctx.forget(sessionId)
@@ -435,8 +398,8 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       if (max !== undefined) {
         let bytes = ws.usage().bytes
         for (const [i, p] of paths.entries()) bytes += datas[i].byteLength - ((await ws.exists(p)) ? (await ws.stat(p)).size : 0)
-        const others = await othersBytes(record.owner, sessionId)
-        if (others + bytes > max) throw new SessionError('quota', `the files need ${others + bytes} bytes for this owner; the quota is ${max}`)
+        // Reserved in the index before the write, atomically with the owner's total.
+        await index.setBytes(record.owner, sessionId, bytes, max)
       }
       // Issued together: one commit for the whole upload, all or nothing.
       await Promise.all(paths.map((p, i) => ws.seed(p, datas[i])))
@@ -462,7 +425,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
         const meta = await ctx.meta(sessionId)
         if (!meta) continue
         const lease = meta.lease as Lease | undefined
-        if (lease && lease.expiresAt > Date.now() && lease.holder !== ctx.settings.hostId) continue
+        if (lease && lease.expiresAt > Date.now() && lease.holder !== ctx.settings.hostId && !ctx.settings.exclusive) continue
         taken.push(sessionId)
         void driver.kick(sessionId)
       }

@@ -14,10 +14,12 @@ export { SessionError, type SessionErrorCode } from './errors.js'
 export { localSignals, combineSignals, type SessionSignals } from './signals.js'
 export { postgresSignals, type ListeningClient } from './postgres-signals.js'
 export type { ObserveOptions } from './observe.js'
-export { SEGMENT_EVENTS } from './scopes.js'
+export { SEGMENT_EVENTS, SESSION_ID, newSessionId } from './scopes.js'
+export { storeOwnerIndex, type OwnerIndex } from './owner-index.js'
 export type {
   SessionStatus, SessionRecord, SessionMessage, MessageMode, SessionEvent, SessionEventBody, EventLine, Heartbeat, AgentProfile, ExecutionSetup, OwnerQuota, Page,
 } from './types.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
 export { mintToken, bearerAuth, type SessionAuth } from './http/auth.js'
+export { describeError, errorResponse, toErrorResponse } from './http/errors.js'

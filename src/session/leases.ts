@@ -10,17 +10,18 @@ export interface Lease {
 export const LEASE_PATH = '/lease.json'
 
 /**
- * Takes the session's lease for `holder` when it is free, expired or already `holder`'s, and
- * extends it to `now + ttlMs`. The write is conditional on the version read, so of two hosts
- * racing for an expired lease exactly one gets it. Resolves to whether `holder` holds it now.
+ * Takes the session's lease for `holder` when it is free, expired or already `holder`'s (or, with
+ * `takeOver`, held by anyone: an exclusive host knows every other holder is dead), and extends it
+ * to `now + ttlMs`. The write is conditional on the version read, so of two hosts racing for an
+ * expired lease exactly one gets it. Resolves to whether `holder` holds it now.
  */
-export function acquireLease(store: VfsStore, namespace: string, sessionId: string, holder: string, ttlMs: number): Promise<boolean> {
+export function acquireLease(store: VfsStore, namespace: string, sessionId: string, holder: string, ttlMs: number, takeOver = false): Promise<boolean> {
   return updateRecords(store, namespace, scopeNames.meta(sessionId), (records) => {
     const current = records.get(LEASE_PATH)?.value as Lease | undefined
     const now = Date.now()
     // A deleted session has no lease to take (and writing one would bring its scope back).
     if (!records.has(SESSION_PATH)) return { ops: [], value: false }
-    if (current && current.holder !== holder && current.expiresAt > now) return { ops: [], value: false }
+    if (current && current.holder !== holder && current.expiresAt > now && !takeOver) return { ops: [], value: false }
     return { ops: [putJson(LEASE_PATH, { holder, expiresAt: now + ttlMs } satisfies Lease, versionOf(records, LEASE_PATH))], value: true }
   })
 }

@@ -30,6 +30,7 @@ export const segmentOf = (seq: number) => Math.floor((seq - 1) / SEGMENT_EVENTS)
 /** Session ids: `s` + 32 hex digits. Anything else is refused before it reaches the store. */
 export const SESSION_ID = /^s[0-9a-f]{32}$/
 
+/** A new random session id (`s` + 32 hex digits). */
 export function newSessionId(): string {
   return 's' + crypto.randomUUID().replaceAll('-', '')
 }

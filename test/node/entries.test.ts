@@ -41,7 +41,7 @@ describe('one core, many entries (dist/)', () => {
 
   it('has the entries the package exports', () => {
     for (const file of Object.values(files)) expect(existsSync(`${root}dist/${file}`), file).toBe(true)
-    expect(Object.keys(files)).toEqual(expect.arrayContaining(['.', './agent', './mastra', './run-js/workerd', './run-js/typescript']))
+    expect(Object.keys(files)).toEqual(expect.arrayContaining(['.', './agent', './mastra', './run-js/workerd', './run-js/typescript', './session', './worker']))
   })
 
   it('no secondary bundle carries a copy of the core: each imports `agent-vfs` and holds none of its modules or classes', () => {
@@ -71,6 +71,13 @@ describe('one core, many entries (dist/)', () => {
     expect(modulesIn(worker)).toContain('src/run-js/run.ts')
     const build = readFileSync(`${root}scripts/build.mjs`, 'utf8')
     expect([...build.matchAll(/out: '([\w-]+)', isolate: true/g)].map((m) => m[1])).toEqual(['run-js-node-worker'])
+  })
+
+  it('agent-vfs/worker imports the core and the session entry by name, and the Workers runtime only as cloudflare:workers', () => {
+    const imports = bundleImports(read(files['./worker']))
+    expect(imports).toEqual(expect.arrayContaining(['agent-vfs', 'agent-vfs/session', 'cloudflare:workers']))
+    expect(imports.filter((s) => s.startsWith('node:'))).toEqual([])
+    expect(modulesIn(read(files['./worker']))).not.toContain('src/session/host.ts')
   })
 
   it('a file-only import does not load zod: the core imports no zod, zod is a semver range', () => {

@@ -6,6 +6,7 @@ import { memoryStore } from '../../src/index.js'
 import { createSessionApp, createSessionHost, mintToken, sessionRoutes, type SessionHost } from '../../src/session/index.js'
 import { gatedAppendix, season } from '../session/harness.js'
 import { listen, rawRequest, readSse } from '../session/http-client.js'
+import { requestFor, uploadForm } from '../session/route-requests.js'
 
 const gated = gatedAppendix(5)
 const secret = 'test-secret-test-secret-test-secret-0123'
@@ -46,23 +47,6 @@ async function waitStatus(id: string, statuses: string[]): Promise<string> {
     await new Promise((r) => setTimeout(r, 20))
   }
   throw new Error('timeout')
-}
-
-function uploadForm(files: Record<string, string>): FormData {
-  const form = new FormData()
-  for (const [p, text] of Object.entries(files)) form.append('file', new Blob([text]), p)
-  return form
-}
-
-/** A request for every route of the table, for a session `id`. */
-function requestFor(name: keyof typeof sessionRoutes, id: string): { method: string; path: string; body?: unknown } {
-  const r = sessionRoutes[name]
-  let path = r.path.replace('{id}', id).replace('{pendingId}', 'e0001-p1').replace('{executionId}', 'e0001')
-  if (name === 'putFile' || name === 'getFile' || name === 'deleteFile') path += '?path=/context/a.md'
-  const bodies: Partial<Record<keyof typeof sessionRoutes, unknown>> = {
-    createSession: { profile: 'appendix' }, sendMessage: { text: 'hi' }, answerPending: { decision: 'approve' }, putFile: new Uint8Array([1, 2]), uploadFiles: uploadForm({ 'a.md': 'x' }),
-  }
-  return { method: r.method.toUpperCase(), path, ...(name in bodies ? { body: bodies[name] } : {}) }
 }
 
 describe('session HTTP API', () => {

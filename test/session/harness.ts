@@ -37,10 +37,13 @@ export function completions(events: SessionEvent[]): string[] {
 /**
  * The appendix profile with a gate: model call `at` (counted per execution run) waits until
  * `open()` is called or the call's abort signal fires, as a slow real model would. `reached`
- * resolves when a call waits at the gate.
+ * resolves when a call waits at the gate. With `firstRunOnly`, only the first run of the first
+ * execution gates (a run resumed after its host died goes through). `base`: the profile to gate
+ * (default: the script-appendix profile as Node runs it).
  */
-export function gatedAppendix(at: number) {
-  const base = scriptAppendixProfile()
+export function gatedAppendix(at: number, options: { firstRunOnly?: boolean; base?: AgentProfile } = {}) {
+  const base = options.base ?? scriptAppendixProfile()
+  let runs = 0
   let release!: () => void
   let reachedResolve!: () => void
   const gate = new Promise<void>((r) => (release = r))
@@ -49,6 +52,7 @@ export function gatedAppendix(at: number) {
     async setup(e) {
       const s = await base.setup(e)
       let n = 0
+      if (options.firstRunOnly && ++runs > 1) return s
       return {
         ...s,
         model: {

@@ -10,7 +10,7 @@ declare global {
     // Types `exports` from cloudflare:workers: the Worker's own entry points.
     interface GlobalProps {
       mainModule: typeof import('../../worker-edge/src/index.js')
-      durableNamespaces: 'WorkspaceObject'
+      durableNamespaces: 'WorkspaceObject' | 'SessionObject'
     }
   }
 }

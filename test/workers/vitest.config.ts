@@ -26,7 +26,8 @@ export default defineConfig(async () => {
         main: `${root}/worker-edge/src/index.ts`,
         wrangler: { configPath: `${root}/wrangler.toml` },
         // Read by apply-migrations.ts, which runs before every test file (storage is per file).
-        miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+        // AGENT_VFS_JWT_SECRET: the Worker secret of the session API (test/workers/edge-*.test.ts sign with it).
+        miniflare: { bindings: { TEST_MIGRATIONS: migrations, AGENT_VFS_JWT_SECRET: 'test-only-secret-test-only-secret-0123' } },
       }),
     ],
     test: {

@@ -1,9 +1,10 @@
+import type { EdgeEnv } from 'agent-vfs/worker'
 import type { WorkspaceObject } from './workspace-object.js'
 
-/** The bindings wrangler.toml declares for this Worker. */
-export interface Env {
+/** The bindings wrangler.toml declares for this Worker: the sessions' (SESSIONS, DB, AGENT_VFS_JWT_SECRET) and the file routes'. */
+export interface Env extends EdgeEnv {
   /** One SQLite-backed Durable Object per workspace; its storage is the workspace's store. */
   WORKSPACE: DurableObjectNamespace<WorkspaceObject>
-  /** D1: workspaces any Worker instance can open (see the /d1 routes), and later session indexes. */
+  /** D1: workspaces any Worker instance can open (see the /d1 routes), and the session index. */
   DB: D1Database
 }

@@ -1,10 +1,29 @@
 import { Hono } from 'hono'
 import { d1Store, openVfs } from 'agent-vfs'
+import { workerdEngine } from 'agent-vfs/run-js/workerd'
+import { createEdgeApp } from 'agent-vfs/worker'
+import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js'
 import type { Env } from './env.js'
 import { fileRoutes } from './file-routes.js'
 
 export { WorkspaceObject } from './workspace-object.js'
+export { SessionObject } from 'agent-vfs/worker'
 export type { Env } from './env.js'
+
+/** run_js in workerd: QuickJS from the imported wasm module; the example's programs are plain JavaScript. */
+const runJs = { engine: workerdEngine(), typescript: false } as const
+
+/**
+ * The session API (agent-vfs/worker): `/sessions/…`, one Durable Object per session, with the
+ * script-appendix profiles `npm run serve` has: `appendix`, and `appendix-asking` (asks a question,
+ * wants approval for run_js).
+ */
+export const sessions = createEdgeApp({
+  agents: {
+    appendix: scriptAppendixProfile({ runJs }),
+    'appendix-asking': scriptAppendixProfile({ askFirst: true, approveRunJs: true, runJs }),
+  },
+})
 
 /**
  * The edge Worker. `/ws/:name/…` is served by the Durable Object named `name`, which owns that
@@ -18,5 +37,6 @@ app.all('/ws/:name/*', (c) => c.env.WORKSPACE.getByName(c.req.param('name')).fet
 // The schema comes from worker-edge/migrations (wrangler d1 migrations apply), not a DDL batch per request.
 app.route('/d1/:name', fileRoutes<{ Bindings: Env }>((c) =>
   openVfs({ store: d1Store(c.env.DB, { autoMigrate: false }), namespace: 'd1', scope: c.req.param('name') ?? '', autoRefresh: false })))
+app.route('/', sessions as unknown as Hono<{ Bindings: Env }>)
 
 export default app

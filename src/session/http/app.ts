@@ -19,6 +19,13 @@ export interface SessionAppOptions {
   heartbeatMs?: number
   /** An SSE stream ends after this long without events (clients reconnect with Last-Event-ID). Default 5 min. */
   idleTimeoutMs?: number
+  /**
+   * Serves `GET /sessions/:id/ws` once the caller is authenticated and owns the session: returns
+   * the 101 response of an accepted WebSocket that sends every event with seq > `after`, then live
+   * ones. Hosts without WebSockets leave it out (the route answers 501). The Cloudflare Worker's
+   * `SessionObject` gives one over the hibernation API.
+   */
+  webSocket?: (request: Request, session: { id: string; owner: string; after: number }) => Response | Promise<Response>
 }
 
 /**
@@ -192,6 +199,13 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
         if (stream.aborted || stream.closed) break
       }
     })
+  })
+  h.openapi(R.streamWebSocket, async (c) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    if (!options.webSocket) return errorResponse(c, 501, 'not-implemented', 'this host serves no WebSockets; use GET /sessions/{id}/stream (SSE)')
+    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return errorResponse(c, 426, 'upgrade-required', 'send a WebSocket upgrade request (Upgrade: websocket)')
+    return options.webSocket(c.req.raw, { id, owner: c.get('owner'), after: c.req.valid('query').after ?? 0 })
   })
   return app
 }

@@ -14,7 +14,8 @@ export type AuthEnv = { Variables: { owner: string } }
 export function bearerAuth(auth: SessionAuth): MiddlewareHandler<AuthEnv> {
   if (typeof auth?.secret !== 'string' || auth.secret.length < 32) throw new TypeError('auth.secret must be a string of at least 32 characters')
   return async (c, next) => {
-    const header = c.req.header('authorization') ?? ''
+    const upgrade = c.req.header('upgrade')?.toLowerCase() === 'websocket'
+    const header = c.req.header('authorization') ?? (upgrade ? bearerFromProtocols(c.req.header('sec-websocket-protocol')) : '')
     const m = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(header)
     if (!m) return errorResponse(c, 401, 'unauthorized', 'send Authorization: Bearer <token>')
     let sub: unknown
@@ -27,6 +28,15 @@ export function bearerAuth(auth: SessionAuth): MiddlewareHandler<AuthEnv> {
     c.set('owner', sub)
     await next()
   }
+}
+
+/**
+ * A browser cannot set headers on a WebSocket, so it may offer the token as a subprotocol,
+ * `new WebSocket(url, ['agent-vfs', 'bearer.' + token])`; only for an upgrade request.
+ */
+function bearerFromProtocols(protocols: string | undefined): string {
+  const token = protocols?.split(',').map((p) => p.trim()).find((p) => p.startsWith('bearer.'))
+  return token ? `Bearer ${token.slice('bearer.'.length)}` : ''
 }
 
 /** Signs a token for `owner`, valid for `seconds` (default one day). */

@@ -14,13 +14,19 @@ export function errorResponse(c: Context, status: ContentfulStatusCode, code: st
   return c.json({ error: { code, message } }, status)
 }
 
-/** Maps anything thrown by a handler to a JSON error with the right status; internals are not leaked. */
-export function toErrorResponse(error: unknown, c: Context): Response {
-  if (error instanceof SessionError) return errorResponse(c, sessionStatus[error.code], error.code, error.message)
-  if (error instanceof VfsError) return errorResponse(c, vfsStatus[error.code] ?? 500, error.code, error.message)
+/** What the API answers for anything a handler throws: status, code, message; internals are not leaked. */
+export function describeError(error: unknown): { status: ContentfulStatusCode; code: string; message: string } {
+  if (error instanceof SessionError) return { status: sessionStatus[error.code], code: error.code, message: error.message }
+  if (error instanceof VfsError) return { status: vfsStatus[error.code] ?? 500, code: error.code, message: error.message }
   if (error instanceof HTTPException) {
     const status = error.status as ContentfulStatusCode
-    return errorResponse(c, status, status === 401 ? 'unauthorized' : status === 413 ? 'too-large' : 'bad-request', error.message || 'bad request')
+    return { status, code: status === 401 ? 'unauthorized' : status === 413 ? 'too-large' : 'bad-request', message: error.message || 'bad request' }
   }
-  return errorResponse(c, 500, 'internal', 'the server failed; the request may be retried')
+  return { status: 500, code: 'internal', message: 'the server failed; the request may be retried' }
+}
+
+/** Maps anything thrown by a handler to a JSON error with the right status (see {@link describeError}). */
+export function toErrorResponse(error: unknown, c: Context): Response {
+  const { status, code, message } = describeError(error)
+  return errorResponse(c, status, code, message)
 }

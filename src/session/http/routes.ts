@@ -51,6 +51,15 @@ export const sessionRoutes = {
     method: 'get', path: '/sessions/{id}/stream', security, request: { params: S.IdParams, query: S.StreamQuery },
     responses: { 200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'SSE: `id:` is the sequence; Last-Event-ID (or ?after=) resumes; `: heartbeat` comments' }, ...errors },
   }),
+  streamWebSocket: createRoute({
+    method: 'get', path: '/sessions/{id}/ws', security, request: { params: S.IdParams, query: S.StreamQuery },
+    responses: {
+      101: { description: 'WebSocket (Upgrade: websocket): each server message is one event as JSON text (the `data` of the SSE stream, with its `seq`), first every stored event with seq > after, then live ones; the server closes (1000) after `session-closed`. Send the text `ping` to get `pong`. A browser, which cannot set headers on a WebSocket, may send the token as the subprotocol `bearer.<jwt>` next to `agent-vfs`.' },
+      426: json(S.ErrorBody, 'Not a WebSocket upgrade request'),
+      501: json(S.ErrorBody, 'This host serves no WebSockets (use /stream)'),
+      ...errors,
+    },
+  }),
 } as const
 
 export type SessionRouteName = keyof typeof sessionRoutes
