@@ -154,3 +154,27 @@ export async function stopGroup(child: ChildProcess, graceMs = 10_000): Promise<
   if (groupAlive(pid)) signal('SIGKILL')
   while (groupAlive(pid)) await new Promise((r) => setTimeout(r, 50))
 }
+
+/** wrangler's "Total Upload: 574.66 KiB / gzip: 256.01 KiB" line of a deploy (or `--dry-run`). */
+export function uploadSize(output: string): { totalKiB: number; gzipKiB: number } {
+  const m = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output)
+  if (!m) throw new Error(`no upload size in wrangler output:\n${output}`)
+  return { totalKiB: Number(m[1]), gzipKiB: Number(m[2]) }
+}
+
+/**
+ * `wrangler deploy --dry-run --minify --outdir <outdir> [main]` of the repository's Worker config:
+ * bundles without uploading; returns the upload size wrangler reports and its output.
+ */
+export async function dryRunDeploy(outdir: string, main?: string): Promise<{ totalKiB: number; gzipKiB: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [wranglerBin, 'deploy', ...(main ? [main] : []), '--dry-run', '--minify', '--outdir', outdir], {
+      cwd: root, env: wranglerEnv(), timeout: 180_000, maxBuffer: 16 << 20,
+    })
+    const output = stdout + stderr
+    return { ...uploadSize(output), output }
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string }
+    throw new Error(`wrangler deploy --dry-run failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`)
+  }
+}
