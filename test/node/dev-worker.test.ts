@@ -1,21 +1,9 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { freePort } from '../wrangler-dev/harness.js'
-
-/** Live processes whose command line mentions `text` (zombies have none). */
-function processesMentioning(text: string): string[] {
-  return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).flatMap((p) => {
-    try {
-      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ')
-      return cmd.includes(text) ? [cmd] : []
-    } catch {
-      return []
-    }
-  })
-}
+import { freePort, processesMentioning } from '../wrangler-dev/harness.js'
 
 it('npm run dev:worker on fresh local state: migrates D1, prints the URL and a working dev token; SIGTERM stops every process', async () => {
   const state = join(mkdtempSync(join(tmpdir(), 'agent-vfs-dev-worker-')), 'state') // does not exist yet, as on a fresh clone
@@ -48,8 +36,15 @@ it('npm run dev:worker on fresh local state: migrates D1, prints the URL and a w
     expect(put.status, await put.clone().text()).toBe(200)
     // The token is signed with the secret the Worker got.
     expect((await fetch(`${url}/sessions`)).status).toBe(401)
-    const listed = await fetch(`${url}/sessions`, { headers: { authorization: `Bearer ${token}` } })
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    // The session index is migrated too, and the script-appendix profiles are there.
+    for (const profile of ['appendix', 'appendix-asking']) {
+      const created = await fetch(`${url}/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ profile }) })
+      expect(created.status, await created.clone().text()).toBe(201)
+    }
+    const listed = await fetch(`${url}/sessions`, { headers: auth })
     expect(listed.status, await listed.clone().text()).toBe(200)
+    expect(((await listed.json()) as { items: Array<{ owner: string }> }).items.map((s) => s.owner)).toEqual(['dev', 'dev'])
     expect(processesMentioning(state).length).toBeGreaterThan(0)
 
     const exit = new Promise<number | null>((r) => proc.once('exit', r))

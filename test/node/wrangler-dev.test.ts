@@ -5,7 +5,7 @@ import { groupAlive } from '../../scripts/wrangler-local.js'
 import { readSse } from '../session/http-client.js'
 import { season } from '../session/harness.js'
 import { uploadForm } from '../session/route-requests.js'
-import { startWorker, type WranglerDev } from '../wrangler-dev/harness.js'
+import { processesMentioning, startWorker, type WranglerDev } from '../wrangler-dev/harness.js'
 
 // The edge Worker under a real `wrangler dev` on loopback (test/wrangler-dev/harness.ts). At most one
 // wrangler runs at a time here: the machine is small and shared.
@@ -27,9 +27,26 @@ describe('wrangler dev without the D1 migration', () => {
     }
   })
 
+  it('the session routes answer a JSON error naming the migration too', async () => {
+    const auth = { authorization: `Bearer ${await dev.token('ana')}`, 'content-type': 'application/json' }
+    for (const [method, path, body] of [['GET', '/sessions'], ['POST', '/sessions', { profile: 'appendix' }]] as const) {
+      const res = await fetch(`${dev.url}${path}`, { method, headers: auth, ...(body ? { body: JSON.stringify(body) } : {}) })
+      const text = await res.text()
+      expect(res.status, `${method} ${path}: ${text}`).toBeGreaterThanOrEqual(500)
+      expect(JSON.parse(text).error.message, `${method} ${path}`).toMatch(/wrangler d1 migrations apply/)
+    }
+  })
+
   it('the Durable Object file routes work meanwhile', async () => {
     expect((await fetch(`${dev.url}/ws/alice/file/a.md`, { method: 'PUT', body: 'x' })).status).toBe(200)
     expect(await (await fetch(`${dev.url}/ws/alice/file/a.md`)).text()).toBe('x')
+  })
+
+  it('the JWT secret reaches the Worker without appearing on any command line', async () => {
+    expect(processesMentioning(dev.persistTo).length).toBeGreaterThan(0)
+    expect(processesMentioning(dev.secret)).toEqual([])
+    const res = await fetch(`${dev.url}/sessions`, { headers: { authorization: `Bearer ${await dev.token()}` } })
+    expect(res.status).not.toBe(401)
   })
 
   it('stop() ends wrangler and its workerd processes and removes the state folder', async () => {
