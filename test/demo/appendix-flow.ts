@@ -85,6 +85,10 @@ export async function appendixFlow(page: Page, options: AppendixFlowOptions): Pr
   expect(steps.every((s) => s.status === 'completed'), JSON.stringify(steps)).toBe(true)
   // The scripted model leaves one episode out on purpose, is rejected once, and corrects it.
   expect((await ui.timeline(page)).filter((e) => e.type === 'result-rejected')).toHaveLength(1)
+  // Resumed, not restarted: the work finished before the reloads ran once.
+  for (const done of ['survey the input', 'extract episodes']) {
+    expect(await page.locator('[data-testid="timeline-item"][data-tool="run_js"]', { hasText: done }).count(), done).toBe(1)
+  }
 
   const expected = expectedOutputs(input.truth, options.episodes)
   const assets = await ui.openFile(page, '/outputs/assets.json')
