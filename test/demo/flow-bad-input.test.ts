@@ -20,7 +20,7 @@ beforeAll(async () => {
   host = await startNodeHost()
   remoteDemo = await serveDemo({ api: host.url })
   browser = await openBrowser()
-})
+}, 300_000)
 afterAll(async () => {
   await browser?.close()
   await remoteDemo?.close()
