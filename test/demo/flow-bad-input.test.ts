@@ -112,6 +112,7 @@ describe.each(modes)('bad input, $name', ({ flow, remote }) => {
       dt.items.add(new File(['fine\n'], 'notes.md', { type: 'text/markdown' }))
       return dt
     })
+    await ui.watchUploadMessage(page)
     await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer: transfer })
     const outcome = await ui.uploadOutcome(page)
     expect(outcome.ok).toBe(false)

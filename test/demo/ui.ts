@@ -56,19 +56,32 @@ export async function openSession(page: Page, id: string): Promise<void> {
   await view.waitFor()
 }
 
-/** The upload message once it is final (not "Checking…" or "Uploading…"). */
-export async function uploadOutcome(page: Page): Promise<{ ok: boolean; text: string }> {
-  const message = page.getByTestId('upload-message')
-  await page.waitForFunction(() => {
-    const text = document.querySelector('[data-testid="upload-message"]')?.textContent ?? ''
-    return text !== '' && !/^(Checking|Uploading)/.test(text)
+/**
+ * Starts recording the upload message's changes, before an upload is triggered: the outcome is
+ * the first final message after that (a message left by an earlier upload must not count).
+ */
+export async function watchUploadMessage(page: Page): Promise<void> {
+  await page.getByTestId('upload-message').evaluate((el) => {
+    const w = window as unknown as { __uploadMessages: string[]; __uploadObserver?: MutationObserver }
+    w.__uploadObserver?.disconnect()
+    w.__uploadMessages = []
+    w.__uploadObserver = new MutationObserver(() => w.__uploadMessages.push(el.textContent ?? ''))
+    w.__uploadObserver.observe(el, { childList: true, subtree: true, characterData: true })
   })
-  return { ok: (await message.getAttribute('role')) !== 'alert', text: (await message.textContent()) ?? '' }
+}
+
+/** The first final upload message (not "Checking…" or "Uploading…") since {@link watchUploadMessage}. */
+export async function uploadOutcome(page: Page): Promise<{ ok: boolean; text: string }> {
+  await page.waitForFunction(() => (window as unknown as { __uploadMessages: string[] }).__uploadMessages.some((t) => t !== '' && !/^(Checking|Uploading)/.test(t)))
+  const text = await page.evaluate(() => (window as unknown as { __uploadMessages: string[] }).__uploadMessages.find((t) => t !== '' && !/^(Checking|Uploading)/.test(t))!)
+  await page.getByTestId('upload-message').filter({ hasText: text }).waitFor()
+  return { ok: (await page.getByTestId('upload-message').getAttribute('role')) !== 'alert', text }
 }
 
 /** Uploads a folder from disk through the folder picker into `dir` and returns the outcome message. */
 export async function uploadFolder(page: Page, folder: string, dir = '/context'): Promise<{ ok: boolean; text: string }> {
   await page.getByTestId('upload-dir').selectOption(dir)
+  await watchUploadMessage(page)
   await page.getByTestId('upload-folder').setInputFiles(folder)
   return uploadOutcome(page)
 }
@@ -76,6 +89,7 @@ export async function uploadFolder(page: Page, folder: string, dir = '/context')
 /** Uploads files (paths on disk, or payloads) through the file picker into `dir`. */
 export async function uploadFiles(page: Page, files: Parameters<Locator['setInputFiles']>[0], dir = '/context'): Promise<{ ok: boolean; text: string }> {
   await page.getByTestId('upload-dir').selectOption(dir)
+  await watchUploadMessage(page)
   await page.getByTestId('upload-files').setInputFiles(files)
   return uploadOutcome(page)
 }
