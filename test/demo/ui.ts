@@ -185,10 +185,21 @@ export async function openFile(page: Page, path: string): Promise<Locator> {
       if ((await dir.count()) && !(await dir.evaluate((d) => (d as HTMLDetailsElement).open))) await dir.locator('summary').first().click()
     }
   }
+  // The preview keeps the previous file's content until the new one is read: wait for a new
+  // download URL (one blob URL per read), unless this file is the one already shown.
+  const shown = page.locator('[data-testid="file-preview"]')
+  const same = (await shown.count()) > 0 && (await shown.getAttribute('data-path')) === path
+  const before = (await shown.count()) > 0 && !same ? await shown.locator('[data-testid="preview-download"]').getAttribute('href').catch(() => null) : null
   await item.click()
   const preview = page.locator(`[data-testid="file-preview"][data-path="${path}"]`)
-  await preview.locator('[data-testid="preview-download"]').waitFor()
-  await page.waitForFunction((p) => !/Loading…/.test(document.querySelector(`[data-testid="file-preview"][data-path="${p}"] .preview-body`)?.textContent ?? ''), path)
+  await page.waitForFunction(
+    ([p, old]) => {
+      const el = document.querySelector(`[data-testid="file-preview"][data-path="${p}"]`)
+      const href = el?.querySelector('[data-testid="preview-download"]')?.getAttribute('href')
+      return !!href && href !== old && !/Loading…/.test(el?.querySelector('.preview-body')?.textContent ?? '')
+    },
+    [path, before] as const,
+  )
   return preview
 }
 
