@@ -1,4 +1,4 @@
-import { createRunJs, type RunJsOptions, type RunVfs, type TypeScriptLoader } from 'agent-vfs'
+import { createRunJs, type RunJsOptions, type RunVfs } from 'agent-vfs'
 import { openAiCompatibleModel, scriptedModel, type OpenAiCompatibleOptions, type PolicyRule, type ScriptedTurn, type ScriptedView } from 'agent-vfs/agent'
 import type { AgentProfile } from 'agent-vfs/session'
 import { appendixModel, followUpModel } from './scripted.js'
@@ -12,11 +12,6 @@ export interface ScriptAppendixProfileOptions {
   askFirst?: boolean
   /** Use an OpenAI-compatible model instead of the scripted one. */
   openAi?: OpenAiCompatibleOptions
-  /**
-   * How run_js loads its TypeScript stripper. Default: run_js's own (a dynamic import bundlers do not
-   * follow, fine in Node); a bundled app passes `() => import('agent-vfs/run-js/typescript')`.
-   */
-  typescript?: TypeScriptLoader
   /**
    * More options of run_js. In a Cloudflare Worker: `{ engine: workerdEngine(), typescript: false }`
    * (the example's programs are plain JavaScript; `agent-vfs/run-js/workerd` has the engine).
@@ -41,7 +36,7 @@ export function scriptAppendixProfile(options: ScriptAppendixProfileOptions = {}
         model,
         ...(first ? { contract: appendixContract } : {}),
         policy,
-        runJs: (vfs: RunVfs) => createRunJs({ ...options.runJs, ...(options.typescript ? { typescript: options.typescript } : {}), vfs }),
+        runJs: (vfs: RunVfs) => createRunJs({ ...options.runJs, vfs }),
       }
     },
   }

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
 import { startInTabRuntime, type InTabRuntime } from '../../demo/src/runtime/index.js'
+import { portFetch } from '../../demo/src/runtime/port-fetch.js'
+import { serveRequest } from '../../demo/src/runtime/serve-request.js'
 import type { SessionEvent } from '../../src/session/index.js'
 import { completions, season } from '../session/harness.js'
 
@@ -142,4 +144,45 @@ describe('demo in-tab runtime (module worker, IndexedDB, QuickJS)', () => {
     // The host still answers after the abort.
     expect((await call(rt, 'GET', `/sessions/${s.id}`)).id).toBe(s.id)
   }, 60_000)
+
+  it('tells the host when the page leaves: a cancelled body cancels the host\'s stream, an abort before the answer aborts the host\'s request', async () => {
+    // The page side and the host side of the bridge in one thread, joined by real MessagePorts.
+    let cancelled!: (reason: unknown) => void
+    const cancel = new Promise<unknown>((r) => (cancelled = r))
+    let seen!: (request: Request) => void
+    const slow = new Promise<Request>((r) => (seen = r))
+    const app = (request: Request): Response | Promise<Response> => {
+      if (new URL(request.url).pathname === '/slow') {
+        seen(request)
+        return new Promise<Response>(() => {}) // never answers
+      }
+      let n = 0
+      return new Response(new ReadableStream<Uint8Array>({ pull: (c) => c.enqueue(new TextEncoder().encode(`tick ${++n}\n`)), cancel: (reason) => cancelled(reason) }, { highWaterMark: 0 }))
+    }
+    const closed = new AbortController()
+    const fetch = portFetch({ postMessage: (m, transfer) => void serveRequest(app, m, transfer[0] as MessagePort) }, closed.signal)
+
+    const res = await fetch('http://in-tab.invalid/stream')
+    const reader = res.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('tick 1\n')
+    await reader.cancel('the page is done')
+    await cancel // the host's stream learned it: an SSE handler stops observing
+
+    const controller = new AbortController()
+    const pending = fetch('http://in-tab.invalid/slow', { signal: controller.signal })
+    const request = await slow
+    expect(request.signal.aborted).toBe(false)
+    controller.abort()
+    await expect(pending).rejects.toThrow(/abort/i)
+    await new Promise<void>((r) => (request.signal.aborted ? r() : request.signal.addEventListener('abort', () => r())))
+    expect(request.signal.aborted).toBe(true)
+
+    // When the host goes away (a reload, a crash), waiting calls and open bodies fail instead of hanging.
+    const hanging = fetch('http://in-tab.invalid/slow')
+    const open = (await fetch('http://in-tab.invalid/stream')).body!.getReader()
+    await open.read()
+    closed.abort(new TypeError('the in-tab session host stopped'))
+    await expect(hanging).rejects.toThrow(/stopped/)
+    await expect(open.read()).rejects.toThrow(/stopped/)
+  })
 })

@@ -45,12 +45,21 @@ describe('wrangler dev serving the demo as assets', () => {
     expect(await (await fetch(`${dev.url}/ws/alice/file/a.md`, { headers: navigate })).text()).toBe('x')
     expect((await fetch(`${dev.url}/d1/alice/file/b.md`, { method: 'PUT', body: 'y' })).status).toBe(200)
     expect(await (await fetch(`${dev.url}/d1/alice/file/b.md`, { headers: navigate })).text()).toBe('y')
-    // The session API: whatever the Worker answers, it is not the demo's page.
-    for (const path of ['/sessions', '/sessions/s0123456789abcdef0123456789abcdef/stream', '/openapi.json']) {
-      for (const headers of [{}, navigate]) {
+    // The session API: the Worker answers (a token is needed), never the demo's page.
+    for (const headers of [{}, navigate]) {
+      for (const path of ['/sessions', '/sessions/s0123456789abcdef0123456789abcdef/stream']) {
         const res = await fetch(`${dev.url}${path}`, { headers })
-        expect(await res.text(), path).not.toBe(INDEX)
+        expect(res.status, path).toBe(401)
+        expect((await res.json()).error.code, path).toBe('unauthorized')
       }
+      // The Worker's session app has no OpenAPI document (yet); whatever it answers, not the demo's page.
+      expect(await (await fetch(`${dev.url}/openapi.json`, { headers })).text()).not.toBe(INDEX)
+      // A session created with a token is there to read.
+      const auth = { authorization: `Bearer ${await dev.token()}`, 'content-type': 'application/json' }
+      const created = await fetch(`${dev.url}/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ profile: 'appendix' }) })
+      expect(created.status).toBe(201)
+      const { id } = await created.json()
+      expect((await (await fetch(`${dev.url}/sessions/${id}`, { headers: { ...headers, authorization: auth.authorization } })).json()).id).toBe(id)
     }
   })
 })

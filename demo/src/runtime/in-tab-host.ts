@@ -43,8 +43,8 @@ export async function openInTabHost(options: InTabHostOptions): Promise<InTabHos
   const host = createSessionHost({
     store: indexedDbStore({ dbName: options.dbName }),
     agents: {
-      [DEMO_PROFILES.appendix]: profile({ typescript }),
-      [DEMO_PROFILES.appendixAsking]: profile({ typescript, askFirst: true, approveRunJs: true }),
+      [DEMO_PROFILES.appendix]: profile({ runJs: { typescript } }),
+      [DEMO_PROFILES.appendixAsking]: profile({ runJs: { typescript }, askFirst: true, approveRunJs: true }),
     },
     hostId: `tab-${crypto.randomUUID()}`,
     leaseMs: options.leaseMs,
