@@ -4,7 +4,9 @@
  * (scripts/dev-worker.ts), the loopback test harness (test/wrangler-dev/) and the edge benchmarks.
  */
 import { execFile, spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
@@ -59,7 +61,11 @@ export async function applyLocalMigrations(state: LocalState = {}): Promise<stri
 
 export interface DevOptions extends LocalState {
   port: number
-  /** The JWT secret, passed as a variable (`--var`), so nothing is written to disk. */
+  /**
+   * The JWT secret. It reaches the Worker through an env file readable only by this user (removed when
+   * wrangler exits), not the command line, where any local user's `ps` would see it. The project's
+   * `.dev.vars`, if any, is loaded first, so its other values still apply.
+   */
   secret: string
   /** Port of wrangler's devtools inspector; pass a free one when several dev servers may run at once. */
   inspectorPort?: number
@@ -75,14 +81,21 @@ export interface DevOptions extends LocalState {
  * says "Ready on", and rejects if it exits first or takes longer than `timeoutMs`.
  */
 export function startWranglerDev(options: DevOptions, timeoutMs = 180_000): { child: ChildProcess; ready: Promise<string>; output: () => string } {
+  const secretDir = mkdtempSync(join(tmpdir(), 'agent-vfs-dev-secret-'))
+  const secretFile = join(secretDir, 'secret.env')
+  writeFileSync(secretFile, `${JWT_SECRET_BINDING}=${options.secret}\n`, { mode: 0o600 })
+  // Given env files, wrangler reads no .dev.vars of its own: name it first, ours last (later files win).
+  const devVars = join(options.config ? dirname(resolve(root, options.config)) : root, '.dev.vars')
+  const envFiles = [...(existsSync(devVars) ? [devVars] : []), secretFile].flatMap((f) => ['--env-file', f])
   const args = [
     wranglerBin, 'dev', '--ip', '127.0.0.1', '--port', String(options.port), '--show-interactive-dev-session=false',
-    '--var', `${JWT_SECRET_BINDING}:${options.secret}`, ...stateArgs(options),
+    ...envFiles, ...stateArgs(options),
     ...(options.inspectorPort ? ['--inspector-port', String(options.inspectorPort)] : []),
     ...(options.assets ? ['--assets', options.assets] : []),
   ]
   const stdio: StdioOptions = options.stdio === 'inherit' ? ['ignore', 'pipe', 'inherit'] : ['ignore', 'pipe', 'pipe']
   const child = spawn(process.execPath, args, { cwd: root, env: wranglerEnv(), detached: true, stdio })
+  child.once('exit', () => rmSync(secretDir, { recursive: true, force: true }))
   let output = ''
   const ready = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`wrangler dev did not get ready in ${timeoutMs} ms:\n${output}`)), timeoutMs)
@@ -153,4 +166,28 @@ export async function stopGroup(child: ChildProcess, graceMs = 10_000): Promise<
   while (groupAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100))
   if (groupAlive(pid)) signal('SIGKILL')
   while (groupAlive(pid)) await new Promise((r) => setTimeout(r, 50))
+}
+
+/** wrangler's "Total Upload: 574.66 KiB / gzip: 256.01 KiB" line of a deploy (or `--dry-run`). */
+export function uploadSize(output: string): { totalKiB: number; gzipKiB: number } {
+  const m = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output)
+  if (!m) throw new Error(`no upload size in wrangler output:\n${output}`)
+  return { totalKiB: Number(m[1]), gzipKiB: Number(m[2]) }
+}
+
+/**
+ * `wrangler deploy --dry-run --minify --outdir <outdir> [main]` of the repository's Worker config:
+ * bundles without uploading; returns the upload size wrangler reports and its output.
+ */
+export async function dryRunDeploy(outdir: string, main?: string): Promise<{ totalKiB: number; gzipKiB: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [wranglerBin, 'deploy', ...(main ? [main] : []), '--dry-run', '--minify', '--outdir', outdir], {
+      cwd: root, env: wranglerEnv(), timeout: 180_000, maxBuffer: 16 << 20,
+    })
+    const output = stdout + stderr
+    return { ...uploadSize(output), output }
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string }
+    throw new Error(`wrangler deploy --dry-run failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`)
+  }
 }

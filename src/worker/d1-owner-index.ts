@@ -1,3 +1,4 @@
+import { VfsError } from 'agent-vfs'
 import { SessionError, type OwnerIndex, type SessionRecord } from 'agent-vfs/session'
 
 /**
@@ -83,7 +84,8 @@ export async function sessionOwner(db: D1Database, sessionId: string): Promise<s
 /** A D1 error that says the session index was never migrated becomes one that says what to do. */
 function missingTable(error: unknown): unknown {
   if (/no such table: (sessions|session_quota_guard)/.test(String((error as Error)?.message))) {
-    return new Error('the D1 session index is missing: apply worker-edge/migrations (wrangler d1 migrations apply <database> [--local]), which create the `sessions` table', { cause: error })
+    // A typed store error, so the API passes this message on instead of a generic 500.
+    return new VfsError('ESTORE', undefined, 'the D1 session index is missing: apply worker-edge/migrations (wrangler d1 migrations apply <database> [--local]), which create the `sessions` table', { cause: error })
   }
   return error
 }

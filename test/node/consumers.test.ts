@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { uploadSize } from '../../scripts/wrangler-local.js'
+import { mintToken } from '../../src/session/index.js'
 
 // Test as the user consumes: the `npm pack` tarball installed with npm into fresh projects outside
 // this repository (test/consumers/*), built and run with each tool's defaults. `npm test` builds dist/
@@ -54,13 +56,6 @@ async function tool(cwd: string, file: string, args: string[], timeout = 180_000
     const e = error as { stdout?: string; stderr?: string; message: string }
     throw new Error(`${file} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`)
   }
-}
-
-/** wrangler's "Total Upload: 574.66 KiB / gzip: 256.01 KiB". */
-function upload(output: string): { totalKiB: number; gzipKiB: number } {
-  const m = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output)
-  if (!m) throw new Error(`no upload size in wrangler output:\n${output}`)
-  return { totalKiB: Number(m[1]), gzipKiB: Number(m[2]) }
 }
 
 function kib(bytes: number): number {
@@ -140,7 +135,7 @@ describe('consumers: the packed package in fresh projects', () => {
           const out = join(dir, `out-${name}${minify ? '-min' : ''}`)
           const output = await tool(dir, bin.wrangler, ['deploy', main, '--dry-run', '--outdir', out, ...(minify ? ['--minify'] : [])])
           expect(filesUnder(out).some((f) => f.endsWith('.wasm'))).toBe(true)
-          worker[`${name}${minify ? 'Minified' : ''}`] = upload(output)
+          worker[`${name}${minify ? 'Minified' : ''}`] = uploadSize(output)
         }
       }
       sizes.worker = worker
@@ -158,6 +153,47 @@ describe('consumers: the packed package in fresh projects', () => {
         stop(dev)
       }
     }, 180_000)
+
+    it('mounts agent-vfs/worker: `wrangler deploy --dry-run` sizes, then a session under `wrangler dev` runs a TypeScript program', async () => {
+      // What a user does: the sessions migration of agent-vfs into the project's migrations/, the secret in .dev.vars.
+      mkdirSync(join(dir, 'migrations'))
+      cpSync(`${root}worker-edge/migrations/0002_sessions.sql`, join(dir, 'migrations/0001_sessions.sql'))
+      const secret = 'consumer-secret-consumer-secret-0123456789'
+      writeFileSync(join(dir, '.dev.vars'), `AGENT_VFS_JWT_SECRET=${secret}\n`)
+      const sessions: Record<string, unknown> = {}
+      for (const minify of [false, true]) {
+        const out = join(dir, `out-sessions${minify ? '-min' : ''}`)
+        const output = await tool(dir, bin.wrangler, ['deploy', '--config', 'wrangler.sessions.toml', '--dry-run', '--outdir', out, ...(minify ? ['--minify'] : [])])
+        expect(filesUnder(out).some((f) => f.endsWith('.wasm'))).toBe(true)
+        const size = uploadSize(output)
+        expect(size.gzipKiB).toBeLessThan(3 * 1024) // the free plan's limit
+        sessions[minify ? 'minified' : 'plain'] = size
+      }
+      sizes.workerSessions = sessions
+
+      await tool(dir, bin.wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--config', 'wrangler.sessions.toml'])
+      const p = port()
+      let dev: ChildProcess | undefined
+      try {
+        dev = await start(dir, bin.wrangler, ['dev', '--config', 'wrangler.sessions.toml', '--ip', '127.0.0.1', '--port', String(p)], /Ready on/)
+        const auth = { authorization: `Bearer ${await mintToken(secret, 'ana')}`, 'content-type': 'application/json' }
+        const url = `http://127.0.0.1:${p}`
+        expect((await fetch(`${url}/sessions`)).status).toBe(401)
+        const created = await fetch(`${url}/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ profile: 'doubler' }) })
+        expect(created.status, await created.clone().text()).toBe(201)
+        const { id } = (await created.json()) as { id: string }
+        expect((await fetch(`${url}/sessions/${id}/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'Double 21' }) })).status).toBe(202)
+        let executions: Array<{ status: string }> = []
+        for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+          executions = (await (await fetch(`${url}/sessions/${id}/executions`, { headers: auth })).json()) as Array<{ status: string }>
+          if (executions[0] && executions[0].status !== 'running') break
+        }
+        expect(executions.map((e) => e.status)).toEqual(['completed'])
+        expect(await (await fetch(`${url}/sessions/${id}/file?path=/outputs/n.txt`, { headers: auth })).text()).toBe('42')
+      } finally {
+        stop(dev)
+      }
+    }, 240_000)
 
     it('vitest-pool-workers runs the project’s tests', async () => {
       const output = await tool(dir, bin.vitest, ['run'])

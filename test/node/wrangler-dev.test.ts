@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
 import { groupAlive } from '../../scripts/wrangler-local.js'
-import { startWorker, type WranglerDev } from '../wrangler-dev/harness.js'
+import { readSse } from '../session/http-client.js'
+import { season } from '../session/harness.js'
+import { uploadForm } from '../session/route-requests.js'
+import { processesMentioning, startWorker, type WranglerDev } from '../wrangler-dev/harness.js'
 
 // The edge Worker under a real `wrangler dev` on loopback (test/wrangler-dev/harness.ts). At most one
 // wrangler runs at a time here: the machine is small and shared.
@@ -23,9 +27,26 @@ describe('wrangler dev without the D1 migration', () => {
     }
   })
 
+  it('the session routes answer a JSON error naming the migration too', async () => {
+    const auth = { authorization: `Bearer ${await dev.token('ana')}`, 'content-type': 'application/json' }
+    for (const [method, path, body] of [['GET', '/sessions'], ['POST', '/sessions', { profile: 'appendix' }]] as const) {
+      const res = await fetch(`${dev.url}${path}`, { method, headers: auth, ...(body ? { body: JSON.stringify(body) } : {}) })
+      const text = await res.text()
+      expect(res.status, `${method} ${path}: ${text}`).toBeGreaterThanOrEqual(500)
+      expect(JSON.parse(text).error.message, `${method} ${path}`).toMatch(/wrangler d1 migrations apply/)
+    }
+  })
+
   it('the Durable Object file routes work meanwhile', async () => {
     expect((await fetch(`${dev.url}/ws/alice/file/a.md`, { method: 'PUT', body: 'x' })).status).toBe(200)
     expect(await (await fetch(`${dev.url}/ws/alice/file/a.md`)).text()).toBe('x')
+  })
+
+  it('the JWT secret reaches the Worker without appearing on any command line', async () => {
+    expect(processesMentioning(dev.persistTo).length).toBeGreaterThan(0)
+    expect(processesMentioning(dev.secret)).toEqual([])
+    const res = await fetch(`${dev.url}/sessions`, { headers: { authorization: `Bearer ${await dev.token()}` } })
+    expect(res.status).not.toBe(401)
   })
 
   it('stop() ends wrangler and its workerd processes and removes the state folder', async () => {
@@ -36,4 +57,52 @@ describe('wrangler dev without the D1 migration', () => {
     expect(existsSync(dev.persistTo)).toBe(false)
     await expect(fetch(dev.url)).rejects.toThrow()
   }, 60_000)
+})
+
+describe('wrangler dev: a session end to end over loopback', () => {
+  let dev: WranglerDev
+  let ana: string
+  beforeAll(async () => {
+    dev = await startWorker()
+    ana = await dev.token('ana')
+  }, 240_000)
+  afterAll(() => dev?.stop())
+
+  const call = (method: string, path: string, token: string | undefined, body?: unknown) =>
+    fetch(`${dev.url}${path}`, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: body instanceof FormData ? body : JSON.stringify(body) } : {}),
+    })
+
+  it('creates, uploads the season, runs the appendix while an SSE stream follows it, lists; other owners see nothing', async () => {
+    expect((await call('GET', '/sessions', undefined)).status).toBe(401)
+    const created = await call('POST', '/sessions', ana, { profile: 'appendix', title: 'Season 1' })
+    expect(created.status, await created.clone().text()).toBe(201)
+    const { id } = await created.json() as { id: string }
+
+    const files = season()
+    const uploaded = await call('POST', `/sessions/${id}/files?dir=/context`, ana, uploadForm(files))
+    expect(uploaded.status, await uploaded.clone().text()).toBe(201)
+
+    const stream = await call('GET', `/sessions/${id}/stream`, ana)
+    expect(stream.status).toBe(200)
+    expect((await call('POST', `/sessions/${id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS })).status).toBe(202)
+    const seen = await readSse(stream, (m) => m.event === 'execution-end')
+    const events = seen.filter((m) => m.id !== undefined)
+    // Exactly the log, in order, from the first event.
+    expect(events.map((m) => Number(m.id))).toEqual(events.map((_, i) => i + 1))
+    expect(JSON.parse(events[events.length - 1].data!)).toMatchObject({ type: 'execution-end', status: 'completed' })
+
+    const listed = await (await call('GET', `/sessions/${id}/files`, ana)).json() as Array<{ path: string }>
+    expect(listed.map((f) => f.path)).toEqual(expect.arrayContaining(Object.keys(files).map((p) => `/context/${p}`)))
+    expect(listed.some((f) => f.path.startsWith('/outputs/'))).toBe(true)
+    const sessions = await (await call('GET', '/sessions', ana)).json() as { items: Array<{ id: string; owner: string }> }
+    expect(sessions.items.map((s) => [s.id, s.owner])).toEqual([[id, 'ana']])
+
+    const bob = await dev.token('bob')
+    expect(((await (await call('GET', '/sessions', bob)).json()) as { items: unknown[] }).items).toEqual([])
+    expect((await call('GET', `/sessions/${id}`, bob)).status).toBe(404)
+    expect((await call('GET', `/sessions/${id}/events`, bob)).status).toBe(404)
+  }, 180_000)
 })

@@ -1,6 +1,7 @@
 import { env, exports } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { d1Store, isVfsError } from '../../src/index.js'
+import { token } from './edge-harness.js'
 
 // Storage is per test file: this file undoes apply-migrations.ts, as a deploy that never ran
 // `wrangler d1 migrations apply` would leave it. The /d1 routes use the migration, not autoMigrate.
@@ -8,7 +9,7 @@ const call = (method: string, path: string, init: RequestInit = {}) =>
   exports.default.fetch(new Request(`https://edge.test${path}`, { method, ...init }))
 
 beforeAll(async () => {
-  await env.DB.batch(['vfs_chunks', 'vfs_entries', 'vfs_scopes', 'vfs_guard'].map((t) => env.DB.prepare(`DROP TABLE IF EXISTS ${t}`)))
+  await env.DB.batch(['vfs_chunks', 'vfs_entries', 'vfs_scopes', 'vfs_guard', 'sessions', 'session_quota_guard'].map((t) => env.DB.prepare(`DROP TABLE IF EXISTS ${t}`)))
 })
 
 describe('D1 without its migration', () => {
@@ -29,6 +30,16 @@ describe('D1 without its migration', () => {
       expect(res.status, `${method} ${path}`).toBe(503)
       const json = await res.json() as { error: { code: string; message: string } }
       expect(json.error.code).toBe('ESTORE')
+      expect(json.error.message).toMatch(/wrangler d1 migrations apply/)
+    }
+  })
+
+  it('the session routes answer a JSON error that names the migration of the session index', async () => {
+    const auth = await token('ana')
+    for (const [method, path, body] of [['GET', '/sessions'], ['POST', '/sessions', JSON.stringify({ profile: 'appendix' })], ['GET', '/sessions/s0123456789abcdef0123456789abcdef']] as const) {
+      const res = await call(method, path, { headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, ...(body ? { body } : {}) })
+      const json = await res.json() as { error: { code: string; message: string } }
+      expect([res.status, json.error.code], `${method} ${path}`).toEqual([500, 'ESTORE'])
       expect(json.error.message).toMatch(/wrangler d1 migrations apply/)
     }
   })

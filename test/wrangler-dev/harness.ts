@@ -4,7 +4,7 @@
  * `migrate: false`, a random JWT secret, and a clean stop (the whole process group: wrangler,
  * esbuild, workerd).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +18,8 @@ export interface WranglerDev {
   persistTo: string
   /** The process group leader (wrangler); the group ends with {@link WranglerDev.stop}. */
   pid: number
+  /** The JWT secret the Worker verifies tokens with. */
+  secret: string
   /** A session token for `owner`, signed with this server's secret. */
   token(owner?: string): Promise<string>
   /** What wrangler printed so far. */
@@ -71,5 +73,17 @@ export async function startWorker(options: { migrate?: boolean; assets?: string 
     await stop()
     throw error
   }
-  return { url, persistTo, pid: dev.child.pid!, token: (owner = 'dev') => mintToken(secret, owner), output: dev.output, stop }
+  return { url, persistTo, pid: dev.child.pid!, secret, token: (owner = 'dev') => mintToken(secret, owner), output: dev.output, stop }
+}
+
+/** Command lines of live processes that mention `text` (Linux: reads /proc). */
+export function processesMentioning(text: string): string[] {
+  return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).flatMap((p) => {
+    try {
+      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ')
+      return cmd.includes(text) ? [cmd] : []
+    } catch {
+      return []
+    }
+  })
 }
