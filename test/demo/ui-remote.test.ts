@@ -119,7 +119,7 @@ describe('demo UI against the Node host', () => {
     // early 413 into a bare 502), with the limit named.
     out = await ui.uploadFiles(page, [{ name: 'big.txt', mimeType: 'text/plain', buffer: Buffer.alloc(21 * 1024 * 1024, 0x61) }])
     expect(out.ok).toBe(false)
-    expect(out.text).toMatch(/^Nothing was uploaded\. the upload holds 21\.0 MiB \(big\.txt alone is over the limit\); a request may carry at most 20 MiB/)
+    expect(out.text).toMatch(/^Nothing was uploaded\. the upload is too large: 21\.0 MiB \(big\.txt alone is over the limit\), and uploads are limited to 20971520 bytes/)
     expect(await hostFiles(id)).toEqual([])
     expect(await ui.treePaths(page)).toEqual([])
     await stage(page, 'ui-remote', 'bad-upload')

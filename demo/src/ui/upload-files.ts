@@ -80,7 +80,7 @@ export async function checkUpload(items: UploadItem[]): Promise<string[]> {
   const total = items.reduce((n, i) => n + i.data.size, 0)
   if (total > MAX_UPLOAD_BYTES) {
     const big = items.filter((i) => i.data.size > MAX_UPLOAD_BYTES).map((i) => i.name)
-    return [`the upload holds ${(total / 1048576).toFixed(1)} MiB${big.length ? ` (${big.slice(0, 3).join(', ')} alone ${big.length > 1 ? 'are' : 'is'} over the limit)` : ''}; a request may carry at most 20 MiB: upload fewer or smaller files`]
+    return [`the upload is too large: ${(total / 1048576).toFixed(1)} MiB${big.length ? ` (${big.slice(0, 3).join(', ')} alone ${big.length > 1 ? 'are' : 'is'} over the limit)` : ''}, and uploads are limited to ${MAX_UPLOAD_BYTES} bytes (20 MiB) per request: upload fewer or smaller files`]
   }
   const decoder = new TextDecoder('utf-8', { fatal: true })
   for (const item of items) {
