@@ -41,13 +41,17 @@ export function watchErrors(page: Page, errors: string[]): void {
 }
 
 /**
- * Saves a full-page screenshot of one stage of a flow as `test-results/demo/<flow>/<stage>.png`
- * and returns its path. Stage names carry their order (`01-sessions`, `03-mid-run`, …).
+ * Saves one stage of a flow as `test-results/demo/<flow>/<stage>.png` (the window, as a person
+ * sees it from the top; the README's picture is one of these) and `<stage>-full.png` (the whole page).
+ * Stage names carry their order (`01-sessions`, `03-mid-run`, …). Returns the window's file.
  */
 export async function stage(page: Page, flow: string, name: string): Promise<string> {
   const dir = `${artifactsDir}/${flow}`
   mkdirSync(dir, { recursive: true })
   const path = `${dir}/${name}.png`
-  await page.screenshot({ path, fullPage: true, animations: 'disabled' })
+  // The window from the top (where the session's header, prompts and plan are), whatever was clicked last.
+  await page.evaluate(() => window.scrollTo(0, 0))
+  await page.screenshot({ path, animations: 'disabled' })
+  await page.screenshot({ path: `${dir}/${name}-full.png`, fullPage: true, animations: 'disabled' })
   return path
 }

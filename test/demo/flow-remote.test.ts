@@ -4,40 +4,73 @@ import { appendixFlow } from './appendix-flow.js'
 import { openBrowser, openDemo } from './browser.js'
 import { deliveredSeqs, installEventProbe } from './event-probe.js'
 import { writeEpisodes, type InputFolder } from './inputs.js'
-import { startNodeHost, type NodeHost } from './node-host.js'
-import { serveDemo, type ServedDemo } from './serve-demo.js'
+import { startWorker } from '../wrangler-dev/harness.js'
+import { startNodeHost } from './node-host.js'
+import { serveDemo } from './serve-demo.js'
 import * as ui from './ui.js'
 
-// Remote mode: the same UI against the session HTTP API of a host, here `npm run serve` (the
-// Node host on PGlite). The built demo is served with the API proxied on its own origin, as the
-// Worker serves it. Each model call is slowed (MODEL_DELAY_MS) so a reload lands while the run
-// runs; no assertion depends on it. Beyond the in-tab flow: after every reload the page's events
-// (SSE and GET /events, recorded by test/demo/event-probe.ts) hold no seq twice, and the timeline
-// holds exactly the host's event log.
+// Remote mode: the same UI against the session HTTP API of a host, one host at a time:
+// - the Worker under `wrangler dev` (test/wrangler-dev/harness.ts), which serves the built demo
+//   itself as static assets next to the API, as `wrangler deploy` ships it;
+// - `npm run serve` (the Node host on PGlite), the built demo served by `vite preview` with the API
+//   proxied on its origin; each model call is slowed (MODEL_DELAY_MS) so the reload while running
+//   lands mid-run (no assertion depends on it).
+// Beyond the in-tab flow: after every reload the page's events (SSE and GET /events, recorded by
+// test/demo/event-probe.ts) hold no seq twice and miss none of the host's log, and at the end the
+// timeline holds exactly the host's event log.
 const EPISODES = 60
 let browser: Browser
 let input: InputFolder
-let host: NodeHost
-let demo: ServedDemo
+
+/** A running host with the demo on some origin: the page's URL, the API's URL and a token. */
+interface RemoteHost {
+  demoUrl: string
+  apiUrl: string
+  token: string
+  stop(): Promise<void>
+}
+
+const hosts: Array<{ name: string; flow: string; start(): Promise<RemoteHost> }> = [
+  {
+    name: 'the Worker under wrangler dev',
+    flow: 'flow-remote-worker',
+    async start() {
+      const dev = await startWorker()
+      return { demoUrl: `${dev.url}/`, apiUrl: dev.url, token: await dev.token('dev'), stop: () => dev.stop() }
+    },
+  },
+  {
+    name: 'the Node host (npm run serve)',
+    flow: 'flow-remote-node',
+    async start() {
+      const host = await startNodeHost({ modelDelayMs: 400 })
+      try {
+        const demo = await serveDemo({ api: host.url })
+        return { demoUrl: demo.url, apiUrl: host.url, token: host.token, stop: async () => (await demo.close(), await host.stop()) }
+      } catch (error) {
+        await host.stop()
+        throw error
+      }
+    },
+  },
+]
 
 beforeAll(async () => {
   input = writeEpisodes({ count: EPISODES, name: 'season-one' })
-  host = await startNodeHost({ modelDelayMs: 400 })
-  demo = await serveDemo({ api: host.url })
   browser = await openBrowser()
 })
 afterAll(async () => {
   await browser?.close()
-  await demo?.close()
-  await host?.stop()
   input?.remove()
 })
+
+let host: RemoteHost
 
 /** The host's stored events of a session, every page of them. */
 async function hostEvents(id: string): Promise<Array<{ seq: number; type: string }>> {
   const out: Array<{ seq: number; type: string }> = []
   for (let after = 0; ; ) {
-    const res = await fetch(`${host.url}/sessions/${id}/events?after=${after}`, { headers: { authorization: `Bearer ${host.token}` } })
+    const res = await fetch(`${host.apiUrl}/sessions/${id}/events?after=${after}`, { headers: { authorization: `Bearer ${host.token}` } })
     expect(res.status).toBe(200)
     const { events } = (await res.json()) as { events: Array<{ seq: number; type: string }> }
     if (events.length === 0) return out
@@ -68,11 +101,16 @@ async function checkAgainstHost(page: Page, id: string): Promise<void> {
   expect(Number(await view.getAttribute('data-last-seq'))).toBeGreaterThanOrEqual(newest)
 }
 
-describe('remote mode against the Node host (npm run serve)', () => {
+describe.each(hosts)('remote mode against $name', ({ flow, start }) => {
+  beforeAll(async () => {
+    host = await start()
+  }, 300_000)
+  afterAll(() => host?.stop())
+
   it('runs the 60-episode appendix; each reload resumes the event stream with no event missing or repeated', async () => {
-    const { page, errors } = await openDemo(browser, demo.url, { init: installEventProbe })
-    await ui.connect(page, { remote: { baseUrl: demo.url.replace(/\/$/, ''), token: host.token } })
-    const id = await appendixFlow(page, { flow: 'flow-remote-node', input, episodes: EPISODES, reloadWhileRunning: true, afterReload: checkAgainstHost })
+    const { page, errors } = await openDemo(browser, host.demoUrl, { init: installEventProbe })
+    await ui.connect(page, { remote: { baseUrl: host.demoUrl.replace(/\/$/, ''), token: host.token } })
+    const id = await appendixFlow(page, { flow, input, episodes: EPISODES, reloadWhileRunning: true, afterReload: checkAgainstHost })
     await checkAgainstHost(page, id)
     const logged = await hostEvents(id)
     const shown = new Set((await ui.timeline(page)).map((e) => e.seq))

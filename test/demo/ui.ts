@@ -5,8 +5,17 @@ import type { Locator, Page } from 'playwright'
  * documents, waiting on what the page shows (never on time).
  */
 
-/** Connects in this tab (the default) or to a remote host (its base URL and token). */
+/**
+ * Connects in this tab or to a remote host (its base URL and token) through the connection
+ * panel, unless the page is already connected so (a reload reconnects as last saved).
+ */
 export async function connect(page: Page, mode: { remote?: { baseUrl: string; token: string } } = {}): Promise<void> {
+  const status = page.getByTestId('connection-status')
+  await page.waitForFunction(() => !/connecting/.test(document.querySelector('[data-testid="connection-status"]')?.textContent ?? 'connecting'))
+  const want = mode.remote ? /^connected \(remote / : /^connected \(in this tab\)/
+  if (want.test((await status.textContent()) ?? '')) return sessionsLoaded(page)
+  const panel = page.locator('details.connection')
+  if (!(await panel.evaluate((d) => (d as HTMLDetailsElement).open))) await panel.locator('summary').click()
   if (mode.remote) {
     await page.getByTestId('mode-remote').check()
     await page.getByTestId('remote-base-url').fill(mode.remote.baseUrl)
@@ -15,6 +24,7 @@ export async function connect(page: Page, mode: { remote?: { baseUrl: string; to
     await page.getByTestId('mode-tab').check()
   }
   await page.getByTestId('connect').click()
+  await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid="connection-status"]')?.textContent ?? ''), want.source)
   await sessionsLoaded(page)
 }
 
@@ -46,19 +56,32 @@ export async function openSession(page: Page, id: string): Promise<void> {
   await view.waitFor()
 }
 
-/** The upload message once it is final (not "Checking…" or "Uploading…"). */
-export async function uploadOutcome(page: Page): Promise<{ ok: boolean; text: string }> {
-  const message = page.getByTestId('upload-message')
-  await page.waitForFunction(() => {
-    const text = document.querySelector('[data-testid="upload-message"]')?.textContent ?? ''
-    return text !== '' && !/^(Checking|Uploading)/.test(text)
+/**
+ * Starts recording the upload message's changes, before an upload is triggered: the outcome is
+ * the first final message after that (a message left by an earlier upload must not count).
+ */
+export async function watchUploadMessage(page: Page): Promise<void> {
+  await page.getByTestId('upload-message').evaluate((el) => {
+    const w = window as unknown as { __uploadMessages: string[]; __uploadObserver?: MutationObserver }
+    w.__uploadObserver?.disconnect()
+    w.__uploadMessages = []
+    w.__uploadObserver = new MutationObserver(() => w.__uploadMessages.push(el.textContent ?? ''))
+    w.__uploadObserver.observe(el, { childList: true, subtree: true, characterData: true })
   })
-  return { ok: (await message.getAttribute('role')) !== 'alert', text: (await message.textContent()) ?? '' }
+}
+
+/** The first final upload message (not "Checking…" or "Uploading…") since {@link watchUploadMessage}. */
+export async function uploadOutcome(page: Page): Promise<{ ok: boolean; text: string }> {
+  await page.waitForFunction(() => (window as unknown as { __uploadMessages: string[] }).__uploadMessages.some((t) => t !== '' && !/^(Checking|Uploading)/.test(t)))
+  const text = await page.evaluate(() => (window as unknown as { __uploadMessages: string[] }).__uploadMessages.find((t) => t !== '' && !/^(Checking|Uploading)/.test(t))!)
+  await page.getByTestId('upload-message').filter({ hasText: text }).waitFor()
+  return { ok: (await page.getByTestId('upload-message').getAttribute('role')) !== 'alert', text }
 }
 
 /** Uploads a folder from disk through the folder picker into `dir` and returns the outcome message. */
 export async function uploadFolder(page: Page, folder: string, dir = '/context'): Promise<{ ok: boolean; text: string }> {
   await page.getByTestId('upload-dir').selectOption(dir)
+  await watchUploadMessage(page)
   await page.getByTestId('upload-folder').setInputFiles(folder)
   return uploadOutcome(page)
 }
@@ -66,6 +89,7 @@ export async function uploadFolder(page: Page, folder: string, dir = '/context')
 /** Uploads files (paths on disk, or payloads) through the file picker into `dir`. */
 export async function uploadFiles(page: Page, files: Parameters<Locator['setInputFiles']>[0], dir = '/context'): Promise<{ ok: boolean; text: string }> {
   await page.getByTestId('upload-dir').selectOption(dir)
+  await watchUploadMessage(page)
   await page.getByTestId('upload-files').setInputFiles(files)
   return uploadOutcome(page)
 }
@@ -73,6 +97,14 @@ export async function uploadFiles(page: Page, files: Parameters<Locator['setInpu
 /** Paths the file tree lists (every file, folded folders included). */
 export async function treePaths(page: Page): Promise<string[]> {
   return page.getByTestId('file-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-path') ?? ''))
+}
+
+/** Waits until the file tree lists every one of `paths` (the tree reloads after an upload or a run's writes). */
+export async function waitTree(page: Page, paths: string[]): Promise<void> {
+  await page.waitForFunction((want) => {
+    const have = new Set(Array.from(document.querySelectorAll('[data-testid="file-item"]'), (e) => e.getAttribute('data-path')))
+    return want.every((p) => have.has(p))
+  }, paths)
 }
 
 /** Sends a message (the task, or a follow-up). */
@@ -85,6 +117,8 @@ export async function sendMessage(page: Page, text: string): Promise<void> {
 export async function steer(page: Page, text: string): Promise<void> {
   await page.getByTestId('steer-text').fill(text)
   await page.getByTestId('send-steer').click()
+  // Accepted: the box empties (a refused steer stays, with an error shown).
+  await page.waitForFunction(() => (document.querySelector('[data-testid="steer-text"]') as HTMLInputElement | null)?.value === '')
 }
 
 /** The first unanswered prompt of `kind`, once shown. */
@@ -123,6 +157,11 @@ export async function waitStatus(page: Page, ...statuses: string[]): Promise<str
   return status(page)
 }
 
+/** Waits until the open session's view has caught up with its event log to `seq` at least. */
+export async function waitSeq(page: Page, seq: number): Promise<void> {
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="session-view"]')?.getAttribute('data-last-seq')) >= n, seq)
+}
+
 /** The plan's steps as shown: id and status. */
 export async function planSteps(page: Page): Promise<Array<{ id: string; status: string }>> {
   return page.getByTestId('plan-step').evaluateAll((els) => els.map((e) => ({ id: e.getAttribute('data-step-id') ?? '', status: e.getAttribute('data-status') ?? '' })))
@@ -146,10 +185,21 @@ export async function openFile(page: Page, path: string): Promise<Locator> {
       if ((await dir.count()) && !(await dir.evaluate((d) => (d as HTMLDetailsElement).open))) await dir.locator('summary').first().click()
     }
   }
+  // The preview keeps the previous file's content until the new one is read: wait for a new
+  // download URL (one blob URL per read), unless this file is the one already shown.
+  const shown = page.locator('[data-testid="file-preview"]')
+  const same = (await shown.count()) > 0 && (await shown.getAttribute('data-path')) === path
+  const before = (await shown.count()) > 0 && !same ? await shown.locator('[data-testid="preview-download"]').getAttribute('href').catch(() => null) : null
   await item.click()
   const preview = page.locator(`[data-testid="file-preview"][data-path="${path}"]`)
-  await preview.locator('[data-testid="preview-download"]').waitFor()
-  await page.waitForFunction((p) => !/Loading…/.test(document.querySelector(`[data-testid="file-preview"][data-path="${p}"] .preview-body`)?.textContent ?? ''), path)
+  await page.waitForFunction(
+    ([p, old]) => {
+      const el = document.querySelector(`[data-testid="file-preview"][data-path="${p}"]`)
+      const href = el?.querySelector('[data-testid="preview-download"]')?.getAttribute('href')
+      return !!href && href !== old && !/Loading…/.test(el?.querySelector('.preview-body')?.textContent ?? '')
+    },
+    [path, before] as const,
+  )
   return preview
 }
 

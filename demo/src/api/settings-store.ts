@@ -27,6 +27,11 @@ export function loadSettings(storage: Pick<Storage, 'getItem'> = localStorage): 
   return out
 }
 
+/** True once this browser has connected (and saved its settings) before. */
+export function hasSavedSettings(storage: Pick<Storage, 'getItem'> = localStorage): boolean {
+  return storage.getItem(SETTINGS_KEY) !== null
+}
+
 /** Saves the settings in this browser only (the key never leaves it but towards the endpoint it names). */
 export function saveSettings(settings: DemoSettings, storage: Pick<Storage, 'setItem'> = localStorage): void {
   storage.setItem(SETTINGS_KEY, JSON.stringify(settings))

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks'
 import { ApiError } from '../api/client.js'
 import type { DemoSettings } from '../api/settings.js'
-import { loadSettings, saveSettings } from '../api/settings-store.js'
+import { hasSavedSettings, loadSettings, saveSettings } from '../api/settings-store.js'
 import type { SessionRecord } from '../api/types.js'
 import { connect, type Connection } from './connect.js'
 import { ConnectionPanel } from './ConnectionPanel.js'
@@ -47,9 +47,9 @@ export function App() {
     }
   }, [])
 
-  // Reconnect with what this browser saved (remote needs a token first).
+  // A reload reconnects as this browser last connected (a fresh browser waits for "Connect").
   useEffect(() => {
-    if (settings.mode === 'tab' || settings.remote?.token) void open(settings)
+    if (hasSavedSettings() && (settings.mode === 'tab' || settings.remote?.token)) void open(settings)
   }, [])
 
   const refreshSessions = useCallback(async () => {
@@ -84,7 +84,6 @@ export function App() {
       <ConnectionPanel
         settings={settings}
         status={status}
-        connected={!!conn}
         busy={busy}
         onConnect={(s) => {
           saveSettings(s)
@@ -115,8 +114,9 @@ export function App() {
               onReopen={(id) => run(() => conn.client.reopenSession(id))}
               onDelete={(id) =>
                 run(async () => {
-                  await conn.client.deleteSession(id)
+                  // Leave the session first, so its view stops following a stream that is about to end.
                   if (current === id) choose(undefined)
+                  await conn.client.deleteSession(id)
                 })
               }
             />

@@ -28,13 +28,14 @@ function fromForm(f: Form): DemoSettings {
 }
 
 /** Where the session host runs, and which model the in-tab host uses. Saved in this browser only. */
-export function ConnectionPanel(props: { settings: DemoSettings; status: string; connected: boolean; busy: boolean; onConnect(settings: DemoSettings): void }) {
+export function ConnectionPanel(props: { settings: DemoSettings; status: string; busy: boolean; onConnect(settings: DemoSettings): void }) {
   const [f, setF] = useState<Form>(() => toForm(props.settings))
   const set = (patch: Partial<Form>) => setF({ ...f, ...patch })
   const val = (e: Event) => (e.target as HTMLInputElement).value
   const partialModel = !!(f.modelUrl.trim() || f.model.trim()) && !(f.modelUrl.trim() && f.model.trim())
   return (
-    <details class="panel connection" open={!props.connected}>
+    // Open at first (tests and people find the form); a person may fold it, and it stays as they left it.
+    <details class="panel connection" open>
       <summary>
         <h2>Connection</h2>{' '}
         <span class="hint" data-testid="connection-status" role="status">

@@ -114,7 +114,7 @@ export function FilePanel(props: {
               class="visually-hidden"
               data-testid="upload-folder"
               disabled={busy}
-              {...{ webkitdirectory: '' }}
+              {...{ webkitdirectory: true }}
               onChange={(e) => void upload(fromFolderInput((e.target as HTMLInputElement).files)).finally(() => ((e.target as HTMLInputElement).value = ''))}
             />
           </label>

@@ -4,14 +4,14 @@ import { followEvents, type FeedState } from '../api/feed.js'
 import type { FileEntry, PendingAnswer, PendingSummary, SessionEvent, SessionRecord } from '../api/types.js'
 import { Composer } from './Composer.js'
 import { FilePanel } from './FilePanel.js'
-import { FilePreview } from './FilePreview.js'
+import { LazyPreview } from './LazyPreview.js'
 import { PendingPrompts } from './PendingPrompts.js'
 import { PlanChecklist } from './PlanChecklist.js'
 import { Timeline } from './Timeline.js'
 import { addEvents, emptyModel, type SessionModel } from './timeline-model.js'
 
 // Events after which the pending list, the record or the files may have changed.
-const PENDING_EVENTS = new Set(['question', 'approval-required', 'pending-answered', 'status', 'execution-end'])
+const PENDING_EVENTS = new Set(['question', 'approval-required', 'pending-answered', 'status', 'execution-end', 'session-closed', 'session-reopened'])
 const FILE_EVENTS = new Set(['tool-result', 'checkpoint', 'execution-end', 'result-accepted'])
 
 const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : String((error as Error)?.message ?? error))
@@ -148,7 +148,7 @@ export function SessionView({ client, sessionId, onRecord }: { client: SessionCl
         </div>
         <div class="col-side">
           <FilePanel client={client} sessionId={sessionId} files={files} error={filesError} selected={preview} onSelect={setPreview} onChanged={() => void refreshFiles()} />
-          {preview && <FilePreview client={client} sessionId={sessionId} path={preview} version={version} onClose={() => setPreview(undefined)} />}
+          {preview && <LazyPreview client={client} sessionId={sessionId} path={preview} version={version} onClose={() => setPreview(undefined)} />}
         </div>
       </div>
     </div>

@@ -1,3 +1,4 @@
+import { useLayoutEffect, useRef } from 'preact/hooks'
 import type { SessionEvent } from '../api/types.js'
 import { Code } from './Code.js'
 import { JsonTree } from './JsonTree.js'
@@ -33,11 +34,22 @@ function FileLink({ path, label, onOpen }: { path: string; label?: string; onOpe
  * checkpoints, approvals and questions, rejections and corrections. New items are announced politely.
  */
 export function Timeline({ items, onOpenFile }: { items: TimelineItem[]; onOpenFile: OpenFile }) {
+  const list = useRef<HTMLOListElement>(null)
+  const pinned = useRef(true)
+  // Follow new items while the reader is at the bottom; leave them where they are once they scroll up.
+  useLayoutEffect(() => {
+    const el = list.current
+    if (el && pinned.current) el.scrollTop = el.scrollHeight
+  }, [items.length])
+  const onScroll = () => {
+    const el = list.current
+    if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40
+  }
   return (
     <section class="panel timeline" aria-labelledby="timeline-heading">
       <h2 id="timeline-heading">Timeline</h2>
       {items.length === 0 && <p class="hint">Nothing yet: upload inputs, then send a message to start the agent.</p>}
-      <ol class="events" data-testid="timeline" aria-live="polite" aria-relevant="additions">
+      <ol class="events" data-testid="timeline" aria-labelledby="timeline-heading" aria-live="polite" aria-relevant="additions" tabIndex={0} ref={list} onScroll={onScroll}>
         {items.map((item) =>
           item.kind === 'tool' ? (
             <ToolCard key={item.seq} item={item} onOpenFile={onOpenFile} />
