@@ -27,6 +27,7 @@ export class ApiError extends Error {
       401: 'The token is missing, invalid or expired: paste a fresh one in the connection panel.',
       404: 'It does not exist (or belongs to someone else).',
       413: 'Nothing was written: upload fewer or smaller files.',
+      502: 'The host, or a proxy in front of it, dropped the request (a request over its size limit can end so).',
     }
     return `${this.message}${hint[this.status] ? ` ${hint[this.status]}` : ''} (${this.status || 'network'} ${this.code})`
   }

@@ -4,7 +4,7 @@ import { followEvents, type FeedState } from '../api/feed.js'
 import type { FileEntry, PendingAnswer, PendingSummary, SessionEvent, SessionRecord } from '../api/types.js'
 import { Composer } from './Composer.js'
 import { FilePanel } from './FilePanel.js'
-import { FilePreview } from './FilePreview.js'
+import { LazyPreview } from './LazyPreview.js'
 import { PendingPrompts } from './PendingPrompts.js'
 import { PlanChecklist } from './PlanChecklist.js'
 import { Timeline } from './Timeline.js'
@@ -148,7 +148,7 @@ export function SessionView({ client, sessionId, onRecord }: { client: SessionCl
         </div>
         <div class="col-side">
           <FilePanel client={client} sessionId={sessionId} files={files} error={filesError} selected={preview} onSelect={setPreview} onChanged={() => void refreshFiles()} />
-          {preview && <FilePreview client={client} sessionId={sessionId} path={preview} version={version} onClose={() => setPreview(undefined)} />}
+          {preview && <LazyPreview client={client} sessionId={sessionId} path={preview} version={version} onClose={() => setPreview(undefined)} />}
         </div>
       </div>
     </div>

@@ -52,6 +52,9 @@ async function walk(entry: FileSystemEntry, prefix: string, out: UploadItem[]): 
   }
 }
 
+/** Largest upload request the demo sends: the session API's default limit (20 MiB). */
+export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+
 // Types a browser reports for files that are meant to be bytes, not text.
 const BINARY = /^(image|audio|video|font)\/|^application\/(pdf|zip|gzip|x-gzip|x-tar|octet-stream|wasm)$/
 
@@ -72,6 +75,13 @@ export async function checkUpload(items: UploadItem[]): Promise<string[]> {
     }
   }
   if (problems.length > 0) return problems
+  // The API's default request limit (createSessionApp's maxUploadBytes). Checked here too because a
+  // proxy in front of the host may turn the host's early 413 into a bare 502 when it closes the socket.
+  const total = items.reduce((n, i) => n + i.data.size, 0)
+  if (total > MAX_UPLOAD_BYTES) {
+    const big = items.filter((i) => i.data.size > MAX_UPLOAD_BYTES).map((i) => i.name)
+    return [`the upload is too large: ${(total / 1048576).toFixed(1)} MiB${big.length ? ` (${big.slice(0, 3).join(', ')} alone ${big.length > 1 ? 'are' : 'is'} over the limit)` : ''}, and uploads are limited to ${MAX_UPLOAD_BYTES} bytes (20 MiB) per request: upload fewer or smaller files`]
+  }
   const decoder = new TextDecoder('utf-8', { fatal: true })
   for (const item of items) {
     if (BINARY.test(item.data.type)) continue
