@@ -18,12 +18,13 @@
  *
  * Findings (2 shared, busy cores, Chromium 156; December 2026): the demo emits 4.36 MiB of
  * JavaScript, 1.22 MiB gzip (×22 the plain app), of which the TypeScript stripper run_js loads
- * only for TypeScript programs is 959 KiB gzip and the session-host worker 225 KiB; the page's own
- * bundle (Preact, Markdown, sanitiser, highlighting) is 57 KiB gzip, no more than the plain app's
- * 56 KiB (which carries the whole core: the root entry does not shake down to openVfs + IndexedDB,
- * and its build also emits QuickJS's 491 KiB wasm it never loads). First useful paint: 590 ms
- * (median of 7; 318–664) against 179 ms (122–325), ×3.3: the demo starts a module worker that
- * loads the session host and opens IndexedDB before it can list sessions.
+ * only for TypeScript programs is 959 KiB gzip and the session-host worker 225 KiB; the page's
+ * entry (Preact, the panels) is 31 KiB gzip and the preview (Markdown, sanitiser, highlighting)
+ * a lazy 28 KiB, against the plain app's 56 KiB (which carries the whole core: the root entry
+ * does not shake down to openVfs + IndexedDB, and its build also emits QuickJS's 491 KiB wasm it
+ * never loads). First useful paint: 336 ms (median of 7; 295–351) against 139 ms (107–157),
+ * ×2.4: the demo starts a module worker that loads the session host and opens IndexedDB before
+ * it can list sessions.
  *
  * Run: `node --import tsx bench/demo.bench.ts [filter]` (Chromium: CHROMIUM_PATH or /usr/bin/chromium).
  */

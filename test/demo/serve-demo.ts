@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { build, preview, type PreviewServer } from 'vite'
+import { apiProxy } from './api-proxy.js'
 
 /**
  * The repository root: the demo's `vite.config.ts` lives there (`npm run build:demo`). Vite reads
@@ -23,15 +24,16 @@ export interface ServedDemo {
 
 /**
  * Serves the built demo with `vite preview` on a free loopback port. With `api`, requests under
- * `/sessions` are proxied to that session host, so the page reaches the host on its own origin, as
- * it does when the Worker serves the demo as static assets (the session API sends no CORS headers).
+ * `/sessions` are forwarded to that session host (test/demo/api-proxy.ts), so the page reaches the
+ * host on its own origin, as it does when the Worker serves the demo as static assets (the session
+ * API sends no CORS headers).
  */
 export async function serveDemo(options: { api?: string } = {}): Promise<ServedDemo> {
-  const proxy = options.api ? { '/sessions': { target: options.api, changeOrigin: true } } : undefined
   const server: PreviewServer = await preview({
     configFile,
     logLevel: 'warn',
-    preview: { host: '127.0.0.1', port: 0, strictPort: true, open: false, ...(proxy ? { proxy } : {}) },
+    ...(options.api ? { plugins: [apiProxy(options.api)] } : {}),
+    preview: { host: '127.0.0.1', port: 0, strictPort: true, open: false },
   })
   const url = server.resolvedUrls?.local[0]
   if (!url) throw new Error('vite preview did not report its URL')
