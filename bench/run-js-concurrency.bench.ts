@@ -18,7 +18,7 @@ import { writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRunJs, memoryStore, openVfs, type RunJsOptions, type Vfs } from '../src/index.js'
-import { workerThreads, type WorkerThreadsExecutor } from '../src/run-js/node/index.js'
+import { workerThreads, type WorkerThreadsExecutor } from '../src/runtimes/node/index.js'
 import { MEMORY_BOMBS } from '../test/run-js/bombs.js'
 import { Results, size, smoke, wanted, type Measurement } from './harness.js'
 

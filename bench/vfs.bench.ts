@@ -4,7 +4,8 @@
  * `vfs.grep.regex` (grep over 60 files × 50 KB vs a plain loop over the same strings).
  * Store-backed write and hydrate measurements live in vfs-sql.bench.ts.
  */
-import { MAX_GREP_MATCHES, memoryStore, openVfs, type Vfs } from '../src/index.js'
+import { memoryStore, openVfs, type Vfs } from '../src/index.js'
+import { MAX_GREP_MATCHES } from '../src/internal.js'
 import { compareMedian, Results, size, wanted } from './harness.js'
 
 const results = new Results('vfs.json')

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the published package. dist/index.js is ONE self-contained ESM file: the core (workspace,
-// stores, run_js, errors). Every other entry imports the core by its package name (`agent-vfs`),
-// which stays external here, so an app has exactly one core at run time (one VfsError, one registry).
+// stores, run_js, errors). Every other entry imports the core by its package name (`agent-vfs`, and
+// `agent-vfs/internal` for what is not user API), which stays external here, so an app has exactly one
+// core at run time (one VfsError, one registry).
 // Runtime dependencies stay external too, so users' bundlers dedupe them; nothing Node-specific may
 // end up inside.
 import { build } from 'esbuild'
@@ -17,24 +18,31 @@ const dependencies = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg
 const self = [pkg.name, `${pkg.name}/*`]
 
 /**
- * The bundled entries: `in` is the source, `out` the file in dist/ (plus `<out>.d.ts`). A new entry
- * also goes into package.json `exports`, the `paths` of tsconfig.json and test/workers/tsconfig.json,
- * and test/source-entries.ts; test/node/entries.test.ts then checks it holds no copy of the core.
- * `core: true` is the core itself. `isolate: true` is a script that runs in its own JavaScript isolate
- * (a worker thread), where the app's core is not reachable and would not be the same object anyway:
- * it bundles its own copy of the core (entries.test.ts allows exactly these files).
+ * The entries, one per line: `in` is the source, `out` the file in dist/ (plus `<out>.d.ts`). Registering
+ * an entry takes this list and package.json `exports` (whose "agent-vfs:source" condition names the same
+ * source, which tsconfig and vitest read); test/node/entries.test.ts checks that the two agree and that
+ * the entry holds no copy of the core.
+ * `core: true` is the core itself. `internal: true` is agent-vfs/internal: what the other entries need
+ * from the core beyond its user API, re-exported from the core (see `coreEntry`), so it adds no copy.
+ * `prebundled: true` is built by its own script. `isolate: true` is a script that runs in its own
+ * JavaScript isolate (a worker thread), where the app's core is not reachable and would not be the same
+ * object anyway: it bundles its own copy of the core (entries.test.ts allows exactly these files); it is
+ * started by path, so it is no package export.
  */
 const entries = [
   { in: 'src/index.ts', out: 'index', core: true },
+  { in: 'src/internal.ts', out: 'internal', internal: true },
   // agent-vfs/agent: the agent runtime (zod lives here, not in the core).
   { in: 'src/agent/index.ts', out: 'agent' },
   // agent-vfs/mastra: the only entry importing @mastra/core.
   { in: 'src/mastra/index.ts', out: 'mastra' },
   // agent-vfs/run-js/workerd: QuickJS from an imported wasm module, which only Workers need.
-  { in: 'src/run-js/runtime/workerd.ts', out: 'run-js-workerd' },
+  { in: 'src/runtimes/workerd/index.ts', out: 'run-js-workerd' },
+  // agent-vfs/run-js/typescript: ts-blank-space + typescript, pre-bundled and minified (typescript-loader.mjs).
+  { in: 'src/runtimes/typescript/index.ts', out: 'run-js-typescript', prebundled: true },
   // agent-vfs/run-js/node (worker threads) and the worker script it starts from its own directory.
-  { in: 'src/run-js/node/index.ts', out: 'run-js-node' },
-  { in: 'src/run-js/node/worker.ts', out: 'run-js-node-worker', isolate: true },
+  { in: 'src/runtimes/node/index.ts', out: 'run-js-node' },
+  { in: 'src/runtimes/node/worker.ts', out: 'run-js-node-worker', isolate: true },
   // agent-vfs/session: the session host and its hono app (hono and @hono/zod-openapi stay external).
   { in: 'src/session/index.ts', out: 'session' },
   // agent-vfs/worker: sessions on Cloudflare Workers (Durable Objects, D1); imports cloudflare:workers.
@@ -64,33 +72,65 @@ const common = {
   logLevel: 'warning',
   plugins: [wasmAsSibling],
 }
-const options = (entry) => ({
-  ...common,
-  entryPoints: [{ in: entry.in, out: entry.out }],
+const external = (entry) =>
   // The core must not import itself by name; every other entry must not bundle it, except a script
   // for its own isolate (see `entries`). node: built-ins appear only in the Node entries
   // (test/shared/bundle-checks.ts keeps them out of index.js).
-  external: entry.core || entry.isolate ? [...dependencies, 'node:*'] : [...dependencies, ...self, 'node:*', 'cloudflare:*'],
+  entry.core || entry.isolate ? [...dependencies, 'node:*'] : [...dependencies, ...self, 'node:*', 'cloudflare:*']
+
+/**
+ * The names agent-vfs/internal exports at run time (its types are erased): dist/index.js carries each
+ * under a hidden name, and dist/internal.js re-exports them from `agent-vfs`. So dist/index.js stays one
+ * self-contained file whose typed API is the user API, and there is still one core (one copy of every
+ * class) however many entries an app imports. Plain named exports, so bundlers drop the unused ones.
+ */
+const INTERNAL_PREFIX = '__internal_'
+const internalEntry = entries.find((e) => e.internal)
+const probe = await build({ ...common, entryPoints: [internalEntry.in], external: external(internalEntry), write: false, metafile: true })
+const internalNames = Object.values(probe.metafile.outputs).find((o) => o.entryPoint)?.exports ?? []
+
+/** The core is built from src/index.ts plus the internal bindings under their hidden names. */
+function coreEntry(entry) {
+  const hidden = internalNames.map((n) => `${n} as ${INTERNAL_PREFIX}${n}`).join(', ')
+  const contents = `export * from './${entry.in}'\nexport { ${hidden} } from './${internalEntry.in}'\n`
+  return { stdin: { contents, resolveDir: process.cwd(), sourcefile: `${entry.out}-with-internals.ts`, loader: 'ts' }, outdir: undefined, outfile: `dist/${entry.out}.js` }
+}
+
+const options = (entry) => ({
+  ...common,
+  ...(entry.core ? coreEntry(entry) : { entryPoints: [{ in: entry.in, out: entry.out }] }),
+  external: external(entry),
 })
-for (const entry of entries) await build(options(entry))
+const bundled = entries.filter((e) => !e.internal && !e.prebundled)
+for (const entry of bundled) await build(options(entry))
+writeFileSync(
+  `dist/${internalEntry.out}.js`,
+  '// agent-vfs/internal: INTERNAL, no semver promise (docs/internal.md). The core\'s own bindings, from the\n' +
+    '// hidden names dist/index.js exports them under (scripts/build.mjs): one core at run time.\n' +
+    `export {\n${internalNames.map((n) => `  ${INTERNAL_PREFIX}${n} as ${n}`).join(',\n')}\n} from "${pkg.name}";\n`,
+)
 copyFileSync(createRequire(import.meta.url).resolve(WASM_SPECIFIER), 'dist/quickjs.wasm')
-// agent-vfs/run-js/typescript: ts-blank-space + typescript, pre-bundled and minified.
-await buildTypeScriptLoader('dist/run-js-typescript.js')
+for (const entry of entries.filter((e) => e.prebundled)) await buildTypeScriptLoader(`dist/${entry.out}.js`, entry.in)
 
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
 mkdirSync('dist', { recursive: true })
-for (const entry of entries) writeFileSync(`dist/${entry.out}.d.ts`, `export * from './types/${entry.in.replace(/\.ts$/, '.js')}'\n`)
-writeFileSync('dist/run-js-typescript.d.ts', "export { default } from './types/src/run-js/runtime/typescript.js'\n")
+for (const entry of entries) {
+  const types = `./types/${entry.in.replace(/\.ts$/, '.js')}`
+  const hasDefault = /^export default /m.test(readFileSync(entry.in, 'utf8'))
+  writeFileSync(`dist/${entry.out}.d.ts`, `export * from '${types}'\n` + (hasDefault ? `export { default } from '${types}'\n` : ''))
+}
 
 // What each entry costs a user: raw, minified, minified + gzip (minified copies are measured, not shipped).
 const size = {}
-for (const entry of entries) {
+for (const entry of bundled) {
   const min = await build({ ...options(entry), minify: true, write: false })
   const minified = min.outputFiles.find((f) => f.path.endsWith('.js')).contents
   size[`${entry.out}.js`] = measure(readFileSync(`dist/${entry.out}.js`), minified)
 }
-const loader = readFileSync('dist/run-js-typescript.js')
-size['run-js-typescript.js'] = measure(loader, loader)
+for (const entry of entries.filter((e) => e.internal || e.prebundled)) {
+  const file = readFileSync(`dist/${entry.out}.js`)
+  size[`${entry.out}.js`] = measure(file, file)
+}
 const wasm = readFileSync('dist/quickjs.wasm')
 size['quickjs.wasm'] = measure(wasm, wasm)
 writeFileSync('dist/size.json', JSON.stringify(size, null, 2) + '\n')

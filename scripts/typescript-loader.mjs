@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 /** Writes the pre-bundled loader to `outfile`. */
-export async function buildTypeScriptLoader(outfile) {
+export async function buildTypeScriptLoader(outfile, source = 'src/runtimes/typescript/index.ts') {
   await build({
-    entryPoints: [`${root}src/run-js/runtime/typescript.ts`],
+    entryPoints: [`${root}${source}`],
     bundle: true,
     format: 'esm',
     platform: 'browser',

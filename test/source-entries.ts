@@ -1,23 +1,24 @@
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
+/** The condition under which package.json `exports` names each entry's source (tsconfig `customConditions` too). */
+export const SOURCE_CONDITION = 'agent-vfs:source'
+
 /**
- * The package's entries mapped to their sources, for vitest (`resolve.alias`): inside this
- * repository `agent-vfs` and its subpaths mean the source, as tsconfig.json's `paths` say, so tests
- * and the secondary entries share one core module graph. Exact matches only: `agent-vfs` must not
- * swallow `agent-vfs/agent`.
+ * The package's entries mapped to their sources, for vitest and vite (`resolve.alias`): inside this
+ * repository `agent-vfs` and its subpaths mean the source, as tsconfig.json says, so tests and the
+ * secondary entries share one core module graph. Read from package.json `exports` (each entry's
+ * `"agent-vfs:source"` target), so an entry is registered there and in scripts/build.mjs only.
+ * Exact matches only: `agent-vfs` must not swallow `agent-vfs/agent`.
  */
 export function sourceEntries(overrides: Record<string, string> = {}): { find: RegExp; replacement: string }[] {
-  const src = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url))
-  const entries: Record<string, string> = {
-    'agent-vfs': src('src/index.ts'),
-    'agent-vfs/agent': src('src/agent/index.ts'),
-    'agent-vfs/mastra': src('src/mastra/index.ts'),
-    'agent-vfs/run-js/workerd': src('src/run-js/runtime/workerd.ts'),
-    'agent-vfs/run-js/typescript': src('src/run-js/runtime/typescript.ts'),
-    'agent-vfs/session': src('src/session/index.ts'),
-    'agent-vfs/run-js/node': src('src/run-js/node/index.ts'),
-    'agent-vfs/worker': src('src/worker/index.ts'),
-    ...overrides,
+  const root = new URL('../', import.meta.url)
+  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { name: string; exports: Record<string, unknown> }
+  const entries: Record<string, string> = {}
+  for (const [subpath, target] of Object.entries(pkg.exports)) {
+    const source = typeof target === 'object' && target !== null ? (target as Record<string, unknown>)[SOURCE_CONDITION] : undefined
+    if (typeof source === 'string') entries[pkg.name + subpath.slice(1)] = fileURLToPath(new URL(source, root))
   }
+  Object.assign(entries, overrides)
   return Object.entries(entries).map(([name, path]) => ({ find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`), replacement: path }))
 }

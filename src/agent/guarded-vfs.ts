@@ -1,8 +1,8 @@
-import {
-  readTextNow, textReaderOf, type ReadsTextNow,
-  type FileData, type GlobOptions, type GrepOptions, type GrepResult, type ReaddirOptions, type RmdirOptions, type Vfs, type VfsChange,
-  type VfsStat, type VfsUsage, type WalkOptions, type WalkResult, type WriteOptions,
+import type {
+  FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange, VfsStat, VfsUsage, WalkOptions, WalkResult,
+  WriteOptions,
 } from 'agent-vfs'
+import { readTextNow, textReaderOf, type ReadsTextNow } from 'agent-vfs/internal'
 
 /** One file operation, as a guard sees it: what it does to which path (as the caller wrote it). */
 export interface FileOperation {

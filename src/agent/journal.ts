@@ -1,4 +1,5 @@
-import { isVfsError, EXECUTIONS_DIR, type Vfs } from 'agent-vfs'
+import { isVfsError, type Vfs } from 'agent-vfs'
+import { EXECUTIONS_DIR } from 'agent-vfs/internal'
 import type { ExecutionEvent, ExecutionEventBody, ExecutionEventListener, ExecutionStatus } from './events.js'
 import type { Plan } from './plan.js'
 import type { SubmissionState } from './submit-tool.js'

@@ -1,4 +1,5 @@
-import { isVfsError, PENDING_DIR, type Vfs } from 'agent-vfs'
+import { isVfsError, type Vfs } from 'agent-vfs'
+import { PENDING_DIR } from 'agent-vfs/internal'
 import type { ModelUsageTotals } from './journal.js'
 import type { PromptMessage, ToolResultPart } from './model.js'
 import type { ToolAccess } from './tool.js'

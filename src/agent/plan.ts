@@ -1,4 +1,5 @@
-import { isVfsError, PLAN_PATH, type Vfs } from 'agent-vfs'
+import { isVfsError, type Vfs } from 'agent-vfs'
+import { PLAN_PATH } from 'agent-vfs/internal'
 import { z } from 'zod'
 import { ToolError } from './tool.js'
 

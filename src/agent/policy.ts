@@ -1,4 +1,5 @@
-import { isVfsError, POLICY_PATH, STATE_ROOT, compileGlob, normalizePath, type CompiledGlob, type Vfs } from 'agent-vfs'
+import { isVfsError, STATE_ROOT, normalizePath, type Vfs } from 'agent-vfs'
+import { POLICY_PATH, compileGlob, type CompiledGlob } from 'agent-vfs/internal'
 import type { ToolAccess } from './tool.js'
 
 /** What a policy decides for a tool call. */

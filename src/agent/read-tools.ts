@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { escapeGlob, normalizePath } from 'agent-vfs'
+import { normalizePath } from 'agent-vfs'
+import { escapeGlob } from 'agent-vfs/internal'
 import { defineTool, ToolError } from './tool.js'
 import type { FileToolContext } from './tool-context.js'
 

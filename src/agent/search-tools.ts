@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { isVfsError, normalizePath, REGEX_SYNTAX, type GrepResult } from 'agent-vfs'
+import { isVfsError, normalizePath, type GrepResult } from 'agent-vfs'
+import { REGEX_SYNTAX } from 'agent-vfs/internal'
 import { defineTool, ToolError } from './tool.js'
 import type { FileToolContext } from './tool-context.js'
 

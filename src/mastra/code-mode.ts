@@ -1,8 +1,6 @@
 import type { CodeModeToolResult, CodeModeTransport } from '@mastra/core/tools'
-import {
-  createRunner, defaultEngine, InstancePool, resolveLimits, sanitizeToolId,
-  type QuickJsEngine, type RunJsLimits, type RunJsToolFunction, type TypeScriptLoader, type Vfs,
-} from 'agent-vfs'
+import { sanitizeToolId, type QuickJsEngine, type RunJsLimits, type RunJsToolFunction, type TypeScriptLoader, type Vfs } from 'agent-vfs'
+import { createRunner, defaultEngine, InstancePool, resolveLimits } from 'agent-vfs/internal'
 
 /** Options of {@link QuickJsCodeModeTransport}. */
 export interface QuickJsCodeModeTransportOptions {

@@ -7,7 +7,8 @@ import type {
   CopyOptions, FileContent, FileEntry, FileStat, FilesystemGrepOptions, FilesystemGrepResult, FilesystemInfo, InstructionsOption,
   ListOptions, ProviderStatus, ReadOptions, RemoveOptions, WalkEntry, WalkOptions, WriteOptions,
 } from '@mastra/core/workspace'
-import { baseName, escapeGlob, isVfsError, MAX_GREP_CONTEXT, MAX_GREP_MATCHES, normalizePath, parentOf, type Vfs, type VfsStat } from 'agent-vfs'
+import { baseName, isVfsError, normalizePath, parentOf, type Vfs, type VfsStat } from 'agent-vfs'
+import { escapeGlob, MAX_GREP_CONTEXT, MAX_GREP_MATCHES } from 'agent-vfs/internal'
 
 /** Options of {@link VfsFilesystem}. */
 export interface VfsFilesystemOptions {

@@ -1,14 +1,14 @@
 import { textReaderOf } from '../vfs/read-now.js'
-import { archiveDirFor } from './archive.js'
-import { defaultEngine } from './engine.js'
-import { resolveLimits } from './limits.js'
-import { InstancePool } from './pool.js'
+import { archiveDirFor } from './host/archive.js'
+import { defaultEngine } from './engine/engine.js'
+import { resolveLimits } from './engine/limits.js'
+import { InstancePool } from './engine/pool.js'
 import { runProgram, type RunEnv } from './run.js'
-import { failure } from './result.js'
-import { DEFAULT_CONCURRENCY, DEFAULT_MAX_QUEUED, resolveCount, RunQueue, runQueued } from './run-queue.js'
-import { HostCalls } from './host-calls.js'
-import { bindTools } from './tools.js'
-import { defaultTypeScriptLoader } from './typescript.js'
+import { failure } from './host/result.js'
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_QUEUED, resolveCount, RunQueue, runQueued } from './host/run-queue.js'
+import { HostCalls } from './host/host-calls.js'
+import { bindTools } from './host/tools.js'
+import { defaultTypeScriptLoader } from './host/typescript.js'
 import type { RunJs, RunJsJob, RunJsOptions, RunJsResult, RunOptions } from './types.js'
 
 /**
@@ -103,18 +103,13 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
   }
 }
 
-export { sanitizeToolId } from './tools.js'
-// For executors (RunJsExecutor): what a pool of threads, workers or processes needs from the core, so
-// it can import the core by name instead of carrying a copy of its parts.
-export { HOST_VFS_METHODS, type HostCallAnswer, type HostVfsMethod } from './host-calls.js'
-export { RunQueue, runQueued, noteWait as noteQueueWait, resolveCount as resolveRunJsCount, DEFAULT_MAX_QUEUED, type Slot as RunQueueSlot } from './run-queue.js'
-export { abortError as runJsAbortError } from './result.js'
-export { InstancePool } from './pool.js'
-export { resolveLimits } from './limits.js'
-export { variantEngine, defaultEngine, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions } from './engine.js'
-export { DEFAULT_LIMITS } from './limits.js'
-export { describeGuestApi, RUN_JS_DESCRIPTION } from './guest-api.js'
-export type { TypeScriptLoader, TypeScriptStripper } from './typescript.js'
+// The public run_js API (the root re-exports it); src/internal.ts takes what other entries need.
+export { sanitizeToolId } from './host/tools.js'
+export { variantEngine, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions } from './engine/engine.js'
+export { DEFAULT_LIMITS } from './engine/limits.js'
+export { describeGuestApi, RUN_JS_DESCRIPTION } from './guest/guest-api.js'
+export type { TypeScriptLoader, TypeScriptStripper } from './host/typescript.js'
 export type {
-  RunJs, RunJsOptions, RunJsLimits, RunJsResult, RunJsError, RunJsTool, RunJsToolFunction, RunJsToolContext, RunJsSchema, RunOptions, RunJsExecutor, RunJsJob,
+  RunJs, RunJsOptions, RunJsLimits, RunJsResult, RunJsError, RunJsTool, RunJsToolFunction, RunJsToolContext, RunJsSchema, RunOptions, RunJsExecutor,
+  RunJsJob, HostCallAnswer,
 } from './types.js'

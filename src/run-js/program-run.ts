@@ -1,16 +1,16 @@
-import { Scope, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten-core'
+import { Scope as HandleScope, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten-core'
 import type { Vfs } from '../vfs/types.js'
-import { Bridge } from './bridge.js'
-import type { RunClock, Stop } from './clock.js'
-import { PROGRAM_FILE, readGuestError } from './guest-error.js'
-import { HelperFailed, Intrinsics } from './intrinsics.js'
-import type { ResolvedLimits } from './limits.js'
-import { usedBytes, type Instance, type InstanceHealth } from './pool.js'
-import type { BoundTool } from './tools.js'
+import { HostDispatch } from './host/dispatch.js'
+import type { RunClock, Stop } from './engine/clock.js'
+import { PROGRAM_FILE, readGuestError } from './guest/guest-error.js'
+import { HelperFailed, Intrinsics } from './guest/intrinsics.js'
+import type { ResolvedLimits } from './engine/limits.js'
+import { usedBytes, type Instance, type InstanceHealth } from './engine/pool.js'
+import type { BoundTool } from './host/tools.js'
 import type { RunJsError } from './types.js'
 
-/** What the engine needs from its runner. */
-export interface EngineEnv {
+/** What a program run needs from its runner. */
+export interface ProgramEnv {
   limits: ResolvedLimits
   tools: ReadonlyMap<string, BoundTool>
   vfs?: Vfs
@@ -19,7 +19,7 @@ export interface EngineEnv {
 }
 
 /** How the guest's program ended. */
-export type Outcome =
+export type ProgramOutcome =
   | { kind: 'ok'; json: string }
   | { kind: 'error'; error: RunJsError }
   | { kind: 'stopped'; stop: Stop }
@@ -30,16 +30,17 @@ export type Outcome =
 export const UNDEFINED_RESULT = ''
 
 /**
- * One program in one fresh QuickJS context: the engine half of a run. Every handle it makes is owned
- * by {@link scope} and freed on one path ({@link teardown}); time is the run's {@link RunClock};
- * archiving and result shaping happen outside (run.ts).
+ * One program run: one program in one fresh QuickJS context, the engine half of a run. Every QuickJS
+ * handle it makes is owned by {@link handles} (quickjs-emscripten's `Scope`, a handle scope: nothing
+ * to do with a store's scope) and freed on one path ({@link teardown}); time is the run's
+ * {@link RunClock}; archiving and result shaping happen outside (run.ts).
  */
-export class Session {
-  private readonly scope = new Scope()
+export class ProgramRun {
+  private readonly handles = new HandleScope()
   private readonly rt: QuickJSRuntime
   private readonly ctx: QuickJSContext
   private readonly k: Intrinsics
-  private readonly bridge: Bridge
+  private readonly dispatch: HostDispatch
   /** Set once the outcome is known: from then on no guest code may run. */
   private finished = false
   poisoned = false
@@ -51,14 +52,14 @@ export class Session {
   /** Reading the final error: guest getters get a small budget of their own. */
   private reading = false
   private readingChecks = 0
-  private settle: ((o: Outcome) => void) | undefined
+  private settle: ((o: ProgramOutcome) => void) | undefined
   private promise: QuickJSHandle | undefined
   private pumpQueued = false
   private pumpsSinceYield = 0
   private lastYield = performance.now()
 
   constructor(
-    private readonly env: EngineEnv,
+    private readonly env: ProgramEnv,
     private readonly instance: Instance,
     private readonly clock: RunClock,
   ) {
@@ -68,19 +69,19 @@ export class Session {
     this.rt.setMaxStackSize(limits.stackBytes)
     this.rt.setInterruptHandler(() => this.shouldInterrupt())
     try {
-      this.ctx = this.scope.manage(this.rt.newContext())
-      this.k = new Intrinsics(this.ctx, this.scope)
-      this.bridge = new Bridge(this.ctx, this.scope, this.k, {
+      this.ctx = this.handles.manage(this.rt.newContext())
+      this.k = new Intrinsics(this.ctx, this.handles)
+      this.dispatch = new HostDispatch(this.ctx, this.handles, this.k, {
         vfs: env.vfs,
         readText: env.readText,
         tools: env.tools,
         clock,
         logChars: limits.logChars,
-        maxBytes: maxBridgeBytes(limits.memoryBytes),
+        maxBytes: maxCrossingBytes(limits.memoryBytes),
         onSettled: () => this.queuePump(),
         onHostError: (error) => this.poison(error),
       })
-      this.bridge.install()
+      this.dispatch.install()
     } catch (error) {
       this.poison(error)
       throw error
@@ -88,7 +89,7 @@ export class Session {
   }
 
   logs(): string[] {
-    return this.bridge.logs.result()
+    return this.dispatch.logs.result()
   }
 
   private shouldInterrupt(): boolean {
@@ -128,12 +129,12 @@ export class Session {
       result.value.dispose()
       return { error: { name: 'SyntaxError', message: 'the program is not a function body (unbalanced brackets?)' } }
     }
-    return { fn: this.scope.manage(result.value) }
+    return { fn: this.handles.manage(result.value) }
   }
 
   /** Calls the program and pumps its jobs until its promise settles or the clock stops it. */
-  execute(program: QuickJSHandle): Promise<Outcome> {
-    return new Promise<Outcome>((resolve) => {
+  execute(program: QuickJSHandle): Promise<ProgramOutcome> {
+    return new Promise<ProgramOutcome>((resolve) => {
       let settled = false
       this.settle = (outcome) => {
         if (settled) return
@@ -146,7 +147,7 @@ export class Session {
       const started = this.guard(() => this.ctx.callFunction(program, this.ctx.undefined))
       if (!started) return
       if (started.error) return this.settleWithError(started.error)
-      this.promise = this.scope.manage(started.value)
+      this.promise = this.handles.manage(started.value)
       this.pump()
     })
   }
@@ -223,7 +224,7 @@ export class Session {
     if (type === 'boolean') return this.ctx.dump(value) ? 'true' : 'false'
     const made = this.guard(() => {
       try {
-        return this.bridge.resultJson(value, type === 'string')
+        return this.dispatch.values.resultJson(value, type === 'string')
       } catch (error) {
         // The strict stringify could not even start: the run was stopped or its memory is gone.
         if (error instanceof HelperFailed) return { refused: { name: 'InternalError', message: error.message } }
@@ -281,7 +282,7 @@ export class Session {
    */
   teardown(): InstanceHealth {
     this.finished = true
-    this.bridge?.close()
+    this.dispatch?.close()
     if (this.poisoned) return 'poisoned'
     // Jobs still queued hold objects that JS_FreeRuntime would assert on, and running them means
     // running guest code after the run ended. And QuickJS can leak references when an interrupt lands
@@ -290,7 +291,7 @@ export class Session {
     if (this.hasPendingJob() || this.interruptedInJob) return 'poisoned'
     try {
       this.rt.setMemoryLimit(-1)
-      this.scope.dispose()
+      this.handles.dispose()
       this.rt.removeInterruptHandler()
     } catch {
       return 'poisoned'
@@ -303,15 +304,15 @@ export class Session {
 }
 
 /**
- * Largest value crossing the bridge at once, either way: it is copied into the capped memory
+ * Largest value crossing into or out of the guest at once: it is copied into the capped memory
  * (unchecked by quickjs-emscripten) and becomes a QuickJS string there, so it needs well under the
  * whole cap.
  */
-export function maxBridgeBytes(memoryBytes: number): number {
+export function maxCrossingBytes(memoryBytes: number): number {
   return Math.floor(memoryBytes / 4)
 }
 
-/** {@link Session.resultJson} already settled the run (with the guest's own error). */
+/** {@link ProgramRun.resultJson} already settled the run (with the guest's own error). */
 const ENDED: unique symbol = Symbol('ended')
 
 /** Interrupt checks allowed while reading the error that ended a run. */

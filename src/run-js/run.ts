@@ -1,16 +1,16 @@
 import type { Vfs } from '../vfs/types.js'
-import { archiveResult, archiveScript } from './archive.js'
-import { toGuestError } from './bridge.js'
-import { RunClock, type Stop } from './clock.js'
-import { parseBoundedJson } from './host-json.js'
-import type { InstancePool } from './pool.js'
-import { abortError, failure, preview, TIMEOUT, utf8Length } from './result.js'
-import { Session, UNDEFINED_RESULT, type EngineEnv } from './session.js'
-import { explainNotStripped, stripTypes, type TypeScriptLoader } from './typescript.js'
+import { archiveResult, archiveScript } from './host/archive.js'
+import { toGuestError } from './guest/host-error.js'
+import { RunClock, type Stop } from './engine/clock.js'
+import { parseBoundedJson, utf8Length } from './guest/host-json.js'
+import type { InstancePool } from './engine/pool.js'
+import { abortError, failure, preview, TIMEOUT } from './host/result.js'
+import { ProgramRun, UNDEFINED_RESULT, type ProgramEnv } from './program-run.js'
+import { explainNotStripped, stripTypes, type TypeScriptLoader } from './host/typescript.js'
 import type { RunJsError, RunJsResult } from './types.js'
 
 /** Everything a run needs from its runner. */
-export interface RunEnv extends EngineEnv {
+export interface RunEnv extends ProgramEnv {
   pool: InstancePool
   archiveDir?: string
   typescript: TypeScriptLoader | false
@@ -40,24 +40,24 @@ export async function runProgram(env: RunEnv, code: string, signal: AbortSignal 
     return failure({ name: 'InternalError', message: `QuickJS could not start: ${toGuestError(error).message}` })
   }
   const clock = new RunClock({ timeMs, interruptBudget: env.limits.interruptBudget }, signal)
-  let session: Session
+  let programRun: ProgramRun
   try {
-    session = new Session(env, instance, clock)
+    programRun = new ProgramRun(env, instance, clock)
   } catch (error) {
     env.pool.release(instance, 'poisoned')
     return failure({ name: 'InternalError', message: `QuickJS could not start a context: ${toGuestError(error).message}` })
   }
   try {
     clock.start()
-    return await runInSession(env, session, clock, code)
+    return await runToEnd(env, programRun, clock, code)
   } catch (error) {
     // Only host-side failures get here (the guest's own errors are results).
-    return failure({ name: 'InternalError', message: `run_js failed on the host: ${toGuestError(error).message}` }, safeLogs(session))
+    return failure({ name: 'InternalError', message: `run_js failed on the host: ${toGuestError(error).message}` }, safeLogs(programRun))
   } finally {
     clock.end()
-    let health: ReturnType<Session['teardown']> = 'poisoned'
+    let health: ReturnType<ProgramRun['teardown']> = 'poisoned'
     try {
-      health = session.teardown()
+      health = programRun.teardown()
     } catch {
       // A teardown that fails leaves the instance poisoned; the run's result stands.
     }
@@ -65,19 +65,19 @@ export async function runProgram(env: RunEnv, code: string, signal: AbortSignal 
   }
 }
 
-async function runInSession(env: RunEnv, session: Session, clock: RunClock, code: string): Promise<RunJsResult> {
+async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, code: string): Promise<RunJsResult> {
   const stopped = new Promise<typeof STOPPED>((resolve) => clock.onStop(() => resolve(STOPPED)))
   /** Waits for host work unless the clock stops first; a late failure of `work` is dropped. */
   const until = <T>(work: Promise<T>): Promise<T | typeof STOPPED> => {
     work.catch(() => {})
     return Promise.race([work, stopped])
   }
-  const stopFailure = (scriptPath?: string) => failure(stopError(clock.stop ?? 'timeout', env, clock.callerSignal), session.logs(), scriptPath)
+  const stopFailure = (scriptPath?: string) => failure(stopError(clock.stop ?? 'timeout', env, clock.callerSignal), programRun.logs(), scriptPath)
 
   // Compile: the program as JavaScript first; TypeScript only if that fails.
   let language: 'js' | 'ts' = 'js'
-  let compiled = session.compile(wrap(code))
-  if ('error' in compiled && compiled.error.name === 'SyntaxError' && !clock.stop && !session.poisoned) {
+  let compiled = programRun.compile(wrap(code))
+  if ('error' in compiled && compiled.error.name === 'SyntaxError' && !clock.stop && !programRun.poisoned) {
     const stripped = await until(stripTypes(wrap(code), env.typescript))
     if (stripped === STOPPED) return stopFailure()
     if (!('code' in stripped)) {
@@ -85,11 +85,11 @@ async function runInSession(env: RunEnv, session: Session, clock: RunClock, code
       const explained = explainNotStripped(compiled.error.message, code, stripped)
       if (explained) compiled.error.message = explained
     } else if (stripped.code !== wrap(code)) {
-      compiled = session.compile(stripped.code)
+      compiled = programRun.compile(stripped.code)
       language = 'ts'
     }
   }
-  if (session.poisoned) return hostFailure(session, undefined)
+  if (programRun.poisoned) return hostFailure(programRun, undefined)
   if (clock.check()) return stopFailure()
 
   let scriptPath: string | undefined
@@ -105,16 +105,16 @@ async function runInSession(env: RunEnv, session: Session, clock: RunClock, code
       return failure({ name: 'ArchiveError', message: `the program could not be archived, so it was not run: ${e.message}`, ...(e.code ? { code: e.code } : {}) })
     }
   }
-  if ('error' in compiled) return failure(compiled.error, session.logs(), scriptPath)
+  if ('error' in compiled) return failure(compiled.error, programRun.logs(), scriptPath)
   if (clock.check()) return stopFailure(scriptPath)
 
-  const outcome = await session.execute(compiled.fn)
-  const logs = session.logs()
+  const outcome = await programRun.execute(compiled.fn)
+  const logs = programRun.logs()
   switch (outcome.kind) {
     case 'stopped':
       return failure(stopError(outcome.stop, env, clock.callerSignal), logs, scriptPath)
     case 'host':
-      return hostFailure(session, scriptPath)
+      return hostFailure(programRun, scriptPath)
     case 'error':
       return failure(outcome.error, logs, scriptPath)
     case 'ok': {
@@ -159,17 +159,17 @@ async function shapeResult(env: RunEnv, json: string, logs: string[], scriptPath
 }
 
 /** A failure on the host side of the engine; only a host stack overflow is worded as one. */
-function hostFailure(session: Session, scriptPath: string | undefined): RunJsResult {
-  const error = session.hostError
+function hostFailure(programRun: ProgramRun, scriptPath: string | undefined): RunJsResult {
+  const error = programRun.hostError
   const message = isHostStackOverflow(error)
     ? 'stack overflow: the program recursed too deeply for the host (the engine was replaced); reduce the nesting depth'
     : `the engine failed on the host (${describeHostError(error)}); the engine was replaced`
-  return failure({ name: 'InternalError', message }, safeLogs(session), scriptPath)
+  return failure({ name: 'InternalError', message }, safeLogs(programRun), scriptPath)
 }
 
-function safeLogs(session: Session): string[] {
+function safeLogs(programRun: ProgramRun): string[] {
   try {
-    return session.logs()
+    return programRun.logs()
   } catch {
     return []
   }
@@ -201,5 +201,5 @@ function describeHostError(error: unknown): string {
   return e.name && e.name !== 'Error' ? `${e.name}: ${e.message}` : error instanceof Error ? `Error: ${e.message}` : e.message
 }
 
-/** What {@link runInSession}'s `until` resolves to when the clock stopped first. */
+/** What {@link runToEnd}'s `until` resolves to when the clock stopped first. */
 const STOPPED: unique symbol = Symbol('stopped')

@@ -1,7 +1,8 @@
 import type { Vfs } from '../vfs/types.js'
-import type { QuickJsEngine } from './engine.js'
-import type { HostCallAnswer } from './host-calls.js'
-import type { TypeScriptLoader } from './typescript.js'
+import type { QuickJsEngine } from './engine/engine.js'
+import type { TypeScriptLoader } from './host/typescript.js'
+
+// Imports only leaves (engine.ts, typescript.ts: no imports inside run_js), so every file may import these types.
 
 /**
  * Limits of one run. Every limit holds against hostile guests: see the "Limits that hold" notes in
@@ -140,6 +141,20 @@ export interface RunJsJob {
    */
   call(kind: 'vfs' | 'tool', name: string, args: unknown[]): Promise<HostCallAnswer>
 }
+
+/** A host error as the guest sees it: name, message and a workspace error code, nothing else. */
+export interface GuestError {
+  name: string
+  message: string
+  code?: string
+}
+
+/**
+ * The answer to one {@link RunJsJob.call}: only data (strings, numbers, plain objects, arrays,
+ * `Uint8Array`), so an executor can post it to another thread or process as it is. A tool's value is
+ * its JSON text (`''` for undefined).
+ */
+export type HostCallAnswer = { ok: true; value: unknown } | { ok: false; error: GuestError }
 
 /** Options of one `run`. */
 export interface RunOptions {

@@ -1,4 +1,5 @@
-import { isVfsError, loadScopes } from 'agent-vfs'
+import { isVfsError } from 'agent-vfs'
+import { loadScopes } from 'agent-vfs/internal'
 import type { ScopeSnapshot, VfsStore } from 'agent-vfs'
 import { loadRecords, putJson, putLines, recordsOf, updateRecords, type RecordMap } from './records.js'
 import { SEGMENT_EVENTS, scopeNames, segmentOf } from './scopes.js'

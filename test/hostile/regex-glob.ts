@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, MAX_PATTERN_LENGTH, WALK_CHECK_EVERY,
-  isVfsError, openVfs, scopeRun, type Vfs, type VfsStore,
-} from '../../src/index.js'
+import { isVfsError, openVfs, scopeRun, type Vfs, type VfsStore } from '../../src/index.js'
+import { MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, MAX_PATTERN_LENGTH, WALK_CHECK_EVERY } from '../../src/internal.js'
 import { createWorkspaceTools, ToolError } from '../../src/agent/index.js'
 
 /** How a runtime provides a fresh, empty store for one test. */

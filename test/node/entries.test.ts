@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { bundleImports } from '../shared/bundle-checks.js'
+import { SOURCE_CONDITION } from '../source-entries.js'
 
 // The built package (`npm test` builds it first), as Node resolves it: by package name. Inside vitest
 // `agent-vfs` means the source (see vitest.config.ts), so the run-time checks run in a child node.
@@ -18,6 +19,21 @@ function entryFiles(): Record<string, string> {
     if (file?.endsWith('.js')) out[name] = file.replace(/^\.\/dist\//, '')
   }
   return out
+}
+
+/** The build list of scripts/build.mjs (one `{ in: '…', out: '…', … }` per line) with its flags. */
+function buildList(): Array<{ in: string; out: string; flags: string[] }> {
+  const build = readFileSync(`${root}scripts/build.mjs`, 'utf8')
+  return [...build.matchAll(/^\s*\{ in: '([^']+)', out: '([\w-]+)'((?:, \w+: true)*) \},$/gm)].map((m) => ({
+    in: m[1],
+    out: m[2],
+    flags: [...m[3].matchAll(/(\w+): true/g)].map((f) => f[1]),
+  }))
+}
+
+/** package.json `exports` entries that are modules: subpath → its conditions. */
+function moduleExports(): Array<[string, Record<string, string>]> {
+  return Object.entries<Record<string, string> | string>(pkg.exports).filter((e): e is [string, Record<string, string>] => typeof e[1] === 'object')
 }
 
 /** The source modules in a bundle: esbuild heads each one with a `// <path>` comment (dist/ is not minified). */
@@ -44,6 +60,70 @@ describe('one core, many entries (dist/)', () => {
     expect(Object.keys(files)).toEqual(expect.arrayContaining(['.', './agent', './mastra', './run-js/workerd', './run-js/typescript', './session', './worker']))
   })
 
+  it('registering an entry takes the build list and package.json exports, and the two agree', () => {
+    const list = buildList()
+    expect(list.map((e) => e.out)).toEqual(expect.arrayContaining(['index', 'internal', 'agent', 'run-js-node-worker']))
+    const exported = moduleExports()
+    // Every module export names its source (for tsconfig and vitest) and its dist files, as the build list does.
+    for (const [subpath, target] of exported) {
+      const entry = list.find((e) => `./${e.in}` === target[SOURCE_CONDITION])
+      expect(entry, `${subpath}: no build entry for ${target[SOURCE_CONDITION]}`).toBeDefined()
+      expect(target, subpath).toEqual({ [SOURCE_CONDITION]: `./${entry!.in}`, types: `./dist/${entry!.out}.d.ts`, default: `./dist/${entry!.out}.js` })
+    }
+    // Every built entry is exported, except a script for its own isolate (started by path).
+    const sources = new Set(exported.map(([, t]) => t[SOURCE_CONDITION]))
+    for (const entry of list) expect(sources.has(`./${entry.in}`) !== entry.flags.includes('isolate'), entry.in).toBe(true)
+    // Nothing else registers an entry: tsconfig and vitest read package.json (SOURCE_CONDITION).
+    for (const config of ['tsconfig.json', 'test/workers/tsconfig.json']) {
+      const text = readFileSync(`${root}${config}`, 'utf8')
+      expect(text, config).toContain(`"customConditions": ["${SOURCE_CONDITION}"]`)
+      expect(text, config).not.toMatch(/"agent-vfs[^"]*":\s*\[/)
+    }
+  })
+
+  it('every export is built, has types, and imports', () => {
+    for (const [subpath, target] of moduleExports()) {
+      expect(existsSync(`${root}${target.default}`), `${subpath}: ${target.default}`).toBe(true)
+      expect(existsSync(`${root}${target.types}`), `${subpath}: ${target.types}`).toBe(true)
+      // The declaration file re-exports a declaration tsc emitted.
+      const types = /from '(\.\/types\/[^']+)\.js'/.exec(readFileSync(`${root}${target.types}`, 'utf8'))
+      expect(types && existsSync(`${root}dist/${types[1].slice(2)}.d.ts`), `${subpath}: declarations`).toBe(true)
+    }
+    // Node loads every entry but those made for workerd (cloudflare:workers, a wasm module import); what
+    // they import is a dependency, another entry, a file beside them or the Workers runtime.
+    const names = moduleExports().map(([subpath]) => pkg.name + subpath.slice(1))
+    const workerdOnly = names.filter((name) => bundleImports(read(files[`.${name.slice(pkg.name.length)}`])).some((s) => s.startsWith('cloudflare:') || s.endsWith('.wasm')))
+    expect(workerdOnly.sort()).toEqual(['agent-vfs/run-js/workerd', 'agent-vfs/worker'])
+    const out = runNode(`
+      const loaded = {}
+      for (const name of ${JSON.stringify(names.filter((n) => !workerdOnly.includes(n)))}) loaded[name] = Object.keys(await import(name)).length
+      console.log(JSON.stringify(loaded))
+    `)
+    for (const [name, count] of Object.entries(JSON.parse(out) as Record<string, number>)) expect(count, name).toBeGreaterThan(0)
+    const known = new Set([...names, ...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})])
+    for (const name of workerdOnly) {
+      for (const s of bundleImports(read(files[`.${name.slice(pkg.name.length)}`]))) {
+        const ok = known.has(s) || known.has(s.split('/').slice(0, s.startsWith('@') ? 2 : 1).join('/')) || s.startsWith('cloudflare:') || (s.startsWith('./') && existsSync(`${root}dist/${s.slice(2)}`))
+        expect(ok, `${name} imports ${s}`).toBe(true)
+      }
+    }
+  })
+
+  it('agent-vfs/internal is the core’s own bindings: no copy, none of them at the typed root, errors are the root’s VfsError', () => {
+    const out = runNode(`
+      import * as core from 'agent-vfs'
+      import * as internal from 'agent-vfs/internal'
+      const names = Object.keys(internal)
+      const same = names.filter((n) => core['__internal_' + n] === internal[n]).length
+      const atRoot = names.filter((n) => n in core)
+      const error = internal.conflictError('/a.md', 1, undefined)
+      console.log(JSON.stringify({ names: names.length, same, atRoot, instance: error instanceof core.VfsError, is: core.isVfsError(error, 'ECONFLICT') }))
+    `)
+    const r = JSON.parse(out)
+    expect(r.names).toBeGreaterThan(10)
+    expect(r).toEqual({ names: r.names, same: r.names, atRoot: [], instance: true, is: true })
+  })
+
   it('no secondary bundle carries a copy of the core: each imports `agent-vfs` and holds none of its modules or classes', () => {
     const core = read(files['.'])
     // esbuild prints imports with double quotes; the core's messages quote `import('agent-vfs/…')` as advice.
@@ -55,7 +135,8 @@ describe('one core, many entries (dist/)', () => {
     for (const [name, file] of secondary) {
       if (name === './run-js/typescript') continue // ts-blank-space + typescript only; checked below
       const source = read(file)
-      expect(bundleImports(source), name).toContain('agent-vfs')
+      // The core by name: `agent-vfs`, or `agent-vfs/internal` (the core's own bindings) for what is not user API.
+      expect(bundleImports(source).filter((s) => s === 'agent-vfs' || s === 'agent-vfs/internal'), name).not.toEqual([])
       expect([...modulesIn(source)].filter((m) => coreModules.has(m)), name).toEqual([])
       expect([...classesIn(source)].filter((c) => coreClasses.has(c)), name).toEqual([])
     }

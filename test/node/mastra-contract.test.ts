@@ -7,7 +7,8 @@ import {
   DirectoryNotFoundError, NotDirectoryError, UnsupportedGrepPatternError, Workspace, createWorkspaceTools,
 } from '@mastra/core/workspace'
 import { describe, expect, it } from 'vitest'
-import { MAX_GREP_CONTEXT, MAX_GREP_MATCHES, memoryStore, openVfs, variantEngine, type QuickJsEngine } from '../../src/index.js'
+import { memoryStore, openVfs, variantEngine, type QuickJsEngine } from '../../src/index.js'
+import { MAX_GREP_CONTEXT, MAX_GREP_MATCHES } from '../../src/internal.js'
 import { QuickJsCodeModeTransport, VfsFilesystem } from '../../src/mastra/index.js'
 
 /** What `tool.execute` needs outside an agent. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createRunJs, memoryStore, openVfs } from '../../src/index.js'
-import { defaultEngine, type QuickJsEngine } from '../../src/run-js/engine.js'
+import { defaultEngine, type QuickJsEngine } from '../../src/run-js/engine/engine.js'
 
 const MIB = 1024 * 1024
 

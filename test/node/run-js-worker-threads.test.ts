@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRunJs, defaultEngine, memoryStore, openVfs, type Vfs } from '../../src/index.js'
-import { workerThreads, type WorkerThreadsExecutor } from '../../src/run-js/node/index.js'
+import { createRunJs, memoryStore, openVfs, type Vfs } from '../../src/index.js'
+import { defaultEngine } from '../../src/internal.js'
+import { workerThreads, type WorkerThreadsExecutor } from '../../src/runtimes/node/index.js'
 import { MEMORY_BOMBS } from '../run-js/bombs.js'
 import { describeRunJs } from '../run-js/suite.js'
 

@@ -55,7 +55,7 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
 
     beforeAll(async () => {
       h = await setup()
-      defaultEngineRef = h.engine ?? (await import('../../src/run-js/engine.js')).defaultEngine()
+      defaultEngineRef = h.engine ?? (await import('../../src/run-js/engine/engine.js')).defaultEngine()
     })
     afterAll(async () => {
       await h?.cleanup?.()

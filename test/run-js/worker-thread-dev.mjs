@@ -4,4 +4,4 @@
 import { register } from 'tsx/esm/api'
 
 register()
-await import('../../src/run-js/node/worker.ts')
+await import('../../src/runtimes/node/worker.ts')

@@ -1,5 +1,5 @@
 import { memoryStore } from '../../src/index.js'
-import { workerdEngine } from '../../src/run-js/runtime/workerd.js'
+import { workerdEngine } from '../../src/runtimes/workerd/index.js'
 import { describeHostileAgentTools } from '../hostile/agent-tools.js'
 
 // Hostile agent tool calls (test/hostile/agent-tools.ts) in workerd: QuickJS from the imported

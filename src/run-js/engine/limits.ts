@@ -1,4 +1,4 @@
-import type { RunJsLimits } from './types.js'
+import type { RunJsLimits } from '../types.js'
 
 /** Limits with every default filled in. */
 export type ResolvedLimits = Required<RunJsLimits>

@@ -1,6 +1,6 @@
-import type { Vfs } from '../vfs/types.js'
-import type { RunClock } from './clock.js'
-import { DEFAULT_LIMITS } from './limits.js'
+import type { Vfs } from '../../vfs/types.js'
+import type { RunClock } from '../engine/clock.js'
+import { DEFAULT_LIMITS } from '../engine/limits.js'
 
 /**
  * The guest API as one table: it generates the host functions a program sees (`vfs.*`, `console.*`),

@@ -1,5 +1,5 @@
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
-import type { RunJsError } from './types.js'
+import type { RunJsError } from '../types.js'
 
 /** The file name programs are compiled under; stack frames in it carry program lines. */
 export const PROGRAM_FILE = 'program.js'

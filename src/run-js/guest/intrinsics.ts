@@ -1,4 +1,4 @@
-import type { QuickJSContext, QuickJSHandle, Scope } from 'quickjs-emscripten-core'
+import type { QuickJSContext, QuickJSHandle, Scope as HandleScope } from 'quickjs-emscripten-core'
 
 /**
  * The built-ins the host relies on inside a guest context, taken before any guest code runs: a guest
@@ -35,7 +35,7 @@ function isBytes(d){return d instanceof AB||d instanceof U||(d!==null&&typeof d=
 function data(d){if(isBytes(d)){const u=bytes(d),c=new AB(u.length);new U(c).set(u);return [c]}return json(d,'the data of vfs.write')}
 return{json:json,show:show,data:data,u8:function(b){return new U(b)}}})`
 
-/** Handles of the captured built-ins and the helpers, owned by the run's scope. */
+/** Handles of the captured built-ins and the helpers, owned by the run's handle scope. */
 export class Intrinsics {
   private readonly captured = new Map<Captured, QuickJSHandle>()
   private readonly helpers = new Map<string, QuickJSHandle>()
@@ -44,14 +44,14 @@ export class Intrinsics {
   /** Must run before any guest code. */
   constructor(
     private readonly ctx: QuickJSContext,
-    private readonly scope: Scope,
+    private readonly handles: HandleScope,
   ) {
     for (const [owner, keys] of Object.entries(CAPTURED) as Array<[Owner, readonly string[]]>) {
-      const o = scope.manage(ctx.getProp(ctx.global, owner))
+      const o = handles.manage(ctx.getProp(ctx.global, owner))
       this.captured.set(owner, o)
-      for (const key of keys) this.captured.set(`${owner}.${key}` as Captured, scope.manage(ctx.getProp(o, key)))
+      for (const key of keys) this.captured.set(`${owner}.${key}` as Captured, handles.manage(ctx.getProp(o, key)))
     }
-    for (const name of ['Uint8Array', 'ArrayBuffer', 'TypeError', 'Error'] as const) this.captured.set(name, scope.manage(ctx.getProp(ctx.global, name)))
+    for (const name of ['Uint8Array', 'ArrayBuffer', 'TypeError', 'Error'] as const) this.captured.set(name, handles.manage(ctx.getProp(ctx.global, name)))
   }
 
   /** A captured built-in, as it was before the guest ran. */
@@ -69,11 +69,11 @@ export class Intrinsics {
     let h = this.helpers.get(name)
     if (h) return h
     if (!this.helperObject) {
-      const factory = this.scope.manage(unwrap(this.ctx.evalCode(HELPER_SOURCE, 'helpers.js', { type: 'global' }), 'compiling the helpers'))
+      const factory = this.handles.manage(unwrap(this.ctx.evalCode(HELPER_SOURCE, 'helpers.js', { type: 'global' }), 'compiling the helpers'))
       const args = (['JSON.stringify', 'Object.getPrototypeOf', 'Object.prototype', 'Array.prototype', 'TypeError', 'Error', 'Uint8Array', 'ArrayBuffer'] as const).map((n) => this.get(n))
-      this.helperObject = this.scope.manage(unwrap(this.ctx.callFunction(factory, this.ctx.undefined, ...args), 'starting the helpers'))
+      this.helperObject = this.handles.manage(unwrap(this.ctx.callFunction(factory, this.ctx.undefined, ...args), 'starting the helpers'))
     }
-    this.helpers.set(name, (h = this.scope.manage(this.ctx.getProp(this.helperObject, name))))
+    this.helpers.set(name, (h = this.handles.manage(this.ctx.getProp(this.helperObject, name))))
     return h
   }
 }

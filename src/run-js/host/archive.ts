@@ -1,7 +1,7 @@
-import { RUN_JS_ARCHIVE_DIR, RUN_JS_ARCHIVE_NAME } from '../contract/layout.js'
-import { normalizePath } from '../contract/paths.js'
-import type { RunVfs } from '../vfs/run-scope.js'
-import type { Vfs } from '../vfs/types.js'
+import { RUN_JS_ARCHIVE_DIR, RUN_JS_ARCHIVE_NAME } from '../../contract/layout.js'
+import { normalizePath } from '../../contract/paths.js'
+import type { RunVfs } from '../../vfs/run-scope.js'
+import type { Vfs } from '../../vfs/types.js'
 
 /**
  * Every run's source is kept as `<dir>/run-NNN.js` (or `.ts`), and a result too large to return

@@ -1,7 +1,8 @@
-import type { Vfs } from '../vfs/types.js'
-import { toGuestError, type GuestError } from './bridge.js'
-import { stringifyForGuest } from './host-json.js'
+import type { Vfs } from '../../vfs/types.js'
+import { toGuestError } from '../guest/host-error.js'
+import { stringifyForGuest } from '../guest/host-json.js'
 import { validateInput, type BoundTool } from './tools.js'
+import type { HostCallAnswer } from '../types.js'
 
 /**
  * The workspace methods an executor's program may call on the host: what the guest API and the
@@ -15,16 +16,9 @@ const SEARCHES: ReadonlySet<string> = new Set(['glob', 'grep'])
 const METHODS: ReadonlySet<string> = new Set(HOST_VFS_METHODS)
 
 /**
- * The answer to one {@link RunJsJob.call}: only data (strings, numbers, plain objects, arrays,
- * `Uint8Array`), so an executor can post it to another thread or process as it is. A tool's value is
- * its JSON text (`''` for undefined).
- */
-export type HostCallAnswer = { ok: true; value: unknown } | { ok: false; error: GuestError }
-
-/**
  * The host half of one run that executes elsewhere (an executor's thread): answers its file
  * operations and tool calls against the runner's workspace and tools, with the same checks as the
- * in-thread bridge, until the run ends. Tools and searches get a signal that aborts when it does.
+ * in-thread dispatch (dispatch.ts), until the run ends. Tools and searches get a signal that aborts when it does.
  */
 export class HostCalls {
   private readonly ended = new AbortController()
@@ -62,7 +56,7 @@ export class HostCalls {
     return (vfs[method as HostVfsMethod] as (...a: unknown[]) => Promise<unknown>).apply(vfs, args)
   }
 
-  /** Same checks and JSON as the in-thread bridge; the JSON text is the answer. */
+  /** Same checks and JSON as the in-thread dispatch (dispatch.ts); the JSON text is the answer. */
   private async callTool(id: string, input: unknown): Promise<string> {
     const tool = this.tools.get(id)
     if (!tool) throw named('NotAllowedError', `tool ${JSON.stringify(id)} is not available to this program`)

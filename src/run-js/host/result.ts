@@ -1,4 +1,4 @@
-import type { RunJsError, RunJsResult } from './types.js'
+import type { RunJsError, RunJsResult } from '../types.js'
 
 /** Characters of a large result shown inline. */
 const PREVIEW_CHARS = 1000
@@ -13,21 +13,6 @@ export function preview(json: string, bytes: number, path: string | undefined): 
   const head = json.length > PREVIEW_CHARS ? json.slice(0, PREVIEW_CHARS) + '…' : json
   const where = path ? `written to ${path}; read it with vfs.read(${JSON.stringify(path)})` : 'not archived (archiving is off)'
   return `[result truncated: ${bytes} bytes of JSON, ${where}] ${head}`
-}
-
-/** UTF-8 length of a string without allocating its bytes. */
-export function utf8Length(s: string): number {
-  let n = 0
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0x80) n += 1
-    else if (c < 0x800) n += 2
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      n += 4
-      i++
-    } else n += 3
-  }
-  return n
 }
 
 export const TIMEOUT = 'TimeoutError'

@@ -1,5 +1,5 @@
 import { abortError, failure, TIMEOUT } from './result.js'
-import type { RunJsError, RunJsResult } from './types.js'
+import type { RunJsError, RunJsResult } from '../types.js'
 
 /** Runs of one runner executing at once when `concurrency` is not given. */
 export const DEFAULT_CONCURRENCY = 4

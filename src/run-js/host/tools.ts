@@ -1,4 +1,4 @@
-import type { RunJsTool, RunJsToolFunction, RunJsSchema } from './types.js'
+import type { RunJsTool, RunJsToolFunction, RunJsSchema } from '../types.js'
 
 /**
  * The guest-side name of a tool id, as Mastra's Code Mode spells it: every character that cannot be

@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os'
 import { Worker, type ResourceLimits } from 'node:worker_threads'
 // The core by name only (one VfsError, one queue implementation): this file is the host side.
-import { DEFAULT_MAX_QUEUED, noteQueueWait, resolveRunJsCount, RunQueue, runJsAbortError, runQueued, type RunJsError, type RunJsExecutor, type RunJsJob, type RunJsResult } from 'agent-vfs'
+import type { RunJsError, RunJsExecutor, RunJsJob, RunJsResult } from 'agent-vfs'
+import { DEFAULT_MAX_QUEUED, noteQueueWait, resolveRunJsCount, RunQueue, runJsAbortError, runQueued } from 'agent-vfs/internal'
 import type { AbortMessage, FromWorker, RunMessage, ToWorker } from './protocol.js'
 
 /** Options of {@link workerThreads}. */

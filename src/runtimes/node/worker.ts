@@ -7,10 +7,13 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { parentPort } from 'node:worker_threads'
 // Relative imports on purpose: this script runs in its own isolate, where the host's core is not
 // reachable, so it is built with its own copy of the core (scripts/build.mjs, `isolate: true`).
-import { HOST_VFS_METHODS } from '../host-calls.js'
-import { createRunner, DEFAULT_LIMITS, defaultEngine, InstancePool, runnerEnv } from '../index.js'
-import { runProgram } from '../run.js'
-import type { RunJsToolFunction } from '../types.js'
+import { DEFAULT_LIMITS } from '../../run-js/engine/limits.js'
+import { defaultEngine } from '../../run-js/engine/engine.js'
+import { InstancePool } from '../../run-js/engine/pool.js'
+import { HOST_VFS_METHODS } from '../../run-js/host/host-calls.js'
+import { createRunner, runnerEnv } from '../../run-js/index.js'
+import { runProgram } from '../../run-js/run.js'
+import type { RunJsToolFunction } from '../../run-js/types.js'
 import type { Vfs } from '../../vfs/types.js'
 import type { AnswerMessage, CallMessage, FromWorker, RunMessage, ToWorker, WireError } from './protocol.js'
 
