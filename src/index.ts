@@ -20,7 +20,9 @@ export type {
 export { VfsError, isVfsError, type VfsErrorCode } from './contract/errors.js'
 export { normalizePath, parentOf, baseName, joinPath, isWithin, ancestorsOf, MAX_PATH_LENGTH, MAX_NAME_LENGTH } from './contract/paths.js'
 export type { VfsStore, StoreOp, StoreWrite, StoredEntry, ScopeSnapshot, EntryKind, Expectation } from './contract/store.js'
-export { READ_ONLY_ROOTS, WRITABLE_ROOTS, RUN_ROOTS, STATE_ROOT, RUN_JS_ARCHIVE_NAME, RUN_JS_ARCHIVE_DIR, type RunRootName } from './contract/layout.js'
+export {
+  READ_ONLY_ROOTS, WRITABLE_ROOTS, RUN_ROOTS, STATE_ROOT, RUN_JS_ARCHIVE_NAME, RUN_JS_ARCHIVE_DIR, type RunRootName,
+} from './contract/layout.js'
 
 // The stores.
 export { memoryStore } from '../adapters/memory.js'

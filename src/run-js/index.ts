@@ -110,6 +110,6 @@ export { DEFAULT_LIMITS } from './engine/limits.js'
 export { describeGuestApi, RUN_JS_DESCRIPTION } from './guest/guest-api.js'
 export type { TypeScriptLoader, TypeScriptStripper } from './host/typescript.js'
 export type {
-  RunJs, RunJsOptions, RunJsLimits, RunJsResult, RunJsError, RunJsTool, RunJsToolFunction, RunJsToolContext, RunJsSchema, RunOptions, RunJsExecutor,
-  RunJsJob, HostCallAnswer,
+  RunJs, RunJsOptions, RunJsLimits, RunJsResult, RunJsError, RunJsTool, RunJsToolFunction, RunJsToolContext, RunJsSchema, RunOptions,
+  RunJsExecutor, RunJsJob, HostCallAnswer,
 } from './types.js'

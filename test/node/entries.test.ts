@@ -33,7 +33,8 @@ function buildList(): Array<{ in: string; out: string; flags: string[] }> {
 
 /** package.json `exports` entries that are modules: subpath → its conditions. */
 function moduleExports(): Array<[string, Record<string, string>]> {
-  return Object.entries<Record<string, string> | string>(pkg.exports).filter((e): e is [string, Record<string, string>] => typeof e[1] === 'object')
+  const all = Object.entries<Record<string, string> | string>(pkg.exports)
+  return all.filter((e): e is [string, Record<string, string>] => typeof e[1] === 'object')
 }
 
 /** The source modules in a bundle: esbuild heads each one with a `// <path>` comment (dist/ is not minified). */
@@ -68,7 +69,8 @@ describe('one core, many entries (dist/)', () => {
     for (const [subpath, target] of exported) {
       const entry = list.find((e) => `./${e.in}` === target[SOURCE_CONDITION])
       expect(entry, `${subpath}: no build entry for ${target[SOURCE_CONDITION]}`).toBeDefined()
-      expect(target, subpath).toEqual({ [SOURCE_CONDITION]: `./${entry!.in}`, types: `./dist/${entry!.out}.d.ts`, default: `./dist/${entry!.out}.js` })
+      const expected = { [SOURCE_CONDITION]: `./${entry!.in}`, types: `./dist/${entry!.out}.d.ts`, default: `./dist/${entry!.out}.js` }
+      expect(target, subpath).toEqual(expected)
     }
     // Every built entry is exported, except a script for its own isolate (started by path).
     const sources = new Set(exported.map(([, t]) => t[SOURCE_CONDITION]))
