@@ -37,7 +37,7 @@ import type { Browser } from 'playwright'
 import { build, preview, type InlineConfig, type PreviewServer } from 'vite'
 import { SETTINGS_KEY } from '../demo/src/api/settings-store.js'
 import { launchChromium } from '../test/shared/chromium.js'
-import { sourceEntries } from '../test/source-entries.js'
+import { sourceEntries } from '../test/source-entries.ts'
 import { Results, size, smoke, wanted } from './harness.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { bundleImports } from '../shared/bundle-checks.js'
-import { SOURCE_CONDITION } from '../source-entries.js'
+import { SOURCE_CONDITION } from '../source-entries.ts'
 
 // The built package (`npm test` builds it first), as Node resolves it: by package name. Inside vitest
 // `agent-vfs` means the source (see vitest.config.ts), so the run-time checks run in a child node.

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
-import { SOURCE_CONDITION } from '../source-entries.js'
+import { SOURCE_CONDITION } from '../source-entries.ts'
 
 // The shape of src/ as DESIGN.md draws it, checked on the source: no import circle (type-only imports
 // excepted: they vanish at run time and cannot order module evaluation), no file over 400 lines, every
