@@ -1,4 +1,4 @@
-import { defaultToolLimits, type ToolLimits } from './tool-context.js'
+import { defaultToolLimits, type ToolLimits } from '../tools/tool-context.js'
 
 /** Bounds of one execution, plus the tool limits. Every one has a default. */
 export interface TaskLimits extends ToolLimits {

@@ -1,9 +1,9 @@
-import { jsonTextTooDeep, MAX_JSON_DEPTH, valueTooDeep } from './json-depth.js'
-import type { ExecutionStatus } from './events.js'
-import type { ExecutionRecord, ModelUsageTotals } from './journal.js'
-import type { JsonValue, ToolCallPart, ToolResultPart } from './model.js'
-import { summarizePending, type PendingAction, type PendingSummary } from './pending.js'
-import type { Plan } from './plan.js'
+import { jsonTextTooDeep, MAX_JSON_DEPTH, valueTooDeep } from '../tools/json-depth.js'
+import type { ExecutionStatus } from '../state/events.js'
+import type { ExecutionRecord, ModelUsageTotals } from '../state/execution-records.js'
+import type { JsonValue, ToolCallPart, ToolResultPart } from '../model/model.js'
+import { summarizePending, type PendingAction, type PendingSummary } from '../state/pending.js'
+import type { Plan } from '../state/plan.js'
 
 /** What `runTask` and `resumeTask` resolve to. */
 export interface TaskResult<T = unknown> {

@@ -1,8 +1,8 @@
 import { READ_ONLY_ROOTS, STATE_ROOT, WRITABLE_ROOTS } from 'agent-vfs'
-import { EXECUTIONS_DIR, listExecutionIds, readExecution } from './journal.js'
-import type { Plan } from './plan.js'
-import { renderOpening, systemPrompt, type EarlierExecution, type WindowReason, type WindowState } from './prompt.js'
-import type { TaskRunContext } from './task-run.js'
+import { EXECUTIONS_DIR, listExecutionIds, readExecution } from '../state/execution-records.js'
+import type { Plan } from '../state/plan.js'
+import { renderOpening, systemPrompt, type EarlierExecution, type WindowReason, type WindowState } from '../model/prompt.js'
+import type { TaskRunContext } from './window-loop.js'
 
 const MAX_FILES = 200
 /** The roots whose files a window opening lists: the agent's own work. */

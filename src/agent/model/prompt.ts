@@ -1,4 +1,4 @@
-import type { Plan } from './plan.js'
+import type { Plan } from '../state/plan.js'
 
 /** Why a window was opened. */
 export type WindowReason = 'start' | 'checkpoint' | 'step-limit' | 'no-tool-call' | 'resume' | 'follow-up-window'

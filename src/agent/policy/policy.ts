@@ -1,5 +1,5 @@
 import { isVfsError, POLICY_PATH, STATE_ROOT, compileGlob, normalizePath, type CompiledGlob, type Vfs } from 'agent-vfs'
-import type { ToolAccess } from './tool.js'
+import type { ToolAccess } from '../tools/tool.js'
 
 /** What a policy decides for a tool call. */
 export type PolicyDecision = 'allow' | 'deny' | 'ask'

@@ -1,5 +1,5 @@
 import type { Plan } from './plan.js'
-import type { WindowReason } from './prompt.js'
+import type { WindowReason } from '../model/prompt.js'
 
 /** Where an execution stands. `interrupted` and `running` (after a crash) can be resumed; `suspended` waits for an answer. */
 export type ExecutionStatus = 'running' | 'suspended' | 'interrupted' | 'completed' | 'failed'

@@ -1,7 +1,7 @@
 import { isVfsError, EXECUTIONS_DIR, type Vfs } from 'agent-vfs'
 import type { ExecutionEvent, ExecutionEventBody, ExecutionEventListener, ExecutionStatus } from './events.js'
 import type { Plan } from './plan.js'
-import type { SubmissionState } from './submit-tool.js'
+import type { SubmissionState } from '../tools/submit-tool.js'
 
 export { EXECUTIONS_DIR }
 

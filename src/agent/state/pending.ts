@@ -1,7 +1,7 @@
 import { isVfsError, PENDING_DIR, type Vfs } from 'agent-vfs'
-import type { ModelUsageTotals } from './journal.js'
-import type { PromptMessage, ToolResultPart } from './model.js'
-import type { ToolAccess } from './tool.js'
+import type { ModelUsageTotals } from './execution-records.js'
+import type { PromptMessage, ToolResultPart } from '../model/model.js'
+import type { ToolAccess } from '../tools/tool.js'
 
 export { PENDING_DIR }
 

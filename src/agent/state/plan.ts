@@ -1,6 +1,6 @@
 import { isVfsError, PLAN_PATH, type Vfs } from 'agent-vfs'
 import { z } from 'zod'
-import { ToolError } from './tool.js'
+import { ToolError } from '../tools/tool.js'
 
 /** Where the current execution's plan lives. */
 export { PLAN_PATH }

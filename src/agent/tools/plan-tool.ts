@@ -1,4 +1,4 @@
-import { planStepsSchema, type PlanController } from './plan.js'
+import { planStepsSchema, type PlanController } from '../state/plan.js'
 import { defineTool } from './tool.js'
 
 /** `update_plan`: replaces the plan with a new revision, enforcing the plan rules. Each success is a checkpoint. */

@@ -1,7 +1,7 @@
 import { jsonTextTooDeep, MAX_JSON_DEPTH } from './json-depth.js'
 import { z } from 'zod'
 import { checkResult, type ResultContract } from './contract.js'
-import { planRuleError, type PlanController } from './plan.js'
+import { planRuleError, type PlanController } from '../state/plan.js'
 import { defineTool, ToolError } from './tool.js'
 import type { Vfs } from 'agent-vfs'
 

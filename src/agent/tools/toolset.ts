@@ -1,12 +1,12 @@
 import { RUN_ROOTS, STATE_ROOT, scopeRun, type RunVfs, type Vfs } from 'agent-vfs'
 import { z } from 'zod'
-import { guardVfs } from './guarded-vfs.js'
-import type { PolicyRule } from './policy.js'
+import { guardVfs } from '../policy/guarded-vfs.js'
+import type { PolicyRule } from '../policy/policy.js'
 import { askUserTool, type AskUser } from './ask-tool.js'
-import type { FunctionToolSpec } from './model.js'
+import type { FunctionToolSpec } from '../model/model.js'
 import { lsTool, readFileTool } from './read-tools.js'
 import { runJsTool, type RunJsRunner } from './run-js-tool.js'
-import { policyCheck, runJsView } from './run-js-view.js'
+import { policyCheck, runJsView } from '../policy/run-js-view.js'
 import { globTool, grepTool } from './search-tools.js'
 import type { ToolSet } from './tool.js'
 import { fileToolContext, type ReadLedger, type ToolLimits } from './tool-context.js'
@@ -66,7 +66,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
 
 const noRules = (): readonly PolicyRule[] => []
 
-export { stateReadOnly } from './run-js-view.js'
+export { stateReadOnly } from '../policy/run-js-view.js'
 
 /** The tools as the model is told about them (JSON Schema inputs). */
 export function toolSpecs(tools: ToolSet): FunctionToolSpec[] {
