@@ -1,8 +1,9 @@
 /**
  * agent-vfs/agent: the agent runtime: workspace tools, plans and checkpoints, result contracts,
- * policy, the runner. Isomorphic (zod and the core `agent-vfs`, imported by name), so it runs in
- * browsers, workerd and Node. What is exported here is the curated public API; the rules and helpers
- * behind it (plan rules, policy evaluation, result spilling …) are internal.
+ * policy, the task loop (`runTask`, `resumeTask`). Isomorphic (zod and the core `agent-vfs`,
+ * imported by name), so it runs in browsers, workerd and Node. What is exported here is the curated
+ * public API; the rules and helpers behind it (plan rules, policy evaluation, result spilling …) are
+ * internal.
  *
  * ```ts
  * const run = scopeRun(vfs, { runId: 'season-1' })
@@ -40,3 +41,5 @@ export type { PolicyRule, PolicyDecision, PolicyVerdict } from './policy/policy.
 export { listPending, answerPending, readPending, type PendingAction, type PendingAnswer, type PendingSummary } from './state/pending.js'
 export { listExecutionIds, readExecution, readEvents, type ExecutionRecord, type CheckpointRecord, type ModelUsageTotals } from './state/execution-records.js'
 export type { WindowState, WindowReason, EarlierExecution } from './model/prompt.js'
+// Where the runtime keeps its records under /state (moved here from the core's run layout).
+export { PLAN_PATH, POLICY_PATH, PENDING_DIR, EXECUTIONS_DIR } from './state/paths.js'

@@ -1,22 +1,24 @@
 import { isVfsError, type Vfs } from 'agent-vfs'
 import type { ResultContract } from '../tools/contract.js'
 import type { ExecutionEventListener, TaskErrorCode } from '../state/events.js'
-import { EXECUTIONS_DIR, ExecutionJournal, listExecutionIds } from '../state/execution-records.js'
+import { ExecutionRecorder, listExecutionIds } from '../state/execution-records.js'
+import { EXECUTIONS_DIR, PLAN_PATH } from '../state/paths.js'
 import { defaultTaskLimits, type TaskLimits } from './limits.js'
 import type { LanguageModel } from '../model/model.js'
 import { answerPending, readPending, type PendingAnswer } from '../state/pending.js'
-import { PLAN_PATH, PlanController, type Plan } from '../state/plan.js'
+import { PlanController, type Plan } from '../state/plan.js'
 import { updatePlanTool } from '../tools/plan-tool.js'
 import { RunPolicy, type PolicyRule } from '../policy/policy.js'
 import { askUserTool } from '../tools/ask-tool.js'
 import { submitResultTool } from '../tools/submit-tool.js'
-import { TaskRun, type WindowStart } from './window-loop.js'
+import type { WindowStart } from './execution-context.js'
+import { WindowLoop } from './window-loop.js'
 import { taskResult, type TaskResult } from './task-result.js'
 import type { ToolSet } from '../tools/tool.js'
 import { ReadLedger } from '../tools/tool-context.js'
 import { createWorkspaceTools, toolSpecs, type RunJsSlot } from '../tools/toolset.js'
 
-/** A refused runner call (e.g. resuming with nothing to resume). */
+/** A refused runTask or resumeTask call (e.g. resuming with nothing to resume). */
 export class TaskError extends Error {
   override readonly name = 'TaskError'
   constructor(
@@ -80,15 +82,15 @@ export async function runTask<T = unknown>(options: RunTaskOptions<T>): Promise<
   if (typeof options.instructions !== 'string' || options.instructions.trim() === '') throw new TypeError('runTask needs instructions: the task, as text')
   const ids = await listExecutionIds(options.vfs)
   if (ids.length > 0) {
-    const last = await ExecutionJournal.open(options.vfs, ids[ids.length - 1])
+    const last = await ExecutionRecorder.open(options.vfs, ids[ids.length - 1])
     const status = last?.record.status
     if (status === 'running' || status === 'suspended' || status === 'interrupted') {
       throw new TaskError('execution-in-progress', `Execution ${last!.record.id} is ${status}: continue it with resumeTask(...) before starting a new one.`)
     }
   }
   await archivePlan(options.vfs)
-  const journal = await ExecutionJournal.create(options.vfs, options.instructions, options.contract !== undefined)
-  return start(options, journal, { reason: 'start' }, false) as Promise<TaskResult<T>>
+  const recorder = await ExecutionRecorder.create(options.vfs, options.instructions, options.contract !== undefined)
+  return driveExecution(options, recorder, { reason: 'start' }, false) as Promise<TaskResult<T>>
 }
 
 /**
@@ -100,14 +102,14 @@ export async function resumeTask<T = unknown>(options: ResumeTaskOptions<T>): Pr
   checkOptions(options)
   const ids = await listExecutionIds(options.vfs)
   const id = options.executionId ?? ids[ids.length - 1]
-  const journal = id ? await ExecutionJournal.open(options.vfs, id) : undefined
-  if (!journal) throw new TaskError('nothing-to-resume', id ? `There is no execution "${id}".` : 'This workspace has no execution to resume: start one with runTask(...).')
-  const r = journal.record
+  const recorder = id ? await ExecutionRecorder.open(options.vfs, id) : undefined
+  if (!recorder) throw new TaskError('nothing-to-resume', id ? `There is no execution "${id}".` : 'This workspace has no execution to resume: start one with runTask(...).')
+  const r = recorder.record
   if (r.hasContract && !options.contract) throw new TaskError('contract-missing', `Execution ${r.id} has a result contract: pass the same contract to resumeTask.`)
   const plan = new PlanController(options.vfs, r.id)
   await plan.load()
   if (r.status === 'completed' || r.status === 'failed') return taskResult(r, plan.plan, undefined) as TaskResult<T>
-  if (plan.plan && plan.plan.revision > r.checkpoint) await journal.checkpoint(plan.plan) // the run died between plan and checkpoint record
+  if (plan.plan && plan.plan.revision > r.checkpoint) await recorder.checkpoint(plan.plan) // the run died between plan and checkpoint record
   if (r.status === 'suspended') {
     let pending = r.pendingId ? await readPending(options.vfs, r.pendingId) : undefined
     if (!pending) throw new TaskError('not-answered', `Execution ${r.id} is suspended but its pending action is missing.`)
@@ -121,20 +123,21 @@ export async function resumeTask<T = unknown>(options: ResumeTaskOptions<T>): Pr
     if (!pending.answer) return taskResult(r, plan.plan, pending) as TaskResult<T>
     r.status = 'running'
     delete r.pendingId
-    await journal.save()
-    return start(options, journal, { pending }, true, plan) as Promise<TaskResult<T>>
+    await recorder.save()
+    return driveExecution(options, recorder, { pending }, true, plan) as Promise<TaskResult<T>>
   }
   r.status = 'running'
-  await journal.save()
+  await recorder.save()
   const note = 'The previous run stopped before finishing. Continue from the plan; files written after the last checkpoint are still there, so check them before redoing work.'
-  return start(options, journal, { reason: 'resume', note }, true, plan) as Promise<TaskResult<T>>
+  return driveExecution(options, recorder, { reason: 'resume', note }, true, plan) as Promise<TaskResult<T>>
 }
 
-async function start(options: TaskRunOptions<any>, journal: ExecutionJournal, first: WindowStart, resumed: boolean, loaded?: PlanController): Promise<TaskResult> {
+/** Builds the execution's tools and context and drives it through windows. */
+async function driveExecution(options: TaskRunOptions<any>, recorder: ExecutionRecorder, first: WindowStart, resumed: boolean, loaded?: PlanController): Promise<TaskResult> {
   const { vfs } = options
-  const plan = loaded ?? new PlanController(vfs, journal.record.id)
+  const plan = loaded ?? new PlanController(vfs, recorder.record.id)
   if (!loaded) await plan.load()
-  const unsubscribe = options.onEvent ? journal.subscribe(options.onEvent) : () => {}
+  const unsubscribe = options.onEvent ? recorder.subscribe(options.onEvent) : () => {}
   try {
     const limits = { ...defaultTaskLimits, ...options.limits }
     const policy = new RunPolicy(vfs, options.policy ?? [])
@@ -142,16 +145,16 @@ async function start(options: TaskRunOptions<any>, journal: ExecutionJournal, fi
       ...createWorkspaceTools({ vfs, limits, reads: new ReadLedger(), policy: () => policy.rules(), ...(options.runJs ? { runJs: options.runJs } : {}) }),
       ...options.tools,
       update_plan: updatePlanTool(plan),
-      submit_result: submitResultTool({ vfs, plan, contract: options.contract, state: journal.record.submission, onState: () => journal.save() }),
+      submit_result: submitResultTool({ vfs, plan, contract: options.contract, state: recorder.record.submission, onState: () => recorder.save() }),
       ask_user: askUserTool(),
     }
-    const run = new TaskRun(
-      { vfs, model: options.model, contract: options.contract, limits, policy, journal, plan, tools, ...(options.signal ? { signal: options.signal } : {}), ...(options.steering ? { steering: options.steering } : {}) },
+    const loop = new WindowLoop(
+      { vfs, model: options.model, contract: options.contract, limits, policy, recorder, plan, tools, ...(options.signal ? { signal: options.signal } : {}), ...(options.steering ? { steering: options.steering } : {}) },
       toolSpecs(tools),
     )
-    await journal.emit({ type: 'execution-start', instructions: journal.record.instructions, resumed })
+    await recorder.emit({ type: 'execution-start', instructions: recorder.record.instructions, resumed })
     // Every way a run ends emits its final events before its last save, so nothing is left to flush.
-    return await run.drive(first)
+    return await loop.drive(first)
   } finally {
     unsubscribe()
   }

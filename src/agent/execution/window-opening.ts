@@ -1,17 +1,18 @@
 import { READ_ONLY_ROOTS, STATE_ROOT, WRITABLE_ROOTS } from 'agent-vfs'
-import { EXECUTIONS_DIR, listExecutionIds, readExecution } from '../state/execution-records.js'
+import { listExecutionIds, readExecution } from '../state/execution-records.js'
+import { EXECUTIONS_DIR } from '../state/paths.js'
 import type { Plan } from '../state/plan.js'
 import { renderOpening, systemPrompt, type EarlierExecution, type WindowReason, type WindowState } from '../model/prompt.js'
-import type { TaskRunContext } from './window-loop.js'
+import type { ExecutionContext } from './execution-context.js'
 
 const MAX_FILES = 200
 /** The roots whose files a window opening lists: the agent's own work. */
 const WORKING_ROOTS = WRITABLE_ROOTS.filter((r) => `/${r}` !== STATE_ROOT).map((r) => `/${r}`)
 
 /** Builds a window's system prompt and opening message from the plan, the files and the session's history. */
-export async function windowOpening(ctx: TaskRunContext, reason: WindowReason, note?: string): Promise<{ system: string; user: string; state: WindowState }> {
-  const { vfs, journal, plan, contract } = ctx
-  const r = journal.record
+export async function windowOpening(ctx: ExecutionContext, reason: WindowReason, note?: string): Promise<{ system: string; user: string; state: WindowState }> {
+  const { vfs, recorder, plan, contract } = ctx
+  const r = recorder.record
   const files: WindowState['files'] = []
   for (const root of WORKING_ROOTS) {
     for (const path of await vfs.glob(`${root}/**`)) {
@@ -42,7 +43,7 @@ export async function windowOpening(ctx: TaskRunContext, reason: WindowReason, n
   return { system: systemPrompt(r.hasContract), user: renderOpening(r.instructions, state), state }
 }
 
-async function earlierExecutions(ctx: TaskRunContext, currentId: string): Promise<EarlierExecution[]> {
+async function earlierExecutions(ctx: ExecutionContext, currentId: string): Promise<EarlierExecution[]> {
   const out: EarlierExecution[] = []
   for (const id of await listExecutionIds(ctx.vfs)) {
     if (id === currentId) continue

@@ -1,6 +1,6 @@
 /**
  * The part of the AI SDK's `LanguageModelV2` specification (`@ai-sdk/provider`, the spec Mastra
- * 1.71 accepts) the runner uses, declared structurally so this entry needs no AI SDK import: any
+ * 1.71 accepts) runTask uses, declared structurally so this entry needs no AI SDK import: any
  * real V2 model object satisfies {@link LanguageModel}.
  */
 
@@ -51,7 +51,7 @@ export interface FunctionToolSpec {
   inputSchema: Record<string, unknown>
 }
 
-/** What the runner passes to `doGenerate`. */
+/** What runTask passes to `doGenerate`. */
 export interface ModelCallOptions {
   prompt: PromptMessage[]
   tools?: FunctionToolSpec[]
@@ -84,7 +84,7 @@ export interface GenerateResult {
   warnings?: unknown[]
 }
 
-/** An AI-SDK language model (specification v2). Only `doGenerate` is called by the runner. */
+/** An AI-SDK language model (specification v2). Only `doGenerate` is called by runTask. */
 export interface LanguageModel {
   readonly specificationVersion: 'v2'
   readonly provider: string

@@ -30,7 +30,7 @@ const FINISH: Record<string, FinishReason> = { stop: 'stop', tool_calls: 'tool-c
 /**
  * A language model over any OpenAI-compatible `/chat/completions` endpoint (OpenAI, vLLM, Ollama,
  * llama.cpp, LM Studio …), using only `fetch`, so it runs in browsers, Workers and Node. Only
- * `doGenerate` is provided; the runner needs nothing else.
+ * `doGenerate` is provided; runTask needs nothing else.
  */
 export function openAiCompatibleModel(options: OpenAiCompatibleOptions): LanguageModel {
   const baseUrl = options?.baseUrl ?? options?.baseURL

@@ -14,7 +14,7 @@ export interface EarlierExecution {
 }
 
 /**
- * The state a window opens with. The runner writes it into the opening message as JSON between
+ * The state a window opens with. runTask writes it into the opening message as JSON between
  * `<state>` tags; {@link readWindowState} reads it back (the scripted model does).
  */
 export interface WindowState {

@@ -32,7 +32,7 @@ export interface ScriptedView {
   system: string
   /** Text of the window's opening user message. */
   opening: string
-  /** The runner's state block from the opening message (plan, rejection, answers), if present. */
+  /** runTask's state block from the opening message (plan, rejection, answers), if present. */
   state?: WindowState
   /** Every tool result of this window, in order. */
   results: ToolResultView[]

@@ -1,4 +1,5 @@
-import { isVfsError, POLICY_PATH, STATE_ROOT, compileGlob, normalizePath, type CompiledGlob, type Vfs } from 'agent-vfs'
+import { isVfsError, STATE_ROOT, compileGlob, normalizePath, type CompiledGlob, type Vfs } from 'agent-vfs'
+import { POLICY_PATH } from '../state/paths.js'
 import type { ToolAccess } from '../tools/tool.js'
 
 /** What a policy decides for a tool call. */
@@ -29,8 +30,6 @@ export interface PolicyVerdict {
   rule?: PolicyRule
   reason: string
 }
-
-export { POLICY_PATH }
 
 const STATE_GUARD: PolicyRule = {
   decision: 'deny',

@@ -4,7 +4,7 @@ import type { WindowReason } from '../model/prompt.js'
 /** Where an execution stands. `interrupted` and `running` (after a crash) can be resumed; `suspended` waits for an answer. */
 export type ExecutionStatus = 'running' | 'suspended' | 'interrupted' | 'completed' | 'failed'
 
-/** Why a run failed, or why a runner call was refused. */
+/** Why a run failed, or why a runTask or resumeTask call was refused. */
 export type TaskErrorCode =
   | 'window-limit' | 'checkpoint-retries' | 'no-progress' | 'tool-call-limit' | 'submission-limit' | 'model-error'
   | 'execution-in-progress' | 'nothing-to-resume' | 'not-answered' | 'contract-missing' | 'invalid-answer'

@@ -1,9 +1,8 @@
-import { isVfsError, EXECUTIONS_DIR, type Vfs } from 'agent-vfs'
+import { isVfsError, type Vfs } from 'agent-vfs'
+import { EXECUTIONS_DIR } from './paths.js'
 import type { ExecutionEvent, ExecutionEventBody, ExecutionEventListener, ExecutionStatus } from './events.js'
 import type { Plan } from './plan.js'
 import type { SubmissionState } from '../tools/submit-tool.js'
-
-export { EXECUTIONS_DIR }
 
 /** Tokens used, summed over model calls. */
 export interface ModelUsageTotals {
@@ -50,7 +49,7 @@ export interface CheckpointRecord {
 }
 
 /** Keeps one execution's record, events and checkpoints in the workspace. */
-export class ExecutionJournal {
+export class ExecutionRecorder {
   private seq: number
   private readonly listeners = new Set<ExecutionEventListener>()
   /** Events logged since the last write of the event file. */
@@ -70,7 +69,7 @@ export class ExecutionJournal {
   }
 
   /** Starts a new execution with the next id (`e0001`, `e0002`, …). */
-  static async create(vfs: Vfs, instructions: string, hasContract: boolean): Promise<ExecutionJournal> {
+  static async create(vfs: Vfs, instructions: string, hasContract: boolean): Promise<ExecutionRecorder> {
     const ids = await listExecutionIds(vfs)
     const next = ids.length === 0 ? 1 : Number(ids[ids.length - 1].slice(1)) + 1
     const record: ExecutionRecord = {
@@ -88,13 +87,13 @@ export class ExecutionJournal {
       checkpoint: 0,
       submission: { attempts: 0 },
     }
-    const journal = new ExecutionJournal(vfs, record, 0)
-    await journal.save()
-    return journal
+    const recorder = new ExecutionRecorder(vfs, record, 0)
+    await recorder.save()
+    return recorder
   }
 
   /** Opens a recorded execution; the event sequence continues after the last logged event. */
-  static async open(vfs: Vfs, id: string): Promise<ExecutionJournal | undefined> {
+  static async open(vfs: Vfs, id: string): Promise<ExecutionRecorder | undefined> {
     const record = await readExecution(vfs, id)
     if (!record) return undefined
     let seq = 0
@@ -103,7 +102,7 @@ export class ExecutionJournal {
     } catch (error) {
       if (!isVfsError(error, 'ENOENT')) throw error
     }
-    return new ExecutionJournal(vfs, record, seq)
+    return new ExecutionRecorder(vfs, record, seq)
   }
 
   /** Subscribes to this execution's events. */

@@ -1,9 +1,8 @@
-import { isVfsError, PENDING_DIR, type Vfs } from 'agent-vfs'
+import { isVfsError, type Vfs } from 'agent-vfs'
+import { PENDING_DIR } from './paths.js'
 import type { ModelUsageTotals } from './execution-records.js'
 import type { PromptMessage, ToolResultPart } from '../model/model.js'
 import type { ToolAccess } from '../tools/tool.js'
-
-export { PENDING_DIR }
 
 /** How a person answers a pending approval (`always` also saves an allow rule) or question. */
 export type PendingAnswer = { decision: 'approve' | 'deny' | 'always'; message?: string } | { answer: string }

@@ -1,9 +1,9 @@
-import { isVfsError, PLAN_PATH, type Vfs } from 'agent-vfs'
+import { isVfsError, type Vfs } from 'agent-vfs'
+import { PLAN_PATH } from './paths.js'
 import { z } from 'zod'
 import { ToolError } from '../tools/tool.js'
 
 /** Where the current execution's plan lives. */
-export { PLAN_PATH }
 
 /** Status of one plan step. */
 export type StepStatus = 'pending' | 'in_progress' | 'completed'
@@ -77,7 +77,7 @@ export class PlanController {
   private work = 0
   /**
    * Called with each accepted revision in the same tick as the plan's own write, so that what it
-   * writes (the runner's checkpoint) joins the plan in one atomic commit. The update settles when
+   * writes (runTask's checkpoint) joins the plan in one atomic commit. The update settles when
    * both are durable.
    */
   onAccept?: (plan: Plan, previous: Plan | undefined) => Promise<unknown>

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineTool, ToolError } from './tool.js'
 
-/** Answers a question of the model; used when `ask_user` runs outside the runner. */
+/** Answers a question of the model; used when `ask_user` runs outside runTask. */
 export type AskUser = (question: string, options?: string[]) => Promise<string>
 
 /** The input schema of `ask_user`. */
@@ -19,6 +19,7 @@ export function askUserTool(ask?: AskUser) {
     description: 'Ask the user a question when you cannot proceed without their decision. The task pauses until they answer.',
     inputSchema: askUserSchema,
     kind: 'control',
+    effect: 'suspends',
     async execute({ question, options }) {
       if (!ask) throw new ToolError('unavailable', 'Nobody can be asked in this setting.', 'decide yourself, state your assumption in the plan notes, and continue.')
       return { answer: await ask(question, options) }

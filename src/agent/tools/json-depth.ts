@@ -1,8 +1,8 @@
 /**
- * Bounds on the nesting of JSON the runner takes from a model (tool inputs, result files). The
- * runner stores such values as JSON (events, pending actions, execution records), and
+ * Bounds on the nesting of JSON runTask takes from a model (tool inputs, result files). It
+ * stores such values as JSON (events, pending actions, execution records), and
  * JSON.stringify recurses on the host's stack: a value nested deep enough throws RangeError out of
- * the runner. Checked first, in one linear pass, so the one call fails instead.
+ * runTask. Checked first, in one linear pass, so the one call fails instead.
  */
 
 /** Deepest nesting of arrays and objects accepted from a model. */

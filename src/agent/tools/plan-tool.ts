@@ -11,6 +11,7 @@ export function updatePlanTool(plan: PlanController) {
       'you continue from the plan.',
     inputSchema: planStepsSchema,
     kind: 'plan',
+    effect: 'checkpoints',
     access: () => ({ access: 'write', paths: [] }),
     async execute({ steps }) {
       const { plan: p, completed } = await plan.update(steps)

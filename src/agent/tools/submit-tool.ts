@@ -5,7 +5,7 @@ import { planRuleError, type PlanController } from '../state/plan.js'
 import { defineTool, ToolError } from './tool.js'
 import type { Vfs } from 'agent-vfs'
 
-/** What `submit_result` remembers between calls; the runner stores it with the execution. */
+/** What `submit_result` remembers between calls; runTask stores it with the execution. */
 export interface SubmissionState {
   /** Submissions so far. */
   attempts: number
@@ -26,7 +26,7 @@ export interface SubmitToolOptions {
   plan: PlanController
   contract?: ResultContract<any>
   state: SubmissionState
-  /** Called after a rejection changes `state`, so the runner can persist it before answering (an accepted result is saved by the runner when it completes the execution). */
+  /** Called after a rejection changes `state`, so runTask can persist it before answering (an accepted result is saved by runTask when it completes the execution). */
   onState?: (state: SubmissionState) => Promise<void>
 }
 
@@ -47,6 +47,7 @@ export function submitResultTool(options: SubmitToolOptions) {
       summary: z.string().max(4000).optional().describe('A short summary for the user'),
     }),
     kind: 'control',
+    effect: 'completes',
     access: (input) => ({ access: 'read', paths: input.path ? [input.path] : [] }),
     async execute({ result, path, summary }): Promise<AcceptedResult> {
       if (plan.plan || contract) {
@@ -75,7 +76,7 @@ export function submitResultTool(options: SubmitToolOptions) {
           { problems: verdict.problems, rejected: true },
         )
       }
-      // Accepted: the runner ends the execution and saves the state with its final record.
+      // Accepted: runTask ends the execution and saves the state with its final record.
       state.rejected = undefined
       return { accepted: true, result: verdict.value, ...(summary ? { summary } : {}) }
     },

@@ -21,6 +21,16 @@ export interface ToolAccess {
 }
 
 /**
+ * What a successful call does to the execution besides returning its result. runTask acts on this,
+ * never on a tool's name. `suspends`: the call is not run but put to a person; its input, parsed by
+ * the tool's schema, is the question (`{ question, options? }`) and the answer is its result.
+ * `checkpoints`: a success is an accepted plan revision; it is recorded as a checkpoint and ends the
+ * window. `completes`: a success is the accepted result (`{ accepted: true, result, summary? }`) and
+ * ends the execution.
+ */
+export type ToolEffect = 'suspends' | 'checkpoints' | 'completes'
+
+/**
  * A tool in the shape the AI SDK (`tool({ description, inputSchema, execute })`) and Mastra
  * accept. `execute` validates its input itself, so it is safe to call directly; errors are
  * {@link ToolError}s whose message tells the model what to do next.
@@ -33,6 +43,8 @@ export interface AgentTool<I = any, O = unknown> {
   kind: 'work' | 'plan' | 'control'
   /** Which paths a call reads or writes; policy rules match on it. */
   access(input: I): ToolAccess
+  /** What a call does to the execution; absent for tools that only return a result. */
+  effect?: ToolEffect
 }
 
 /** A set of tools by name, as passed to a model. */
@@ -45,7 +57,7 @@ export type ToolErrorCode =
   | 'timeout' | 'denied' | 'failed' | 'plan-rule' | 'result-rejected' | 'unavailable'
 
 /**
- * A failed tool call. `message` says what went wrong and ends with what to do next; the runner
+ * A failed tool call. `message` says what went wrong and ends with what to do next; runTask
  * returns it to the model as the tool's result.
  */
 export class ToolError extends Error {
@@ -98,6 +110,7 @@ interface ToolSpec<S extends z.ZodType, O> {
   description: string
   inputSchema: S
   kind?: AgentTool['kind']
+  effect?: ToolEffect
   access?: (input: z.output<S>) => ToolAccess
   execute(input: z.output<S>, options: ToolCallOptions): Promise<O>
 }
@@ -118,6 +131,7 @@ export function defineTool<S extends z.ZodType, O>(spec: ToolSpec<S, O>): AgentT
     description: spec.description,
     inputSchema: spec.inputSchema as unknown as z.ZodType<z.output<S>>,
     kind: spec.kind ?? 'work',
+    ...(spec.effect ? { effect: spec.effect } : {}),
     access: (input) => {
       try {
         return spec.access ? spec.access(parse(input)) : { access: 'none', paths: [] }
