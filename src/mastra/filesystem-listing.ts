@@ -99,7 +99,9 @@ export async function grepEntries(vfs: Vfs, root: string, options: FilesystemGre
     if (room <= 0) continue
     let found
     try {
-      found = await vfs.grep(pattern, { regex: true, ignoreCase: !caseSensitive, paths: [escapeGlob(file)] /* a name like app/[slug]/page.tsx, exactly */, maxMatches: room, context })
+      // The file's name as a literal glob: a name like app/[slug]/page.tsx, exactly.
+      const paths = [escapeGlob(file)]
+      found = await vfs.grep(pattern, { regex: true, ignoreCase: !caseSensitive, paths, maxMatches: room, context })
     } catch (error) {
       // A pattern JavaScript accepts but the workspace's matcher refuses: let Mastra search.
       if (isVfsError(error, 'EINVAL') && error.path === undefined) throw new UnsupportedGrepPatternError(pattern, error.message)

@@ -69,7 +69,8 @@ export async function suspendExecution(
   if (s.kind === 'question') {
     await ctx.recorder.emit({ type: 'question', pendingId: id, question: s.question ?? '', ...(s.options ? { options: s.options } : {}) })
   } else {
-    await ctx.recorder.emit({ type: 'approval-required', pendingId: id, toolName: call.toolName, input: call.input, reason: s.reason ?? '' })
+    const { toolName, input } = call
+    await ctx.recorder.emit({ type: 'approval-required', pendingId: id, toolName, input, reason: s.reason ?? '' })
   }
   await ctx.recorder.emit({ type: 'execution-end', status: 'suspended' })
   // Issued in one tick: the pending action, the record and the final events share a commit.

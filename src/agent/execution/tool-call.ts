@@ -62,14 +62,20 @@ export async function callTool(ctx: ExecutionContext, call: ToolCallPart, approv
     await recorder.emit({ type: 'checkpoint', revision: plan.plan.revision, path: recorder.checkpointPath(plan.plan.revision) })
     end = { kind: 'checkpoint' }
   }
-  const output = await spillLargeResult(ctx.vfs, value, { maxChars: limits.resultChars, dir: `${recorder.dir}/tool-results`, name: call.toolCallId })
+  const spill = { maxChars: limits.resultChars, dir: `${recorder.dir}/tool-results`, name: call.toolCallId }
+  const output = await spillLargeResult(ctx.vfs, value, spill)
   await recorder.emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, ok: true, output: preview(output) })
   if (tool!.effect === 'completes') end = await completeExecution(ctx, value as AcceptedResult)
   return { part: okPart(call, output), ok: true, ...(end ? { end } : {}) }
 }
 
 /** A failed call: its events, and the end of the execution when a bound is reached. */
-async function failedOutcome(ctx: ExecutionContext, call: ToolCallPart, failure: ToolError, end: WindowEnd | undefined): Promise<CallOutcome> {
+async function failedOutcome(
+  ctx: ExecutionContext,
+  call: ToolCallPart,
+  failure: ToolError,
+  end: WindowEnd | undefined,
+): Promise<CallOutcome> {
   const { recorder, limits } = ctx
   const record = recorder.record
   if (failure.code === 'result-rejected' && failure.detail?.rejected) {
@@ -99,5 +105,6 @@ function questionOf(tool: AgentTool, input: unknown): { question: string; option
 }
 
 function pendingOutcome(call: ToolCallPart, rest: Partial<PendingAction> & { kind: PendingAction['kind'] }): CallOutcome {
-  return { part: errorPart(call, 'pending'), ok: false, suspend: { toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, ...rest } }
+  const suspend = { toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, ...rest }
+  return { part: errorPart(call, 'pending'), ok: false, suspend }
 }
