@@ -34,15 +34,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRunJs, memoryStore, openVfs, postgresStore, scopeRun, type RunVfs, type Vfs, type VfsStore } from '../src/index.js'
 import { resumeTask, runTask, scriptedModel, type ExecutionEvent, type Plan, type PolicyRule, type TaskResult } from '../src/agent/index.js'
-import { generateEpisodes } from '../examples/script-appendix/generator.js'
-import { appendixModel, followUpModel } from '../examples/script-appendix/scripted.js'
-import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../examples/script-appendix/task.js'
+import { generateEpisodes } from '../fixtures/script-appendix/generator.js'
+import { appendixModel, followUpModel } from '../fixtures/script-appendix/scripted.js'
+import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../fixtures/script-appendix/task.js'
 import { Killed, killable } from '../test/agent/kill-switch.js'
 import { compareMedian, Results, size, smoke, wanted } from './harness.js'
 
 const results = new Results('agent.json')
 const { files } = generateEpisodes({ count: size(60, 4) })
-// The job's policy (examples/script-appendix/job.ts): file tools ask before writing outside /work;
+// The job's policy (fixtures/script-appendix/job.ts): file tools ask before writing outside /work;
 // run_js programs, which write /outputs, are allowed as a whole.
 const policy: PolicyRule[] = [ALLOW_RUN_JS, ASK_OUTSIDE_WORK]
 const runJs = (vfs: RunVfs) => createRunJs({ vfs })

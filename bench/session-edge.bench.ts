@@ -20,7 +20,7 @@
 import { PGlite } from '@electric-sql/pglite'
 import { postgresStore } from '../src/index.js'
 import { createSessionApp, createSessionHost, mintToken } from '../src/session/index.js'
-import { scriptAppendixProfile } from '../examples/script-appendix/profile.js'
+import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { listen, readSse } from '../test/session/http-client.js'
 import { startWorker } from '../test/wrangler-dev/harness.js'
 import { Results, size, smoke, wanted } from './harness.js'

@@ -1,8 +1,9 @@
 /**
  * agent-vfs/agent: the agent runtime: workspace tools, plans and checkpoints, result contracts,
- * policy, the runner. Isomorphic (zod and the core `agent-vfs`, imported by name), so it runs in
- * browsers, workerd and Node. What is exported here is the curated public API; the rules and helpers
- * behind it (plan rules, policy evaluation, result spilling …) are internal.
+ * policy, the task loop (`runTask`, `resumeTask`). Isomorphic (zod and the core `agent-vfs`,
+ * imported by name), so it runs in browsers, workerd and Node. What is exported here is the curated
+ * public API; the rules and helpers behind it (plan rules, policy evaluation, result spilling …) are
+ * internal.
  *
  * ```ts
  * const run = scopeRun(vfs, { runId: 'season-1' })
@@ -18,25 +19,27 @@
  * A crashed or aborted run continues with `resumeTask({ vfs, model, contract })` from its last
  * checkpoint; everything is recorded under `/state` (plan.json, executions/<id>/, pending/, policy.json).
  */
-export { runTask, resumeTask, TaskError, type RunTaskOptions, type ResumeTaskOptions, type TaskRunOptions } from './runner.js'
-export type { TaskResult } from './task-result.js'
-export { defaultTaskLimits, type TaskLimits } from './limits.js'
-export type { ExecutionEvent, ExecutionEventBody, ExecutionEventType, ExecutionEventListener, ExecutionStatus, TaskErrorCode } from './events.js'
+export { runTask, resumeTask, TaskError, type RunTaskOptions, type ResumeTaskOptions, type TaskRunOptions } from './execution/run-task.js'
+export type { TaskResult } from './execution/task-result.js'
+export { defaultTaskLimits, type TaskLimits } from './execution/limits.js'
+export type { ExecutionEvent, ExecutionEventBody, ExecutionEventType, ExecutionEventListener, ExecutionStatus, TaskErrorCode } from './state/events.js'
 
-export { scriptedModel, type ScriptedModel, type ScriptedTurn, type ScriptedCall, type ScriptedView, type ToolResultView } from './scripted-model.js'
-export { openAiCompatibleModel, type OpenAiCompatibleOptions } from './openai-compatible.js'
-export type { LanguageModel, ModelCallOptions, GenerateResult, GeneratedContent, PromptMessage, ToolResultPart, ToolResultOutput, ToolCallPart, FunctionToolSpec, ModelUsage, JsonValue } from './model.js'
+export { scriptedModel, type ScriptedModel, type ScriptedTurn, type ScriptedCall, type ScriptedView, type ToolResultView } from './model/scripted-model.js'
+export { openAiCompatibleModel, type OpenAiCompatibleOptions } from './model/openai-compatible.js'
+export type { LanguageModel, ModelCallOptions, GenerateResult, GeneratedContent, PromptMessage, ToolResultPart, ToolResultOutput, ToolCallPart, FunctionToolSpec, ModelUsage, JsonValue } from './model/model.js'
 
-export { defineTool, ToolError, isToolError, type AgentTool, type ToolSet, type ToolAccess, type ToolCallOptions, type ToolErrorCode } from './tool.js'
-export { defaultToolLimits, type ToolLimits } from './tool-context.js'
-export { createWorkspaceTools, toolSpecs, type WorkspaceToolsOptions, type RunJsSlot } from './toolset.js'
-export { runJsTool, RUN_JS_DESCRIPTION, type RunJsRunner, type RunJsOutcome, type RunJsToolOptions } from './run-js-tool.js'
-export { askUserTool, type AskUser } from './ask-tool.js'
-export type { LsEntry } from './read-tools.js'
+export { defineTool, ToolError, isToolError, type AgentTool, type ToolSet, type ToolAccess, type ToolCallOptions, type ToolErrorCode } from './tools/tool.js'
+export { defaultToolLimits, type ToolLimits } from './tools/tool-context.js'
+export { createWorkspaceTools, toolSpecs, type WorkspaceToolsOptions, type RunJsSlot } from './tools/toolset.js'
+export { runJsTool, RUN_JS_DESCRIPTION, type RunJsRunner, type RunJsOutcome, type RunJsToolOptions } from './tools/run-js-tool.js'
+export { askUserTool, type AskUser } from './tools/ask-tool.js'
+export type { LsEntry } from './tools/read-tools.js'
 
-export type { Plan, PlanStep, StepStatus, PlanUpdate } from './plan.js'
-export type { ResultContract, ResultCheck, ContractVerdict } from './contract.js'
-export type { PolicyRule, PolicyDecision, PolicyVerdict } from './policy.js'
-export { listPending, answerPending, readPending, type PendingAction, type PendingAnswer, type PendingSummary } from './pending.js'
-export { listExecutionIds, readExecution, readEvents, type ExecutionRecord, type CheckpointRecord, type ModelUsageTotals } from './journal.js'
-export type { WindowState, WindowReason, EarlierExecution } from './prompt.js'
+export type { Plan, PlanStep, StepStatus, PlanUpdate } from './state/plan.js'
+export type { ResultContract, ResultCheck, ContractVerdict } from './tools/contract.js'
+export type { PolicyRule, PolicyDecision, PolicyVerdict } from './policy/policy.js'
+export { listPending, answerPending, readPending, type PendingAction, type PendingAnswer, type PendingSummary } from './state/pending.js'
+export { listExecutionIds, readExecution, readEvents, type ExecutionRecord, type CheckpointRecord, type ModelUsageTotals } from './state/execution-records.js'
+export type { WindowState, WindowReason, EarlierExecution } from './model/prompt.js'
+// Where the runtime keeps its records under /state (moved here from the core's run layout).
+export { PLAN_PATH, POLICY_PATH, PENDING_DIR, EXECUTIONS_DIR } from './state/paths.js'

@@ -1,6 +1,8 @@
 /**
- * The run layout: the logical roots every run sees and where the agent runtime keeps its state.
- * The workspace, run_js and the agent import these names; no other module spells them out.
+ * The run layout: the logical roots every run sees, and where run_js archives its programs.
+ * The workspace, run_js and the agent import these names; no other module spells them out. What the
+ * agent runtime keeps under `/state` (plan, policy, pending actions, executions) is its own business:
+ * `src/agent/state/paths.ts`.
  */
 
 /** Read-only roots, filled by the runner before the agent starts. */
@@ -11,16 +13,8 @@ export const WRITABLE_ROOTS = ['work', 'outputs', 'state'] as const
 export const RUN_ROOTS = [...READ_ONLY_ROOTS, ...WRITABLE_ROOTS] as const
 export type RunRootName = (typeof RUN_ROOTS)[number]
 
-/** The root the runner owns; only its own tools write here. */
+/** The root the agent runtime owns; only its own tools write here. */
 export const STATE_ROOT = '/state'
-/** The current plan. */
-export const PLAN_PATH = '/state/plan.json'
-/** Saved "always allow" answers. */
-export const POLICY_PATH = '/state/policy.json'
-/** Pending approvals and questions, one JSON file each. */
-export const PENDING_DIR = '/state/pending'
-/** Execution records: `<dir>/<id>/execution.json`, `events.jsonl`, `checkpoints/`. */
-export const EXECUTIONS_DIR = '/state/executions'
 /** Name of the folder run_js archives scripts and large results in, inside a writable root. */
 export const RUN_JS_ARCHIVE_NAME = '.run_js'
 /** Where run_js archives go on a run scope that has a writable state root. */

@@ -1,14 +1,17 @@
 import type { RequestContext } from '@mastra/core/request-context'
 import {
-  DirectoryNotEmptyError, DirectoryNotFoundError, FileExistsError, FileNotFoundError, FilesystemError, IsDirectoryError,
-  MastraFilesystem, NotDirectoryError, PermissionError, StaleFileError, UnsupportedGrepPatternError,
+  FileExistsError, FileNotFoundError, IsDirectoryError, MastraFilesystem, NotDirectoryError, PermissionError, StaleFileError,
+  UnsupportedGrepPatternError,
 } from '@mastra/core/workspace'
 import type {
   CopyOptions, FileContent, FileEntry, FileStat, FilesystemGrepOptions, FilesystemGrepResult, FilesystemInfo, InstructionsOption,
   ListOptions, ProviderStatus, ReadOptions, RemoveOptions, WalkEntry, WalkOptions, WriteOptions,
 } from '@mastra/core/workspace'
-import { baseName, isVfsError, normalizePath, parentOf, type Vfs, type VfsStat } from 'agent-vfs'
-import { escapeGlob, MAX_GREP_CONTEXT, MAX_GREP_MATCHES } from 'agent-vfs/internal'
+import { baseName, isVfsError, normalizePath, type Vfs, type VfsStat } from 'agent-vfs'
+import { grepEntries, listEntries, statOrUndefined, walkEntries } from './filesystem-listing.js'
+import { assertParentDirectory, writeIfUnchanged } from './filesystem-writes.js'
+import { blames, toMastraError } from './mastra-errors.js'
+import { toBuffer } from './node-buffer.js'
 
 /** Options of {@link VfsFilesystem}. */
 export interface VfsFilesystemOptions {
@@ -46,25 +49,6 @@ export interface VfsFilesystemMetadata extends Record<string, unknown> {
   scope: string
 }
 
-/** Node's Buffer, as far as this file uses it (the package has no Node types; Mastra needs Node anyway). */
-interface BufferLike extends Uint8Array {
-  toString(encoding?: string): string
-}
-interface BufferStatic {
-  from(data: ArrayBufferLike, byteOffset?: number, length?: number): BufferLike
-  from(data: string, encoding?: string): BufferLike
-}
-
-function nodeBuffer(): BufferStatic {
-  const B = (globalThis as { Buffer?: BufferStatic }).Buffer
-  if (!B) throw new Error('VfsFilesystem needs the Buffer global (Node, or Workers with nodejs_compat), as @mastra/core does')
-  return B
-}
-
-function toBuffer(bytes: Uint8Array): BufferLike {
-  return nodeBuffer().from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-}
-
 /**
  * Our MIME guesses, adjusted where Mastra's read_file would decide wrongly: it reads `text/*`, JSON,
  * XML and a few `application/*` types as text, images/PDF as media and anything else as binary.
@@ -75,52 +59,9 @@ const MIME_FOR_MASTRA: Record<string, string> = { 'application/jsonl': 'text/pla
 /** What Mastra declares `readFile` to return: `string | Buffer` (Node's Buffer, whatever the type environment). */
 type ReadResult = Awaited<ReturnType<MastraFilesystem['readFile']>>
 
-/** Whether a workspace error is about the source of a copy or move (as written, or normalised). */
-function blames(error: unknown, src: string, from: string): boolean {
-  return isVfsError(error) && (error.path === src || error.path === from)
-}
-
 /** Like Mastra's own provider ids: time plus randomness, so every instance differs. */
 function uniqueSuffix(): string {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
-}
-
-/** Which kind of thing an operation expects at its path, to pick FileNotFound vs DirectoryNotFound. */
-type Expect = 'file' | 'directory'
-
-/**
- * Translates a workspace error into the `@mastra/core/workspace` error class Mastra's tools test
- * with `instanceof`. `path` is the path as the caller wrote it.
- */
-function toMastraError(error: unknown, path: string, operation: string, expect: Expect = 'file'): unknown {
-  if (!isVfsError(error)) return error
-  let out: Error
-  switch (error.code) {
-    case 'ENOENT':
-      out = expect === 'directory' ? new DirectoryNotFoundError(path) : new FileNotFoundError(path)
-      break
-    case 'EEXIST':
-      out = new FileExistsError(path)
-      break
-    case 'EISDIR':
-      out = new IsDirectoryError(path)
-      break
-    case 'ENOTDIR':
-      out = new NotDirectoryError(path)
-      break
-    case 'ENOTEMPTY':
-      out = new DirectoryNotEmptyError(path)
-      break
-    case 'EACCES':
-      out = new PermissionError(path, operation)
-      out.message += ` (${error.message})`
-      break
-    default:
-      // EINVAL, ECONFLICT, EQUOTA, ECLOSED, ESTORE: no Mastra class of their own; keep our code and hint.
-      out = new FilesystemError(error.message, error.code, path)
-  }
-  ;(out as { cause?: unknown }).cause = error
-  return out
 }
 
 /**
@@ -241,13 +182,13 @@ export class VfsFilesystem extends MastraFilesystem {
     await this.ensureReady()
     this.assertWritable(path, 'writeFile')
     const p = this.normal(path, 'writeFile')
-    if (options?.recursive === false) await this.assertParentDirectory(path, p)
+    if (options?.recursive === false) await assertParentDirectory(this.vfs, path, p)
     try {
       if (options?.overwrite === false) {
         // Version 0 means "must not exist": the check and the write are one step.
         return await this.vfs.writeFile(p, content, { expectedVersion: 0 })
       }
-      if (options?.expectedMtime) return await this.writeIfUnchanged(path, p, content, options.expectedMtime)
+      if (options?.expectedMtime) return await writeIfUnchanged(this.vfs, path, p, content, options.expectedMtime)
       return await this.vfs.writeFile(p, content)
     } catch (error) {
       if (options?.overwrite === false && isVfsError(error, 'ECONFLICT')) throw new FileExistsError(path)
@@ -288,9 +229,9 @@ export class VfsFilesystem extends MastraFilesystem {
     this.assertWritable(dest, 'copyFile')
     const from = this.normal(src, 'copyFile')
     const to = this.normal(dest, 'copyFile')
-    const source = await this.statOrUndefined(from)
+    const source = await statOrUndefined(this.vfs, from)
     if (!source) throw new FileNotFoundError(src)
-    const target = await this.statOrUndefined(to)
+    const target = await statOrUndefined(this.vfs, to)
     try {
       if (source.type === 'directory') {
         if (!options?.recursive) throw new IsDirectoryError(src)
@@ -335,7 +276,7 @@ export class VfsFilesystem extends MastraFilesystem {
     await this.ensureReady()
     this.assertWritable(path, 'mkdir')
     const p = this.normal(path, 'mkdir')
-    if (options?.recursive === false) await this.assertParentDirectory(path, p)
+    if (options?.recursive === false) await assertParentDirectory(this.vfs, path, p)
     try {
       await this.vfs.mkdir(p)
     } catch (error) {
@@ -362,28 +303,7 @@ export class VfsFilesystem extends MastraFilesystem {
    */
   async readdir(path: string, options?: ListOptions): Promise<FileEntry[]> {
     await this.ensureReady()
-    const dir = this.normal(path, 'readdir')
-    let names: string[]
-    try {
-      names = await this.vfs.readdir(dir, { recursive: options?.recursive === true })
-    } catch (error) {
-      throw toMastraError(error, path, 'readdir', 'directory')
-    }
-    const maxDepth = options?.maxDepth ?? 100
-    const extensions = options?.extension === undefined ? undefined : [options.extension].flat()
-    const entries: FileEntry[] = []
-    for (const name of names) {
-      if (options?.recursive && name.split('/').length - 1 > maxDepth) continue
-      const s = await this.vfs.stat(dir === '/' ? `/${name}` : `${dir}/${name}`)
-      if (s.type === 'file' && extensions) {
-        const base = baseName('/' + name)
-        const dot = base.lastIndexOf('.')
-        const ext = dot > 0 ? base.slice(dot) : ''
-        if (!extensions.some((e) => e === ext || (ext !== '' && e === ext.slice(1)))) continue
-      }
-      entries.push(s.type === 'file' ? { name, type: 'file', size: s.size } : { name, type: 'directory' })
-    }
-    return entries
+    return listEntries(this.vfs, path, this.normal(path, 'readdir'), options)
   }
 
   /**
@@ -394,24 +314,7 @@ export class VfsFilesystem extends MastraFilesystem {
    */
   async walk(path: string, options?: WalkOptions): Promise<WalkEntry[]> {
     await this.ensureReady()
-    const dir = this.normal(path, 'walk')
-    let names: string[]
-    try {
-      names = await this.vfs.readdir(dir, { recursive: true })
-    } catch (error) {
-      throw toMastraError(error, path, 'walk', 'directory')
-    }
-    const maxDepth = options?.maxDepth ?? Infinity
-    const entries: WalkEntry[] = []
-    for (const rel of names) {
-      const segments = rel.split('/')
-      if (segments.length > maxDepth) continue
-      if (!options?.includeHidden && segments.some((s) => s.startsWith('.'))) continue
-      const s = await this.vfs.stat(dir === '/' ? `/${rel}` : `${dir}/${rel}`)
-      const name = segments[segments.length - 1]!
-      entries.push(s.type === 'file' ? { name, path: rel, type: 'file', size: s.size } : { name, path: rel, type: 'directory' })
-    }
-    return entries
+    return walkEntries(this.vfs, path, this.normal(path, 'walk'), options)
   }
 
   /**
@@ -424,59 +327,12 @@ export class VfsFilesystem extends MastraFilesystem {
    */
   async grep(options: FilesystemGrepOptions): Promise<FilesystemGrepResult[]> {
     await this.ensureReady()
-    const { pattern, caseSensitive, includeHidden } = options
     try {
-      new RegExp(pattern)
+      new RegExp(options.pattern)
     } catch (error) {
-      throw new UnsupportedGrepPatternError(pattern, (error as Error).message)
+      throw new UnsupportedGrepPatternError(options.pattern, (error as Error).message)
     }
-    const root = this.normal(options.path, 'grep')
-    const top = await this.statOrUndefined(root)
-    if (!top) throw new DirectoryNotFoundError(options.path)
-    let files: string[]
-    if (top.type === 'file') files = [root]
-    else {
-      files = []
-      for (const rel of await this.vfs.readdir(root, { recursive: true })) {
-        if (!includeHidden && rel.split('/').some((s) => s.startsWith('.'))) continue
-        const p = root === '/' ? `/${rel}` : `${root}/${rel}`
-        if ((await this.vfs.stat(p)).type === 'file') files.push(p)
-      }
-    }
-    const perFile = Math.floor(options.maxCountPerFile ?? Infinity)
-    // Sizes come from the model: capped at the workspace's own grep limits whatever it asks for (an
-    // option out of range would be refused as EINVAL, and that would read as an unsupported pattern).
-    let remaining = Math.floor(Math.min(options.maxTotalMatches ?? MAX_GREP_MATCHES, MAX_GREP_MATCHES))
-    const context = Math.min(Math.max(0, Math.floor(options.contextLines ?? 0)), MAX_GREP_CONTEXT)
-    const results: FilesystemGrepResult[] = []
-    for (const file of files) {
-      if (remaining <= 0) break
-      const room = Math.min(perFile, remaining)
-      if (room <= 0) continue
-      let found
-      try {
-        found = await this.vfs.grep(pattern, { regex: true, ignoreCase: !caseSensitive, paths: [escapeGlob(file)] /* a name like app/[slug]/page.tsx, exactly */, maxMatches: room, context })
-      } catch (error) {
-        // A pattern JavaScript accepts but the workspace's matcher refuses: let Mastra search.
-        if (isVfsError(error, 'EINVAL') && error.path === undefined) throw new UnsupportedGrepPatternError(pattern, error.message)
-        throw toMastraError(error, options.path, 'grep', 'directory')
-      }
-      if (found.matches.length === 0) continue
-      // The escaped name must have named this file alone; if not, let Mastra search by itself.
-      if (found.matches.some((m) => m.path !== file)) throw new UnsupportedGrepPatternError(pattern, `cannot search ${file} alone`)
-      remaining -= found.matches.length
-      results.push({
-        path: top.type === 'file' ? baseName(file) : file.slice(root === '/' ? 1 : root.length + 1),
-        matches: found.matches.map((m) => ({
-          line: m.line,
-          column: m.column - 1,
-          text: m.text,
-          ...(m.before ? { before: m.before } : {}),
-          ...(m.after ? { after: m.after } : {}),
-        })),
-      })
-    }
-    return results
+    return grepEntries(this.vfs, this.normal(options.path, 'grep'), options)
   }
 
   /** Whether a file or directory exists (false for paths the workspace cannot hold). */
@@ -516,49 +372,6 @@ export class VfsFilesystem extends MastraFilesystem {
   }
 
   // ---- helpers -------------------------------------------------------------------------------
-
-  /**
-   * Optimistic concurrency. The file must still have the modification time the caller saw (Mastra
-   * keeps it as a Date, so millisecond resolution: a change landing in the very millisecond of the
-   * caller's read goes unnoticed); the
-   * write is then made conditional on the version that stat showed, so a write landing between
-   * the check and ours is caught too. A write of the file still in flight (no version yet) is
-   * waited for once, then checked again.
-   */
-  private async writeIfUnchanged(path: string, p: string, content: FileContent, expected: Date): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.statOrUndefined(p)
-      // A missing file cannot conflict (as in LocalFilesystem): it is written as new, atomically.
-      if (current?.type === 'directory') throw new IsDirectoryError(path)
-      if (current && current.mtime !== expected.getTime()) throw new StaleFileError(path, expected, new Date(current.mtime))
-      try {
-        return await this.vfs.writeFile(p, content, { expectedVersion: current?.version ?? 0 })
-      } catch (error) {
-        if (!isVfsError(error, 'ECONFLICT')) throw error
-        if (attempt > 0) {
-          const now = await this.statOrUndefined(p)
-          throw new StaleFileError(path, expected, new Date(now?.mtime ?? Date.now()))
-        }
-        await this.vfs.flush().catch(() => undefined)
-      }
-    }
-  }
-
-  private async statOrUndefined(p: string): Promise<VfsStat | undefined> {
-    try {
-      return await this.vfs.stat(p)
-    } catch (error) {
-      if (isVfsError(error, 'ENOENT') || isVfsError(error, 'ENOTDIR')) return undefined
-      throw error
-    }
-  }
-
-  private async assertParentDirectory(path: string, p: string): Promise<void> {
-    const parent = parentOf(p)
-    const s = await this.statOrUndefined(parent)
-    if (!s) throw new DirectoryNotFoundError(parentOf(path.startsWith('/') ? path : '/' + path))
-    if (s.type !== 'directory') throw new NotDirectoryError(parent)
-  }
 
   private assertWritable(path: string, operation: string): void {
     if (this.readOnly) throw new PermissionError(path, `${operation} (the filesystem is read-only)`)

@@ -1,4 +1,4 @@
-import type { EpisodeTruth } from '../../examples/script-appendix/generator.js'
+import type { EpisodeTruth } from '../../fixtures/script-appendix/generator.js'
 
 /**
  * A reference reader of the simplified Fountain format, independent of the generator: it derives

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRunJs, openVfs, scopeRun, type QuickJsEngine, type RunVfs, type TypeScriptLoader, type Vfs, type VfsStore } from '../../src/index.js'
 import { listExecutionIds, listPending, readExecution, readEvents, resumeTask, runTask, scriptedModel, type ExecutionEvent, type Plan, type ScriptedTurn, type ScriptedView } from '../../src/agent/index.js'
-import { generateEpisodes } from '../../examples/script-appendix/generator.js'
-import { appendixModel, followUpModel } from '../../examples/script-appendix/scripted.js'
-import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../../examples/script-appendix/task.js'
+import { generateEpisodes } from '../../fixtures/script-appendix/generator.js'
+import { appendixModel, followUpModel } from '../../fixtures/script-appendix/scripted.js'
+import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../../fixtures/script-appendix/task.js'
 import { COPY_INSTRUCTIONS, copyContract, copyModel, type Action } from './copy-task.js'
 import { Killed, killable, nth } from './kill-switch.js'
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
+import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { startInTabRuntime, type InTabRuntime } from '../../demo/src/runtime/index.js'
 import { portFetch } from '../../demo/src/runtime/port-fetch.js'
 import { serveRequest } from '../../demo/src/runtime/serve-request.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
-import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js'
+import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
+import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import { indexedDbStore } from '../../src/index.js'
 import { createSessionHost } from '../../src/session/index.js'
 import { describeDurability } from '../session/durability.js'

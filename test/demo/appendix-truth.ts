@@ -1,4 +1,4 @@
-import type { EpisodeTruth } from '../../examples/script-appendix/generator.js'
+import type { EpisodeTruth } from '../../fixtures/script-appendix/generator.js'
 
 /**
  * What the finished script-appendix run must show, derived from the generator's answer key (as

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { generateEpisodes, type EpisodeTruth } from '../../examples/script-appendix/generator.js'
+import { generateEpisodes, type EpisodeTruth } from '../../fixtures/script-appendix/generator.js'
 
 /** A folder on disk for the UI's folder input, and what the agent should find in it. */
 export interface InputFolder {
@@ -15,7 +15,7 @@ export interface InputFolder {
 
 /**
  * Writes the script-appendix input (characters.md + episodes/episode-NN.fountain, 60 by default)
- * into `<tmp>/<name>/`, as `examples/script-appendix/cli.ts` does, and returns the generator's answer key.
+ * into `<tmp>/<name>/`, as `fixtures/script-appendix/cli.ts` does, and returns the generator's answer key.
  */
 export function writeEpisodes(options: { count?: number; seed?: number; name?: string } = {}): InputFolder {
   const { files, truth } = generateEpisodes({ count: options.count ?? 60, seed: options.seed ?? 1 })

@@ -14,9 +14,9 @@ import {
 import {
   createWorkspaceTools, resumeTask, runTask, scriptedModel, ToolError, type LanguageModel, type PolicyRule, type ScriptedView, type ToolSet,
 } from '../../src/agent/index.js'
-import { evaluatePolicy, globCacheSize, loadSavedRules } from '../../src/agent/policy.js'
-import { runJsView } from '../../src/agent/run-js-view.js'
-import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK } from '../../examples/script-appendix/task.js'
+import { evaluatePolicy, globCacheSize, loadSavedRules } from '../../src/agent/policy/policy.js'
+import { runJsView } from '../../src/agent/policy/run-js-view.js'
+import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK } from '../../fixtures/script-appendix/task.js'
 
 /** What a runtime provides to the suite. */
 export interface HostileToolsHarness {

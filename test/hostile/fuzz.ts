@@ -1,5 +1,5 @@
 import { isVfsError, openVfs, type Vfs, type VfsStore } from '../../src/index.js'
-import { mulberry32 } from '../../examples/script-appendix/generator.js'
+import { mulberry32 } from '../../fixtures/script-appendix/generator.js'
 
 /**
  * A fuzz test of the workspace's promises with two writers. Random sequences of operations run on

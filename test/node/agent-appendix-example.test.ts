@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { createRunJs } from '../../src/index.js'
 import { runTask, scriptedModel, type ExecutionEvent } from '../../src/agent/index.js'
-import { generateEpisodes } from '../../examples/script-appendix/generator.js'
-import { appendixModel, followUpModel } from '../../examples/script-appendix/scripted.js'
-import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../../examples/script-appendix/task.js'
+import { generateEpisodes } from '../../fixtures/script-appendix/generator.js'
+import { appendixModel, followUpModel } from '../../fixtures/script-appendix/scripted.js'
+import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../../fixtures/script-appendix/task.js'
 import { freshRun } from '../agent/workspace.js'
 
 // Kill and resume of this example (three kill points) runs in test/agent/runtime-suite.ts, on every store.

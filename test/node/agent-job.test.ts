@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { EXIT, runJob, type JobIo } from '../../examples/script-appendix/job.js'
+import { EXIT, runJob, type JobIo } from '../../fixtures/script-appendix/job.js'
 
 const dirs: string[] = []
 function tmp(): string {

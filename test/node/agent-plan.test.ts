@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { PLAN_RULES, PlanController } from '../../src/agent/plan.js'
+import { PLAN_RULES, PlanController } from '../../src/agent/state/plan.js'
 import { runTask, scriptedModel, ToolError, type PlanStep } from '../../src/agent/index.js'
-import { submitResultTool } from '../../src/agent/submit-tool.js'
-import { updatePlanTool } from '../../src/agent/plan-tool.js'
+import { submitResultTool } from '../../src/agent/tools/submit-tool.js'
+import { updatePlanTool } from '../../src/agent/tools/plan-tool.js'
 import { copyContract } from '../agent/copy-task.js'
 import { freshRun } from '../agent/workspace.js'
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { evaluateOperation, evaluatePolicy, loadSavedRules } from '../../src/agent/policy.js'
+import { evaluateOperation, evaluatePolicy, loadSavedRules } from '../../src/agent/policy/policy.js'
 import { listPending, resumeTask, runTask, scriptedModel, type ExecutionEvent, type PolicyRule, type ScriptedView } from '../../src/agent/index.js'
-import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK } from '../../examples/script-appendix/task.js'
+import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK } from '../../fixtures/script-appendix/task.js'
 import { killable } from '../agent/kill-switch.js'
 import { freshRun, reopen } from '../agent/workspace.js'
 

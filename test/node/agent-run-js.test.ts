@@ -46,7 +46,7 @@ describe('run_js in the runner', () => {
     const r = await runTask({ vfs: run, model: scriptedModel(bulkModel()), instructions: 'copy', contract: copyContract, runJs: (vfs) => createRunJs({ vfs }) })
     expect(r.status).toBe('completed')
     expect(await run.readFile('/outputs/c.md', 'utf8')).toBe('# C.MD\n')
-    const guard = await createRunJs({ vfs: (await import('../../src/agent/toolset.js')).stateReadOnly(run) }).run(`await vfs.write('/state/plan.json', '{}')`)
+    const guard = await createRunJs({ vfs: (await import('../../src/agent/tools/toolset.js')).stateReadOnly(run) }).run(`await vfs.write('/state/plan.json', '{}')`)
     expect(guard.success).toBe(false)
     expect(guard.error?.message).toMatch(/read-only/)
   })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { charactersMd, generateEpisodes } from '../../examples/script-appendix/generator.js'
-import { CAST } from '../../examples/script-appendix/cast.js'
+import { charactersMd, generateEpisodes } from '../../fixtures/script-appendix/generator.js'
+import { CAST } from '../../fixtures/script-appendix/cast.js'
 import { extractAssets } from '../agent/fountain.js'
 
 describe('script-appendix generator', () => {

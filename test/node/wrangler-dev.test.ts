@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
+import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { groupAlive } from '../../scripts/wrangler-local.js'
 import { readSse } from '../session/http-client.js'
 import { season } from '../session/harness.js'

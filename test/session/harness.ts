@@ -1,5 +1,5 @@
-import { generateEpisodes } from '../../examples/script-appendix/generator.js'
-import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js'
+import { generateEpisodes } from '../../fixtures/script-appendix/generator.js'
+import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import type { AgentProfile, SessionEvent, SessionHost } from '../../src/session/index.js'
 
 /** A small season: enough for every step of the appendix task, fast under load. */

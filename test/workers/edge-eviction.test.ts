@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
+import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import type { AgentProfile } from '../../src/session/index.js'
 import { completions, expectContiguous } from '../session/harness.js'
 import { appendixProfile, call, configureEdge, createSession, events, expectJson, token, uploadSeason, waitStatus } from './edge-harness.js'

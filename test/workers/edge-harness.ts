@@ -2,7 +2,7 @@ import { exports } from 'cloudflare:workers'
 import { expect } from 'vitest'
 // The repository's Worker first: its module configures the edge once; a test file may configure it again.
 import '../../worker-edge/src/index.js'
-import { scriptAppendixProfile, type ScriptAppendixProfileOptions } from '../../examples/script-appendix/profile.js'
+import { scriptAppendixProfile, type ScriptAppendixProfileOptions } from '../../fixtures/script-appendix/profile.js'
 import { workerdEngine } from '../../src/runtimes/workerd/index.js'
 import { mintToken, type AgentProfile, type SessionEvent, type SessionRecord } from '../../src/session/index.js'
 import { createEdgeApp, type EdgeOptions } from '../../src/worker/index.js'

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
+import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { readSse } from '../session/sse.js'
 import { call, createSession, events, expectJson, token, uploadSeason, waitStatus } from './edge-harness.js'
 

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
+import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { completions, expectContiguous, gatedAppendix } from '../session/harness.js'
 import { appendixProfile, call, configureEdge, createSession, events, expectJson, token, uploadSeason, waitStatus } from './edge-harness.js'
 

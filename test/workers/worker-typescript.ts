@@ -6,7 +6,7 @@
  */
 import { workerdEngine } from 'agent-vfs/run-js/workerd'
 import { createEdgeApp } from 'agent-vfs/worker'
-import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js'
+import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import app from '../../worker-edge/src/index.js'
 
 export { SessionObject, WorkspaceObject } from '../../worker-edge/src/index.js'

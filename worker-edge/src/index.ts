@@ -2,7 +2,7 @@ import { Hono } from 'hono'
 import { d1Store, openVfs } from 'agent-vfs'
 import { workerdEngine } from 'agent-vfs/run-js/workerd'
 import { createEdgeApp } from 'agent-vfs/worker'
-import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js'
+import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import type { Env } from './env.js'
 import { fileRoutes } from './file-routes.js'
 

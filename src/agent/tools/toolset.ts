@@ -1,0 +1,77 @@
+import { RUN_ROOTS, STATE_ROOT, scopeRun, type RunVfs, type Vfs } from 'agent-vfs'
+import { z } from 'zod'
+import { guardVfs } from '../policy/guarded-vfs.js'
+import type { PolicyRule } from '../policy/policy.js'
+import { askUserTool, type AskUser } from './ask-tool.js'
+import type { FunctionToolSpec } from '../model/model.js'
+import { lsTool, readFileTool } from './read-tools.js'
+import { runJsTool, type RunJsRunner } from './run-js-tool.js'
+import { policyCheck, runJsView } from '../policy/run-js-view.js'
+import { globTool, grepTool } from './search-tools.js'
+import type { ToolSet } from './tool.js'
+import { fileToolContext, type ReadLedger, type ToolLimits } from './tool-context.js'
+import { deleteTool, editFileTool, mkdirTool, moveTool, writeFileTool } from './write-tools.js'
+
+/**
+ * Makes the run_js runner from the workspace view it must use (`(view) => createRunJs({ vfs: view })`).
+ * A factory, not a runner: a runner made beforehand holds a workspace in which a program could
+ * write `/state` (and grant itself approvals) or escape the policy.
+ */
+export type RunJsSlot = (vfs: RunVfs) => RunJsRunner
+
+/** Options of {@link createWorkspaceTools}. */
+export interface WorkspaceToolsOptions {
+  vfs: Vfs
+  limits?: Partial<ToolLimits>
+  /** Share one ledger between tool sets of the same execution. */
+  reads?: ReadLedger
+  /** Adds `run_js`. The factory receives a view of the workspace in which /state is read-only and `policy` holds. */
+  runJs?: RunJsSlot
+  /**
+   * Policy rules applied to each file operation of a run_js program (see `evaluateOperation`);
+   * read at every operation. {@link runTask} passes its rules; deciding each tool call as a whole
+   * stays the caller's job.
+   */
+  policy?: () => readonly PolicyRule[]
+  /** Adds `ask_user`, answered by this function. */
+  askUser?: AskUser
+}
+
+/**
+ * The workspace tools (`ls`, `read_file`, `write_file`, `edit_file`, `move`, `delete`, `mkdir`,
+ * `glob`, `grep`, and `run_js` / `ask_user` when configured), ready to hand to the AI SDK's
+ * `generateText({ tools })` or to {@link runTask}.
+ */
+export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
+  if (options.runJs !== undefined && typeof options.runJs !== 'function') {
+    throw new TypeError('runJs must be a factory such as (view) => createRunJs({ vfs: view }): a runner made beforehand holds a workspace in which programs could write /state')
+  }
+  // The runner's own tools keep /state; the file tools the model drives can only read it.
+  const ctx = fileToolContext(guardVfs(options.vfs, policyCheck(noRules, 'the file tools')), options.limits, options.reads)
+  const tools: ToolSet = {
+    ls: lsTool(ctx),
+    read_file: readFileTool(ctx),
+    write_file: writeFileTool(ctx),
+    edit_file: editFileTool(ctx),
+    move: moveTool(ctx),
+    delete: deleteTool(ctx),
+    mkdir: mkdirTool(ctx),
+    glob: globTool(ctx),
+    grep: grepTool(ctx),
+  }
+  if (options.runJs) tools.run_js = runJsTool(options.runJs(runJsView(options.vfs, options.policy ?? noRules)), { guarded: true })
+  if (options.askUser) tools.ask_user = askUserTool(options.askUser)
+  return tools
+}
+
+const noRules = (): readonly PolicyRule[] => []
+
+export { stateReadOnly } from '../policy/run-js-view.js'
+
+/** The tools as the model is told about them (JSON Schema inputs). */
+export function toolSpecs(tools: ToolSet): FunctionToolSpec[] {
+  return Object.entries(tools).map(([name, tool]) => {
+    const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+    return { type: 'function', name, description: tool.description, inputSchema }
+  })
+}
