@@ -7,7 +7,7 @@
  */
 export { openVfs } from './vfs/open.js'
 export { vfsRegistry, type VfsRegistry, type VfsRegistryOptions } from './vfs/registry.js'
-export { scopeRun, defaultRunRoots, type RunVfs, type RunRoot, type ScopeRunOptions } from './vfs/run-scope.js'
+export { scopeRun, defaultRunRoots, type RunVfs, type RunRoot, type ScopeRunOptions } from './vfs/run-view.js'
 export { restrict, type RestrictOptions } from './vfs/restrict.js'
 export {
   MAX_PATTERN_LENGTH, MAX_REGEX_PROGRAM, MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, WALK_CHECK_EVERY,

@@ -36,7 +36,7 @@ export interface LayerHooks {
   mapError?(error: unknown, path: string | undefined): unknown
 }
 
-/** Members of a run view that a layer over one passes through (see run-scope.ts). */
+/** Members of a run view that a layer over one passes through (see run-view.ts). */
 const RUN_MEMBERS = ['roots', 'runId', 'resolve', 'seed'] as const
 
 /**

@@ -1,7 +1,7 @@
 import { VfsError } from '../contract/errors.js'
 import { isWithin, normalizePath } from '../contract/paths.js'
 import { VfsLayer, type Access } from './layer.js'
-import { RunView, type RunRoot, type RunVfs } from './run-scope.js'
+import { RunView, type RunRoot, type RunVfs } from './run-view.js'
 import type { Vfs } from './types.js'
 
 export interface RestrictOptions {
