@@ -10,7 +10,8 @@
 // The workspace.
 export { openVfs } from './vfs/open.js'
 export { vfsRegistry, type VfsRegistry, type VfsRegistryOptions } from './vfs/registry.js'
-export { scopeRun, defaultRunRoots, type RunVfs, type RunRoot, type ScopeRunOptions } from './vfs/run-scope.js'
+export { scopeRun, defaultRunRoots, type RunVfs, type RunRoot, type ScopeRunOptions } from './vfs/run-view.js'
+export { restrict, type RestrictOptions } from './vfs/restrict.js'
 export type {
   Vfs, VfsStat, VfsQuota, VfsUsage, VfsChange, FileData, WriteOptions, ReaddirOptions, RmdirOptions, GlobOptions,
   WalkOptions, WalkEntry, WalkResult, GrepOptions, GrepMatch, GrepResult, OpenVfsOptions,

@@ -22,8 +22,6 @@ export {
   loadScopes, expectationMet, conflictError, checkExpectedVersions, subtreeConflictError, subtreeChecks, checkSubtrees,
   subtreeRange, type HeldEntry,
 } from './contract/store.js'
-// The agent's own paths under /state (the agent runtime owns them).
-export { PLAN_PATH, POLICY_PATH, PENDING_DIR, EXECUTIONS_DIR } from './contract/layout.js'
 
 // run_js for its other hosts: the runner behind the Mastra transport, and an executor's building blocks
 // (the queue under the names an executor reads them by, the run's abort error, the host-call methods).

@@ -15,7 +15,7 @@ export interface ProgramEnv {
   tools: ReadonlyMap<string, BoundTool>
   vfs?: Vfs
   /** The workspace's synchronous text reader, if it has one: decided once per runner. */
-  readText?: (path: string) => string
+  readText?: (path: string) => string | undefined
 }
 
 /** How the guest's program ended. */

@@ -1,7 +1,7 @@
 import { RUN_JS_ARCHIVE_NAME, RUN_ROOTS, WRITABLE_ROOTS } from 'agent-vfs'
 import type { VfsStore } from 'agent-vfs'
 import { openVfs } from 'agent-vfs'
-import { scopeRun, type RunRoot, type RunVfs } from 'agent-vfs'
+import { restrict, type RunRoot, type RunVfs } from 'agent-vfs'
 import type { Vfs } from 'agent-vfs'
 import { scopeNames } from './scopes.js'
 
@@ -44,7 +44,7 @@ export class Workspaces {
     if (!entry) {
       entry = openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), quota }).then((base) => ({
         base,
-        view: scopeRun(base, { runId: 'session', roots: SESSION_ROOTS }),
+        view: restrict(base, { roots: RUN_ROOTS, readOnly: RUN_ROOTS.filter((r) => !SESSION_ROOTS[r].writable).map((r) => `/${r}`) }),
       }))
       entry.catch(() => this.open.get(sessionId) === entry && this.open.delete(sessionId))
       this.open.set(sessionId, entry)

@@ -132,6 +132,13 @@ export function vfsRegistry(options: VfsRegistryOptions): VfsRegistry {
         }
       },
       resident: () => entries.get(key)?.ready,
+      readable() {
+        const entry = entries.get(key)
+        if (!entry?.ready) return undefined
+        entries.delete(key)
+        entries.set(key, entry)
+        return entry.ready
+      },
       async settled() {
         await leaving.get(key)
       },
@@ -158,7 +165,7 @@ export function vfsRegistry(options: VfsRegistryOptions): VfsRegistry {
     async open(namespace, scope) {
       // Each caller gets its own handle (closing it ends only that one); all reach one instance.
       const slot = slotFor(namespace, scope)
-      return slot.use(async (v) => new ScopeHandle(namespace, scope, slot, v))
+      return slot.use(async (v) => new ScopeHandle(slot, v))
     },
     evict,
     async deleteScope(namespace, scope) {

@@ -1,24 +1,22 @@
 import { concatBytes, toBytes } from './bytes.js'
 import { VfsError } from '../contract/errors.js'
-import { compileGlob, type CompiledGlob } from './glob.js'
-import { compileGrep } from './grep.js'
-import { checkPattern, deadlineOption, integerOption, MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, stopWhen, WALK_CHECK_EVERY } from './limits.js'
-import { walkTree } from './walk.js'
-import { Journal, type Dependencies } from './journal.js'
+import { grepTree, walkEntries } from './search.js'
+import { CommitQueue, type Dependencies } from './commit-queue.js'
+import { checkTransfer, dedupeLast, movedNode } from './transfer.js'
 import { mimeTypeOf } from './mime.js'
 import { readTextNow, type ReadsTextNow } from './read-now.js'
-import { ancestorsOf, isWithin, MAX_PATH_LENGTH, normalizePath, parentOf } from '../contract/paths.js'
+import { ancestorsOf, normalizePath, parentOf } from '../contract/paths.js'
 import type { ScopeSnapshot, VfsStore } from '../contract/store.js'
 import { dirNode, nodeText, Tree, type Node } from './tree.js'
 import type {
-  FileData, GlobOptions, GrepMatch, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange,
-  VfsQuota, VfsStat, VfsUsage, WalkEntry, WalkOptions, WalkResult, WriteOptions,
+  FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange,
+  VfsQuota, VfsStat, VfsUsage, WalkOptions, WalkResult, WriteOptions,
 } from './types.js'
 
 /** The workspace over one store scope. Create it with `openVfs()`. */
 export class StoreVfs implements Vfs, ReadsTextNow {
   private tree = new Tree()
-  private readonly journal: Journal
+  private readonly commits: CommitQueue
   private readonly listeners = new Set<(change: VfsChange) => void>()
   private version = 0
   private closed = false
@@ -37,7 +35,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     readonly scope: string,
     private readonly quota: VfsQuota = {},
   ) {
-    this.journal = new Journal(() => this.tree, store, namespace, scope, (version, paths) => {
+    this.commits = new CommitQueue(() => this.tree, store, namespace, scope, (version, paths) => {
       for (const seen of this.loading) for (const p of paths) seen.set(p, version)
       this.version = Math.max(this.version, version)
       this.ownVersions.add(version)
@@ -129,106 +127,12 @@ export class StoreVfs implements Vfs, ReadsTextNow {
 
   async walk(pattern: string, options: WalkOptions = {}): Promise<WalkResult> {
     this.check('/')
-    const glob = compileGlob(pattern)
-    const limit = integerOption('limit', options.limit, Number.MAX_SAFE_INTEGER, 0, Number.MAX_SAFE_INTEGER)
-    const stop = stopWhen(deadlineOption(options.deadline), options.signal)
-    const filter = options.filter
-    if (filter !== undefined && typeof filter !== 'function') throw new VfsError('EINVAL', undefined, 'filter must be a function')
-    const entries: WalkEntry[] = []
-    let truncated = false
-    let seen = 0
-    for (const path of this.candidates(glob)) {
-      if (++seen % WALK_CHECK_EVERY === 0 && stop()) {
-        truncated = true
-        break
-      }
-      const node = this.tree.get(path)!
-      if (!glob.test(path) || (node.kind === 'dir' && !options.includeDirs) || (filter && !filter(path))) continue
-      if (entries.length >= limit) {
-        truncated = true
-        break
-      }
-      entries.push({ path, type: node.kind === 'dir' ? 'directory' : 'file', size: node.data.length })
-    }
-    return { entries: entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), truncated }
-  }
-
-  /** Paths a glob could match: its base and, to the glob's depth, everything below it; lazily. */
-  private *candidates(glob: CompiledGlob): Generator<string> {
-    const base = this.tree.get(glob.base)
-    if (!base) return
-    yield glob.base
-    if (base.kind === 'dir') yield* walkTree(this.tree, glob.base, glob.depth)
+    return walkEntries(this.tree, pattern, options)
   }
 
   async grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
     this.check('/')
-    checkPattern('grep', pattern)
-    const maxMatches = integerOption('maxMatches', options.maxMatches, 1000, 1, MAX_GREP_MATCHES)
-    const context = integerOption('context', options.context, 0, 0, MAX_GREP_CONTEXT)
-    const deadline = deadlineOption(options.deadline)
-    const match = compileGrep(pattern, options.regex === true, options.ignoreCase === true)
-    let stopped = false
-    const due = stopWhen(deadline, options.signal)
-    const stop = () => (stopped ||= due())
-    const matches: GrepMatch[] = []
-    let filesSearched = 0
-    let seen = 0
-    let truncated = false
-    for (const path of this.grepFiles(options.paths)) {
-      if (++seen % WALK_CHECK_EVERY === 0 && stop()) break
-      const node = this.tree.get(path)!
-      if (node.kind !== 'file' || looksBinary(node.data)) continue
-      filesSearched++
-      const room = maxMatches - matches.length
-      // Ask for one more than fits, to know whether the cap cut anything off.
-      const added = match(nodeText(node), path, matches, room + 1, context, stop)
-      if (added > room) {
-        matches.pop()
-        truncated = true
-        break
-      }
-      if (stopped) break
-    }
-    return { matches, truncated: truncated || stopped, filesSearched }
-  }
-
-  /**
-   * The files a grep searches, lazily, each once, in walk order, among the directories it walks
-   * through (yielded too, so that the caller's deadline checks count them).
-   */
-  private *grepFiles(scopes: unknown): Generator<string> {
-    if (scopes === undefined || (Array.isArray(scopes) && scopes.length === 0)) {
-      yield* walkTree(this.tree, '/')
-      return
-    }
-    if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string')) throw new VfsError('EINVAL', undefined, 'paths must be an array of strings')
-    if (scopes.length > MAX_GREP_PATHS) throw new VfsError('EINVAL', undefined, `paths holds ${scopes.length} entries; at most ${MAX_GREP_PATHS} are allowed: pass a directory or a glob instead`)
-    // Check every scope before searching, so a typo fails at once instead of after a long search.
-    const sources: Array<Iterable<string>> = []
-    for (const s of scopes as string[]) {
-      if (/[*?[\]{}]/.test(s)) {
-        sources.push(this.globFiles(compileGlob(s)))
-        continue
-      }
-      const p = normalizePath(s)
-      const node = this.tree.get(p)
-      if (!node) throw new VfsError('ENOENT', s, 'grep path does not exist')
-      sources.push(node.kind === 'file' ? [p] : walkTree(this.tree, p))
-    }
-    const seen = sources.length > 1 ? new Set<string>() : undefined
-    for (const source of sources) {
-      for (const p of source) {
-        if (seen?.has(p)) continue
-        seen?.add(p)
-        yield p
-      }
-    }
-  }
-
-  /** Files a glob matches, and every directory walked to find them. */
-  private *globFiles(glob: CompiledGlob): Generator<string> {
-    for (const p of this.candidates(glob)) if (this.tree.get(p)!.kind === 'dir' || glob.test(p)) yield p
+    return grepTree(this.tree, pattern, options)
   }
 
   usage(): VfsUsage {
@@ -288,7 +192,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     for (const [oldPath, node] of entries) {
       changes.push([oldPath, null])
       const newPath = target + oldPath.slice(source.length)
-      changes.push([newPath, this.moved(node, newPath, now)])
+      changes.push([newPath, movedNode(this.tree, node, newPath, now)])
     }
     // Deletions of old paths come first in `changes`; a moved entry reusing a path wins.
     return this.commit(dedupeLast(changes), this.transferDependencies(source, target, entries, 'move'))
@@ -300,7 +204,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     const now = Date.now()
     for (const [oldPath, node] of entries) {
       const newPath = target + oldPath.slice(source.length)
-      changes.push([newPath, { ...this.moved(node, newPath, now), ctime: now }])
+      changes.push([newPath, { ...movedNode(this.tree, node, newPath, now), ctime: now }])
     }
     return this.commit(changes, this.transferDependencies(source, target, entries, 'copy'))
   }
@@ -308,12 +212,12 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   // ---- lifecycle -----------------------------------------------------------------------------
 
   flush(): Promise<void> {
-    return this.journal.flush()
+    return this.commits.flush()
   }
 
   async refresh(): Promise<void> {
     this.check('/')
-    await this.journal.idle()
+    await this.commits.idle()
     const committedMeanwhile = new Map<string, number>()
     this.loading.add(committedMeanwhile)
     let snapshot: ScopeSnapshot
@@ -326,7 +230,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     this.replaceTree(snapshot)
     // Our writes that the snapshot may predate stay on top of it: those still pending, and those
     // that became durable while it loaded (their version is newer than the snapshot's).
-    const keep = new Set(this.journal.pendingPaths())
+    const keep = new Set(this.commits.pendingPaths())
     for (const [p, version] of committedMeanwhile) if (version > snapshot.version) keep.add(p)
     for (const p of [...keep].sort()) {
       const node = old.get(p) ?? null
@@ -339,7 +243,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   async close(): Promise<void> {
     if (this.closed) return
     // Failed batches were already reported to their writers; closing only waits for the rest.
-    await this.journal.idle()
+    await this.commits.idle()
     this.closed = true
     this.unwatch?.()
     this.listeners.clear()
@@ -439,26 +343,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   private planTransfer(from: string, to: string, verb: 'move' | 'copy') {
     const source = this.check(from)
     const target = this.check(to)
-    const node = this.tree.get(source)
-    if (!node) throw new VfsError('ENOENT', from, `nothing to ${verb}`)
-    if (source === '/') throw new VfsError('EINVAL', from, `the root directory cannot be the source of a ${verb}`)
-    if (isWithin(target, source) && target !== source) throw new VfsError('EINVAL', to, `cannot ${verb} a directory into itself`)
-    const existing = this.tree.get(target)
-    if (existing) {
-      if (node.kind === 'file' && existing.kind === 'dir') throw new VfsError('EISDIR', to, 'the target is a directory')
-      if (node.kind === 'dir' && existing.kind === 'file') throw new VfsError('ENOTDIR', to, 'the target is a file')
-      if (node.kind === 'dir' && (verb === 'copy' || this.tree.hasChildren(target))) {
-        throw new VfsError(verb === 'copy' ? 'EEXIST' : 'ENOTEMPTY', to, 'the target directory already exists')
-      }
-    }
-    const entries: Array<[string, Node]> = [[source, node]]
-    if (node.kind === 'dir') for (const d of this.tree.descendants(source)) entries.push([d, this.tree.get(d)!])
-    // Names do not change, only the prefix: the longest path created is the longest source path, moved.
-    let longest = 0
-    for (const [p] of entries) longest = Math.max(longest, p.length)
-    if (longest - source.length + target.length > MAX_PATH_LENGTH) {
-      throw new VfsError('EINVAL', to, `the ${verb} would create a path of ${longest - source.length + target.length} characters; paths are limited to ${MAX_PATH_LENGTH}`)
-    }
+    const { entries, existing } = checkTransfer(this.tree, { source, target, from, to, verb })
     if (verb === 'copy') {
       let bytes = 0
       let files = 0
@@ -469,21 +354,16 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     return { source, target, entries }
   }
 
-  private moved(node: Node, newPath: string, now: number): Node {
-    const existing = this.tree.get(newPath)
-    return { kind: node.kind, data: node.data, version: existing?.version ?? 0, pending: true, mtime: node.kind === 'dir' ? now : node.mtime, ctime: node.ctime, text: node.text }
-  }
-
   /** Applies changes to the tree and queues them; the promise settles when they are durable. */
   private commit(changes: Array<[string, Node | null]>, deps: Dependencies = {}): Promise<void> {
-    for (const [p] of changes) this.journal.touch(p)
+    for (const [p] of changes) this.commits.touch(p)
     for (const [p, node] of changes) this.tree.set(p, node)
-    return this.journal.enqueue(changes.map(([p]) => p), deps)
+    return this.commits.enqueue(changes.map(([p]) => p), deps)
   }
 
   /** For a write that changed nothing: settles once the paths it relies on are durable. */
   private settled(paths: string[]): Promise<void> {
-    return this.journal.whenDurable(paths)
+    return this.commits.whenDurable(paths)
   }
 
   private replaceTree(snapshot: ScopeSnapshot): void {
@@ -505,16 +385,4 @@ export class StoreVfs implements Vfs, ReadsTextNow {
       }
     }
   }
-}
-
-function looksBinary(data: Uint8Array): boolean {
-  const n = Math.min(data.length, 1024)
-  for (let i = 0; i < n; i++) if (data[i] === 0) return true
-  return false
-}
-
-function dedupeLast(changes: Array<[string, Node | null]>): Array<[string, Node | null]> {
-  const last = new Map<string, Node | null>()
-  for (const [p, n] of changes) last.set(p, n)
-  return [...last]
 }

@@ -1,23 +1,27 @@
-import { RUN_ROOTS, STATE_ROOT, scopeRun, VfsError, type RunVfs, type Vfs } from 'agent-vfs'
-import { guardVfs, type OperationCheck } from './guarded-vfs.js'
+import { RUN_ROOTS, STATE_ROOT, restrict, VfsError, type RunVfs, type Vfs } from 'agent-vfs'
+import { asAccessCheck, type OperationCheck } from './guarded-vfs.js'
 import { evaluateOperation, type PolicyRule } from './policy.js'
 
-/** A view of the workspace's roots in which `/state` (and every root already read-only) cannot change. */
-export function stateReadOnly(vfs: Vfs): RunVfs {
-  const runRoots = (vfs as Partial<RunVfs>).roots
-  const names = runRoots ? Object.keys(runRoots) : RUN_ROOTS
-  const roots = Object.fromEntries(names.map((n) => [n, { writable: n !== STATE_ROOT.slice(1) && (runRoots?.[n]?.writable ?? true), target: '/' + n }]))
-  return scopeRun(vfs, { runId: 'agent', roots })
+/**
+ * A view of the workspace's roots in which `/state` (and every root already read-only) cannot
+ * change, checking `check` too. Over a run view it is one layer; a plain workspace is first
+ * limited to the run roots, each mapped onto itself.
+ */
+export function stateReadOnly(vfs: Vfs, check?: OperationCheck): RunVfs {
+  const hasRoots = (vfs as Partial<RunVfs>).roots !== undefined
+  const options = { readOnly: [STATE_ROOT], check: check && asAccessCheck(check) }
+  return hasRoots ? (restrict(vfs, options) as RunVfs) : restrict(vfs, { ...options, roots: RUN_ROOTS })
 }
 
 /**
  * The workspace a run_js program gets: `/state` read-only, and `rules` applied to each of its file
  * operations (`allow` proceeds; `deny` and `ask` fail that operation with EACCES, an `ask`
  * pointing to the file tools, which can ask a person). `rules` is read at every operation, so
- * rules saved during the run apply at once.
+ * rules saved during the run apply at once. Over a run view, a read passes one layer more than
+ * the run view's own.
  */
 export function runJsView(vfs: Vfs, rules: () => readonly PolicyRule[]): RunVfs {
-  return stateReadOnly(guardVfs(vfs, policyCheck(rules, 'run_js')))
+  return stateReadOnly(vfs, policyCheck(rules, 'run_js'))
 }
 
 const FILE_TOOLS = { read: 'read_file, ls, glob or grep', write: 'write_file, edit_file, move or delete' }

@@ -28,7 +28,7 @@ export interface VfsCall {
   vfs: Vfs
   clock: RunClock
   /** The workspace's synchronous text reader, when it has one. */
-  readText?: (path: string) => string
+  readText?: (path: string) => string | undefined
 }
 
 /** One function of the guest's `vfs` object. */
@@ -55,7 +55,10 @@ export const VFS_API: readonly GuestFunction[] = [
     name: 'read',
     args: [{ name: 'path', kind: 'path' }],
     returns: 'string',
-    now: (c, [path]) => (c.readText ? { kind: 'text', text: c.readText(path as string) } : undefined),
+    now: (c, [path]) => {
+      const text = c.readText?.(path as string) // undefined: the workspace cannot answer now
+      return text === undefined ? undefined : { kind: 'text', text }
+    },
     call: async (c, [path]) => ({ kind: 'text', text: await c.vfs.readFile(path as string, 'utf8') }),
   },
   {

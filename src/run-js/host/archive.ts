@@ -1,6 +1,6 @@
 import { RUN_JS_ARCHIVE_DIR, RUN_JS_ARCHIVE_NAME } from '../../contract/layout.js'
 import { normalizePath } from '../../contract/paths.js'
-import type { RunVfs } from '../../vfs/run-scope.js'
+import type { RunVfs } from '../../vfs/run-view.js'
 import type { Vfs } from '../../vfs/types.js'
 
 /**

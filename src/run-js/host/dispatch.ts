@@ -14,7 +14,7 @@ import { validateInput, type BoundTool } from './tools.js'
 export interface DispatchOptions {
   vfs?: Vfs
   /** The workspace's synchronous text reader (see src/vfs/read-now.ts); `vfs.read` then answers at once. */
-  readText?: (path: string) => string
+  readText?: (path: string) => string | undefined
   tools: ReadonlyMap<string, BoundTool>
   /** The run's clock: host work gets its signal and deadline. */
   clock: RunClock

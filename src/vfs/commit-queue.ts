@@ -23,12 +23,12 @@ interface Intent {
 }
 
 /**
- * The write-through journal with group commit. A write changes the tree first, then joins the
+ * The commit queue: write-through with group commit. A write changes the tree first, then joins the
  * queue; one commit runs at a time and takes everything queued, as one atomic store batch. While
  * it runs, new writes queue for the next one. On failure the batch's paths (and queued writes made
  * on top of them) return to their last durable state and their writers get the error.
  */
-export class Journal {
+export class CommitQueue {
   /** Last durable node (null: absent) of every path with unacknowledged changes. */
   private readonly baseline = new Map<string, Node | null>()
   private queue: Intent[] = []

@@ -4,11 +4,8 @@ import { compileGlob, escapeGlob } from './glob.js'
 import { compileGrep } from './grep.js'
 import { checkPattern, integerOption, MAX_GREP_MATCHES, MAX_GREP_PATHS } from './limits.js'
 import { ancestorsOf, isWithin, normalizePath } from '../contract/paths.js'
-import { readTextNow, textReaderOf, type ReadsTextNow } from './read-now.js'
-import type {
-  FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange, VfsStat, VfsUsage, WalkEntry, WalkOptions,
-  WalkResult, WriteOptions,
-} from './types.js'
+import { VfsLayer, type Access } from './layer.js'
+import type { FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, Vfs, VfsStat, WalkEntry, WalkOptions, WalkResult } from './types.js'
 
 /** How one logical root of a run maps onto the workspace. */
 export interface RunRoot {
@@ -66,47 +63,45 @@ export function scopeRun(vfs: Vfs, options: ScopeRunOptions): RunVfs {
     if (target === '/' || GLOB_CHARS.test(target)) throw new VfsError('EINVAL', target, 'a root target must be a directory below / without glob characters')
     roots[name] = { writable: root.writable === true, target }
   }
-  return new RunScope(vfs, runId, Object.freeze(roots))
+  return new RunView(vfs, runId, Object.freeze(roots))
 }
 
-class RunScope implements RunVfs, Partial<ReadsTextNow> {
-  readonly namespace: string
-  readonly scope: string
-
+/**
+ * The run view: a layer (layer.ts) that maps each root onto its target, refuses what the roots do
+ * not allow, and rewrites errors and results into logical paths. The searches and the listing of
+ * `/` are its own, because only it knows that `/` is made of roots.
+ */
+export class RunView extends VfsLayer implements RunVfs {
   constructor(
-    private readonly base: Vfs,
+    base: Vfs,
     readonly runId: string,
     readonly roots: Readonly<Record<string, Required<RunRoot>>>,
   ) {
-    this.namespace = base.namespace
-    this.scope = base.scope
-    // readFile(path, 'utf8') without the promise, only when the workspace below has it (read-now.ts).
-    const read = textReaderOf(base)
-    if (read) {
-      this[readTextNow] = (path: string) => {
-        const { inner } = this.map(path)
-        try {
-          return read(inner)
-        } catch (error) {
-          throw this.asLogical(path, error)
-        }
-      }
-    }
+    super(base)
   }
 
-  readonly [readTextNow]?: (path: string) => string
+  /** A run view shows its own roots, never those of a run view below it. */
+  protected override passRunMember(): undefined {
+    return undefined
+  }
+
+  protected override mapIn(path: string, access: Access): string {
+    return this.map(path, access === 'read' ? undefined : access).inner
+  }
+
+  protected override mapOut(inner: string): string | undefined {
+    return this.ownsInner(inner) ? this.toLogical(inner) : undefined
+  }
+
+  protected override mapError(error: unknown, path: string | undefined): unknown {
+    return this.asLogical(path ?? '/', error)
+  }
 
   resolve(path: string): string {
     return this.map(path).inner
   }
 
-  readFile(path: string): Promise<Uint8Array>
-  readFile(path: string, encoding: 'utf8' | 'utf-8'): Promise<string>
-  readFile(path: string, encoding?: 'utf8' | 'utf-8'): Promise<Uint8Array | string> {
-    return this.call<Uint8Array | string>(path, (p) => (encoding === undefined ? this.base.readFile(p) : this.base.readFile(p, encoding)))
-  }
-
-  async readdir(path: string, options?: ReaddirOptions): Promise<string[]> {
+  override async readdir(path: string, options?: ReaddirOptions): Promise<string[]> {
     const p = normalizePath(path)
     if (p === '/') {
       const names = Object.keys(this.roots).sort()
@@ -117,61 +112,31 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
     }
     const { inner, isRoot } = this.map(p)
     if (isRoot && !(await this.base.exists(inner))) return []
-    return this.call(p, () => this.base.readdir(inner, options))
+    return this.rethrowAs(p, () => this.base.readdir(inner, options))
   }
 
-  async stat(path: string): Promise<VfsStat> {
+  override async stat(path: string): Promise<VfsStat> {
     const p = normalizePath(path)
     const { inner, isRoot } = p === '/' ? { inner: '', isRoot: true } : this.map(p)
     if (isRoot && (inner === '' || !(await this.base.exists(inner)))) {
       return { type: 'directory', size: 0, mtime: 0, ctime: 0, version: 0, mimeType: 'inode/directory' }
     }
-    return this.call(p, () => this.base.stat(inner))
+    return this.rethrowAs(p, () => this.base.stat(inner))
   }
 
-  async exists(path: string): Promise<boolean> {
+  override async exists(path: string): Promise<boolean> {
     const p = normalizePath(path)
     if (p === '/') return true
     const { inner, isRoot } = this.map(p)
     return isRoot || this.base.exists(inner)
   }
 
-  writeFile(path: string, data: FileData, options?: WriteOptions): Promise<void> {
-    return this.call(path, (p) => this.base.writeFile(p, data, options), 'replace')
-  }
-
-  appendFile(path: string, data: FileData): Promise<void> {
-    return this.call(path, (p) => this.base.appendFile(p, data), 'replace')
-  }
-
-  deleteFile(path: string): Promise<void> {
-    return this.call(path, (p) => this.base.deleteFile(p), 'remove')
-  }
-
-  mkdir(path: string): Promise<void> {
-    return this.call(path, (p) => this.base.mkdir(p), 'write')
-  }
-
-  rmdir(path: string, options?: RmdirOptions): Promise<void> {
-    return this.call(path, (p) => this.base.rmdir(p, options), 'remove')
-  }
-
-  async rename(from: string, to: string): Promise<void> {
-    const source = this.map(from, 'remove').inner
-    return this.call(to, (target) => this.base.rename(source, target), 'replace')
-  }
-
-  async copy(from: string, to: string): Promise<void> {
-    const source = this.map(from).inner
-    return this.call(to, (target) => this.base.copy(source, target), 'replace')
-  }
-
-  async glob(pattern: string, options: GlobOptions = {}): Promise<string[]> {
+  override async glob(pattern: string, options: GlobOptions = {}): Promise<string[]> {
     const { includeDirs, deadline, signal } = options
     return (await this.walk(pattern, { includeDirs, deadline, signal })).entries.map((e) => e.path)
   }
 
-  async walk(pattern: string, options: WalkOptions = {}): Promise<WalkResult> {
+  override async walk(pattern: string, options: WalkOptions = {}): Promise<WalkResult> {
     const glob = compileGlob(pattern)
     const limit = integerOption('limit', options.limit, Number.MAX_SAFE_INTEGER, 0, Number.MAX_SAFE_INTEGER)
     const { filter } = options
@@ -193,7 +158,7 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
     return { entries: entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), truncated }
   }
 
-  async grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
+  override async grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
     // Refuse a bad pattern or option before walking anything.
     compileGrep(checkPattern('grep', pattern), options.regex === true, options.ignoreCase === true)
     const maxMatches = integerOption('maxMatches', options.maxMatches, 1000, 1, MAX_GREP_MATCHES)
@@ -239,31 +204,6 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
     return result
   }
 
-  flush(): Promise<void> {
-    return this.base.flush()
-  }
-
-  refresh(): Promise<void> {
-    return this.base.refresh()
-  }
-
-  /** The run does not own the workspace: closing the view only flushes. */
-  close(): Promise<void> {
-    return this.base.flush()
-  }
-
-  usage(): VfsUsage {
-    return this.base.usage()
-  }
-
-  onChange(listener: (change: VfsChange) => void): () => void {
-    return this.base.onChange((change) => {
-      if (change.type !== 'commit') return listener(change)
-      const paths = change.paths.filter((p) => this.ownsInner(p)).map((p) => this.toLogical(p))
-      if (paths.length > 0) listener({ ...change, paths })
-    })
-  }
-
   seed(path: string, data: FileData): Promise<void> {
     const { inner, isRoot } = this.map(path)
     if (isRoot) throw new VfsError('EISDIR', path, 'seed a file below the root, not the root itself')
@@ -288,16 +228,6 @@ class RunScope implements RunVfs, Partial<ReadsTextNow> {
     if (access === 'remove' && isRoot) throw new VfsError('EACCES', path, `the root /${name} itself cannot be removed or moved`)
     if (access === 'replace' && isRoot) throw new VfsError('EISDIR', path, `the root /${name} is a directory and stays one; write to a path below it, such as /${name}/file.md`)
     return { inner: isRoot ? root.target : root.target + p.slice(slash), isRoot }
-  }
-
-  private call<T>(path: string, fn: (inner: string) => Promise<T>, access?: 'write' | 'replace' | 'remove'): Promise<T> {
-    let inner: string
-    try {
-      inner = this.map(path, access).inner
-    } catch (error) {
-      return Promise.reject(error)
-    }
-    return this.rethrowAs(path, () => fn(inner))
   }
 
   /** Re-raises base errors in logical terms, so inner paths never reach the agent (see asLogical). */
