@@ -4,6 +4,7 @@ import { resumeTask, runTask } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
 import type { HostContext } from './context.js'
 import { readFacts } from './facts.js'
+import { catchUpLog } from './log-catch-up.js'
 import { acquireLease, releaseLease } from './leases.js'
 import { decide, type Decision, type NextStep } from './state.js'
 import { segmentOf } from './storage.js'
@@ -73,6 +74,10 @@ export class SessionDriver {
         }, () => undefined)
       }, Math.max(50, leaseMs / 3))
       try {
+        // Events a dead host journaled but never logged go to the log before anything else happens.
+        await this.workspace(sessionId)
+          .then(async (ws) => (await ws.refresh(), catchUpLog(this.ctx, sessionId, ws)))
+          .catch(() => undefined)
         for (;;) {
           this.again.delete(sessionId)
           if (this.stopped || lost) break
