@@ -34,7 +34,7 @@ import pg from 'pg'
 import { memoryStore, postgresStore, type VfsStore } from '../src/index.js'
 import { EventLog } from '../src/session/event-log.js'
 import { createSessionApp, createSessionHost, mintToken, type AgentProfile, type SessionHost } from '../src/session/index.js'
-import { scopeNames } from '../src/session/scopes.js'
+import { scopeNames } from '../src/session/storage.js'
 import { listen, readSse } from '../test/session/http-client.js'
 import { compareMedian, Results, smoke, wanted } from './harness.js'
 

@@ -2,26 +2,14 @@ import type { VfsStore } from 'agent-vfs'
 import { SessionError } from './errors.js'
 import { EventLog, LOG_PATH, type LogHint } from './event-log.js'
 import type { Lease } from './leases.js'
-import { LEASE_PATH } from './leases.js'
 import { MessageBox } from './messages.js'
-import { loadRecords, putJson, updateRecords, versionOf, type RecordMap } from './records.js'
-import { SESSION_ID, SESSION_PATH, scopeNames } from './scopes.js'
+import { putJson, versionOf, type RecordMap } from './records.js'
+import { canMove } from './state.js'
+import { ABORT_PATH, DELETING_PATH, LEASE_PATH, RESUME_PATH, SESSION_ID, SESSION_PATH, SessionStorage } from './storage.js'
 import type { OwnerIndex } from './owner-index.js'
 import type { SessionSignals } from './signals.js'
 import type { AgentProfile, EventLine, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
 import { Workspaces } from './workspace.js'
-
-export { SESSION_PATH }
-/** A durable abort request for one execution; removed when that execution is resumed. */
-export const ABORT_PATH = '/abort.json'
-/** A durable request to resume an interrupted execution. */
-export const RESUME_PATH = '/resume.json'
-/**
- * Written first by a delete, before it removes anything: a host running the session that sees it
- * (or no session) once its run stops removes what its run wrote, so a write racing the delete's
- * removals cannot outlive it.
- */
-export const DELETING_PATH = '/deleting.json'
 
 /** What the meta scope of a session holds. */
 export interface SessionMeta {
@@ -52,6 +40,8 @@ export interface HostSettings {
 /** State shared by the parts of one host: logs, message boxes, workspaces, signals. */
 export class HostContext {
   readonly workspaces: Workspaces
+  /** The store's session layout: the meta scope's requests, the work index, removals. */
+  readonly storage: SessionStorage
   /** The owners' index (set by the host right after construction: the default one reads records through this context). */
   index!: OwnerIndex
   private readonly logs = new Map<string, EventLog>()
@@ -61,6 +51,7 @@ export class HostContext {
     readonly signals: SessionSignals,
   ) {
     this.workspaces = new Workspaces(settings.store, settings.namespace)
+    this.storage = new SessionStorage(settings.store, settings.namespace)
   }
 
   get store() {
@@ -91,7 +82,7 @@ export class HostContext {
   /** The session's meta records, or undefined when there is no such session. */
   async meta(sessionId: string): Promise<SessionMeta | undefined> {
     if (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)) return undefined
-    return metaOf(await loadRecords(this.store, this.namespace, scopeNames.meta(sessionId)))
+    return metaOf(await this.storage.loadMeta(sessionId))
   }
 
   /** The session, checked against `owner` when given: another owner's session is "not found", like a missing one. */
@@ -118,7 +109,7 @@ export class HostContext {
 
   /** Changes the session record; resolves to the new record (undefined if the session is gone). */
   update(sessionId: string, change: (record: SessionRecord) => SessionRecord | undefined): Promise<SessionRecord | undefined> {
-    return updateRecords(this.store, this.namespace, scopeNames.meta(sessionId), (records) => {
+    return this.storage.updateMeta<SessionRecord | undefined>(sessionId, (records) => {
       const current = records.get(SESSION_PATH)?.value as SessionRecord | undefined
       if (!current) return { ops: [], value: undefined }
       const next = change(current)
@@ -137,11 +128,11 @@ export class HostContext {
     return this.index.setBytes(owner, sessionId, bytes)
   }
 
-  /** Sets the status (unless closed) and logs a `status` event when it changed. */
+  /** Sets the status (when the move is allowed: never out of `closed`) and logs a `status` event when it changed. */
   async setStatus(sessionId: string, status: SessionStatus, executionId?: string): Promise<void> {
     let changed = false
     await this.update(sessionId, (r) => {
-      if (r.status === 'closed' || (r.status === status && (executionId === undefined || r.executionId === executionId))) return undefined
+      if (!canMove(r.status, status) || (r.status === status && (executionId === undefined || r.executionId === executionId))) return undefined
       changed = r.status !== status
       return { ...r, status, ...(executionId ? { executionId } : {}) }
     })

@@ -1,25 +1,21 @@
-import { listExecutionIds, readExecution, type ExecutionRecord } from 'agent-vfs/agent'
+import { readExecution, type ExecutionRecord } from 'agent-vfs/agent'
 import type { LanguageModel } from 'agent-vfs/agent'
-import { readPending } from 'agent-vfs/agent'
 import { resumeTask, runTask } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
-import { ABORT_PATH, RESUME_PATH, type HostContext } from './context.js'
+import type { HostContext } from './context.js'
+import { readFacts } from './facts.js'
+import { catchUpLog } from './log-catch-up.js'
 import { acquireLease, releaseLease } from './leases.js'
-import { deleteRecord, putJson, updateRecords, versionOf } from './records.js'
-import { scopeNames, segmentOf } from './scopes.js'
-import type { SessionMessage, SessionStatus } from './types.js'
+import { decide, type Decision, type NextStep } from './state.js'
+import { segmentOf } from './storage.js'
 
-/** What a session should do next, decided from durable state only. */
-type Step =
-  | { kind: 'start'; message: SessionMessage; executionId: string }
-  | { kind: 'resume'; executionId: string; deliver: boolean }
+/** A step that does something. */
+type Step = Exclude<NextStep, { kind: 'none' }>
 
 interface ActiveRun {
   controller: AbortController
   executionId: string
 }
-
-const executionIdOf = (n: number) => `e${String(n).padStart(4, '0')}`
 
 /**
  * Runs a session's executions in this process while it holds the session's lease: starts one per
@@ -78,6 +74,10 @@ export class SessionDriver {
         }, () => undefined)
       }, Math.max(50, leaseMs / 3))
       try {
+        // Events a dead host journaled but never logged go to the log before anything else happens.
+        await this.workspace(sessionId)
+          .then(async (ws) => (await ws.refresh(), catchUpLog(this.ctx, sessionId, ws)))
+          .catch(() => undefined)
         for (;;) {
           this.again.delete(sessionId)
           if (this.stopped || lost) break
@@ -96,7 +96,9 @@ export class SessionDriver {
       // before the mark and so before the removals.
       const current = await this.ctx.meta(sessionId)
       if (!current || current.deleting) return this.purge(sessionId)
-      if (!(await this.next(sessionId))) await this.unregister(sessionId)
+      // The work entry goes only if nothing was marked after we looked (see SessionStorage.clearWork).
+      const marked = await this.ctx.storage.workVersion(sessionId)
+      if (!(await this.next(sessionId))) await this.ctx.storage.clearWork(sessionId, marked)
       await releaseLease(store, namespace, sessionId, hostId)
       // Work that arrived while we held the lease (another host could not take it): do it now.
       if (!this.again.has(sessionId) && !(await this.next(sessionId))) return
@@ -123,31 +125,16 @@ export class SessionDriver {
 
   /** The next step from durable state, or undefined when the session waits or is done. */
   async next(sessionId: string): Promise<Step | undefined> {
-    const meta = await this.ctx.meta(sessionId)
-    if (!meta || meta.record.status === 'closed' || meta.deleting) return undefined
+    const { step } = await this.decision(sessionId)
+    return step.kind === 'none' ? undefined : step
+  }
+
+  /** The state machine's decision on what is stored now (a missing session: nothing, closed). */
+  async decision(sessionId: string): Promise<Decision> {
     const ws = await this.workspace(sessionId)
     await ws.refresh()
-    const ids = await listExecutionIds(ws)
-    const lastId = ids[ids.length - 1]
-    const last = lastId ? await readExecution(ws, lastId) : undefined
-    const messages = await this.ctx.box(sessionId).list()
-    const queued = messages.filter((m) => m.state === 'queued')
-    if (last?.status === 'running') return { kind: 'resume', executionId: last.id, deliver: false }
-    if (last?.status === 'suspended') {
-      const pending = last.pendingId ? await readPending(ws, last.pendingId) : undefined
-      return pending?.answer ? { kind: 'resume', executionId: last.id, deliver: false } : undefined
-    }
-    if (last?.status === 'interrupted') {
-      if (queued.length > 0) return { kind: 'resume', executionId: last.id, deliver: true }
-      if (meta.resume?.executionId === last.id) return { kind: 'resume', executionId: last.id, deliver: false }
-      return undefined
-    }
-    const nextId = executionIdOf(lastId ? Number(lastId.slice(1)) + 1 : 1)
-    // A message delivered as the task of an execution that was never created (a crash in between).
-    const orphan = messages.find((m) => m.state === 'delivered' && m.executionId === nextId && m.mode === 'follow-up')
-    if (orphan) return { kind: 'start', message: orphan, executionId: nextId }
-    if (queued.length > 0) return { kind: 'start', message: queued[0], executionId: nextId }
-    return undefined
+    const facts = await readFacts(this.ctx, sessionId, ws)
+    return facts ? decide(facts) : { row: 'gone', step: { kind: 'none' }, status: 'closed' }
   }
 
   private workspace(sessionId: string): Promise<RunVfs> {
@@ -172,11 +159,9 @@ export class SessionDriver {
       const record = (await readExecution(ws, executionId)) as ExecutionRecord
       instructions = record.instructions
       index = Number(executionId.slice(1))
-      // A resume clears the abort that stopped it and the request that resumes it.
-      await updateRecords(ctx.store, ctx.namespace, scopeNames.meta(sessionId), (records) => ({
-        ops: [ABORT_PATH, RESUME_PATH].filter((p) => records.has(p)).map((p) => deleteRecord(p, versionOf(records, p))),
-        value: undefined,
-      }))
+      // Resuming an interrupted execution uses up the abort that stopped it and the request that
+      // resumes it. A run continued after a crash keeps an acknowledged abort: it ends interrupted.
+      if (step.spend) await ctx.storage.spendRequests(sessionId)
       if (step.deliver) await this.deliverSteers(sessionId, executionId, 'any')
     }
     let setup
@@ -189,11 +174,9 @@ export class SessionDriver {
       throw error
     }
     const controller = new AbortController()
+    if (step.kind === 'resume' && step.aborted) controller.abort()
     this.active.set(sessionId, { controller, executionId })
-    await updateRecords(ctx.store, ctx.namespace, scopeNames.running, (records) => ({
-      ops: [putJson(`/${sessionId}.json`, { sessionId, owner: meta.record.owner, executionId }, versionOf(records, `/${sessionId}.json`))],
-      value: undefined,
-    }))
+    await ctx.storage.markWork({ sessionId, owner: meta.record.owner, reason: 'run', executionId })
     await ctx.setStatus(sessionId, 'running', executionId)
     await ctx.update(sessionId, (r) => ({ ...r, executions: Math.max(r.executions, index) }))
     const appends: Promise<unknown>[] = []
@@ -250,36 +233,25 @@ export class SessionDriver {
     }
   }
 
-  /** Sets the status from the last execution. */
+  /** Sets the status the state machine gives the stored state. */
   async settleStatus(sessionId: string): Promise<void> {
     const ws = await this.workspace(sessionId)
-    const ids = await listExecutionIds(ws)
-    const last = ids.length ? await readExecution(ws, ids[ids.length - 1]) : undefined
-    let status: SessionStatus = 'idle'
-    if (last?.status === 'running') status = 'running'
-    if (last?.status === 'suspended' && last.pendingId) {
-      const pending = await readPending(ws, last.pendingId)
-      if (pending && !pending.answer) status = pending.kind === 'question' ? 'waiting_input' : 'waiting_approval'
-    }
-    await this.ctx.setStatus(sessionId, status, last?.id)
+    const facts = await readFacts(this.ctx, sessionId, ws)
+    if (!facts) return
+    const { status, step } = decide(facts)
+    // Work left (a lost lease, a stopped host) shows as running only while an execution is on.
+    await this.ctx.setStatus(sessionId, step.kind === 'start' ? 'idle' : status, facts.last?.id)
   }
 
   /** Removes every scope of a deleted session that a late write may have brought back. */
   private async purge(sessionId: string): Promise<void> {
-    const { store, namespace } = this.ctx
+    const { storage } = this.ctx
     const log = this.ctx.log(sessionId)
     const last = Math.max(log.knownLast, await log.lastSeq())
-    for (let s = 0; s <= (last > 0 ? segmentOf(last) : 0); s++) await store.deleteScope(namespace, scopeNames.events(sessionId, s))
-    await store.deleteScope(namespace, scopeNames.messages(sessionId))
+    await storage.deleteSegments(sessionId, 0, last > 0 ? segmentOf(last) : 0)
+    await storage.deleteMessages(sessionId)
     await this.ctx.workspaces.remove(sessionId)
-    await this.unregister(sessionId)
+    await storage.dropWork(sessionId)
     this.ctx.forget(sessionId)
-  }
-
-  private async unregister(sessionId: string): Promise<void> {
-    await updateRecords(this.ctx.store, this.ctx.namespace, scopeNames.running, (records) => ({
-      ops: records.has(`/${sessionId}.json`) ? [deleteRecord(`/${sessionId}.json`, versionOf(records, `/${sessionId}.json`))] : [],
-      value: undefined,
-    }))
   }
 }

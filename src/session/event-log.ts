@@ -2,7 +2,7 @@ import { isVfsError } from 'agent-vfs'
 import { loadScopes } from 'agent-vfs/internal'
 import type { ScopeSnapshot, VfsStore } from 'agent-vfs'
 import { loadRecords, putJson, putLines, recordsOf, updateRecords, type RecordMap } from './records.js'
-import { SEGMENT_EVENTS, scopeNames, segmentOf } from './scopes.js'
+import { SEGMENT_EVENTS, scopeNames, segmentOf } from './storage.js'
 import type { EventLine, SessionEvent, SessionEventBody } from './types.js'
 
 /** `/log.json` in the meta scope: the newest segment started (a hint; it may lag by one) and the oldest kept. */

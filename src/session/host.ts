@@ -5,13 +5,14 @@ import { answerPending, listPending, readPending, type PendingAnswer, type Pendi
 import type { ExecutionEvent } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
 import { normalizePath, isWithin } from 'agent-vfs'
-import { ABORT_PATH, DELETING_PATH, HostContext, RESUME_PATH, SESSION_PATH } from './context.js'
+import { HostContext } from './context.js'
 import { SessionDriver } from './driver.js'
 import { SessionError } from './errors.js'
 import { LOG_PATH, type LogHint } from './event-log.js'
 import { observeLog, type ObserveOptions } from './observe.js'
-import { deleteRecord, loadRecords, putJson, updateRecords, versionOf } from './records.js'
-import { SEGMENT_EVENTS, SESSION_ID, newSessionId, scopeNames, segmentOf } from './scopes.js'
+import { putJson, versionOf } from './records.js'
+import { admit, type Refusal } from './state.js'
+import { SEGMENT_EVENTS, SESSION_ID, newSessionId, scopeNames, segmentOf } from './storage.js'
 import { storeOwnerIndex, type OwnerIndex } from './owner-index.js'
 import { combineSignals, localSignals, type SessionSignals } from './signals.js'
 import type { AgentProfile, EventLine, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
@@ -198,7 +199,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       const record: SessionRecord = { id, owner, profile, title: cleanTitle, status: 'idle', createdAt: now, updatedAt: now, executions: 0 }
       // The owner index first, which checks the quota atomically; then the session itself.
       await index.add(record, ctx.settings.quota)
-      await store.commit(namespace, scopeNames.meta(id), [putJson(SESSION_PATH, record, 0)])
+      await ctx.storage.createRecord(record)
       const seed = ctx.settings.agents[profile].seed
       if (seed) {
         const ws = await workspace(id, owner)
@@ -242,6 +243,8 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       })
       await ctx.emit(sessionId, { type: 'session-reopened' })
       await driver.settleStatus(sessionId)
+      // Messages queued before the close, or an answer, may wait: recovery finds them if we die now.
+      await ctx.storage.markWork({ sessionId, owner: meta.record.owner, reason: 'reopen' })
       void driver.kick(sessionId)
       return (await ctx.require(sessionId)).record
     },
@@ -252,29 +255,25 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       await driver.settled(sessionId)
       // Before any removal: a host still running the session (elsewhere) sees it when its run stops
       // and removes what it wrote after our removals (see SessionDriver.purge).
-      await updateRecords(store, namespace, scopeNames.meta(sessionId), (records) => ({
-        ops: records.has(SESSION_PATH) && !records.has(DELETING_PATH) ? [putJson(DELETING_PATH, { at: Date.now() }, 0)] : [],
-        value: undefined,
-      }))
+      await ctx.storage.markDeleting(sessionId)
       const hint = meta.hint ?? (await ctx.log(sessionId).hint())
       const last = await ctx.log(sessionId).lastSeq()
-      for (let s = hint.first; s <= Math.max(hint.segment, last > 0 ? segmentOf(last) : 0); s++) await store.deleteScope(namespace, scopeNames.events(sessionId, s))
-      await store.deleteScope(namespace, scopeNames.messages(sessionId))
+      await ctx.storage.deleteSegments(sessionId, hint.first, Math.max(hint.segment, last > 0 ? segmentOf(last) : 0))
+      await ctx.storage.deleteMessages(sessionId)
       await ctx.workspaces.remove(sessionId)
-      await updateRecords(store, namespace, scopeNames.running, (records) => ({
-        ops: records.has(`/${sessionId}.json`) ? [deleteRecord(`/${sessionId}.json`, versionOf(records, `/${sessionId}.json`))] : [],
-        value: undefined,
-      }))
+      await ctx.storage.dropWork(sessionId)
       await index.remove(meta.record.owner, sessionId)
       // The meta scope last: until it is gone the session can still be found and deleted again.
-      await store.deleteScope(namespace, scopeNames.meta(sessionId))
+      await ctx.storage.deleteMeta(sessionId)
       ctx.forget(sessionId)
     },
 
     async send(sessionId, { text, steer }) {
-      await requireOpen(sessionId)
+      const record = await requireOpen(sessionId)
       if (typeof text !== 'string' || text.trim() === '' || text.length > MAX_MESSAGE) throw new SessionError('invalid', `a message needs text of 1 to ${MAX_MESSAGE} characters`)
       const message = await ctx.box(sessionId).add(text, steer ? 'steer' : 'follow-up')
+      // Durable intent: the message, then its work entry, then the acknowledgement (see docs/recovery.md).
+      await ctx.storage.markWork({ sessionId, owner: record.owner, reason: 'message' })
       await ctx.emit(sessionId, { type: 'message', n: message.n, text, mode: message.mode })
       void driver.kick(sessionId)
       return message
@@ -291,33 +290,36 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     },
 
     async answer(sessionId, pendingId, answer) {
-      await requireOpen(sessionId)
+      const record = await requireOpen(sessionId)
       const { ws } = await openSession(sessionId)
       const pending = typeof pendingId === 'string' && /^e\d{4,}-p\d+$/.test(pendingId) ? await readPending(ws, pendingId) : undefined
-      if (!pending || pending.answer) throw new SessionError('not-waiting', `Nothing is pending with id ${JSON.stringify(String(pendingId).slice(0, 64))}`)
+      refuse(admit('answer', { status: record.status, ...(pending ? { pending: { kind: pending.kind, answered: pending.answer !== undefined } } : {}) }), `Nothing is pending with id ${JSON.stringify(String(pendingId).slice(0, 64))}`)
       try {
         await answerPending(ws, pendingId, answer)
       } catch (error) {
         if (isVfsError(error)) throw error
         throw new SessionError('invalid', (error as Error).message)
       }
+      await ctx.storage.markWork({ sessionId, owner: record.owner, reason: 'answer' })
       await ctx.emit(sessionId, { type: 'pending-answered', pendingId, answer })
       void driver.kick(sessionId)
     },
 
     async abort(sessionId) {
       const meta = await ctx.require(sessionId)
-      if (meta.record.status !== 'running' || !meta.record.executionId) throw new SessionError('not-running', `Session ${sessionId} has no running execution`)
-      await requestAbort(sessionId, meta.record.executionId)
+      const executionId = meta.record.executionId
+      refuse(admit('abort', { status: meta.record.status, ...(executionId ? { executionId } : {}) }), `Session ${sessionId} has no running execution`)
+      await requestAbort(sessionId, executionId!)
     },
 
     async resume(sessionId) {
-      await requireOpen(sessionId)
+      const record = await requireOpen(sessionId)
       const { ws } = await openSession(sessionId)
       const ids = await listExecutionIds(ws)
       const last = ids.length ? await readExecution(ws, ids[ids.length - 1]) : undefined
-      if (last?.status !== 'interrupted') throw new SessionError('not-running', `Session ${sessionId} has no interrupted execution to resume`)
-      await updateRecords(store, namespace, scopeNames.meta(sessionId), (records) => ({ ops: [putJson(RESUME_PATH, { executionId: last.id, at: Date.now() }, versionOf(records, RESUME_PATH))], value: undefined }))
+      refuse(admit('resume', { status: record.status, ...(last ? { last: { id: last.id, status: last.status } } : {}) }), `Session ${sessionId} has no interrupted execution to resume`)
+      await ctx.storage.putRequest(sessionId, 'resume', last!.id)
+      await ctx.storage.markWork({ sessionId, owner: record.owner, reason: 'resume', executionId: last!.id })
       void driver.kick(sessionId)
     },
 
@@ -424,12 +426,16 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     },
 
     async recover() {
-      const records = await loadRecords(store, namespace, scopeNames.running)
+      // Every session with acknowledged work or a running execution, whatever its status says.
       const taken: string[] = []
-      for (const r of records.values()) {
-        const { sessionId } = r.value as { sessionId: string }
+      const entries = await ctx.storage.workEntries()
+      for (const { sessionId } of entries) {
         const meta = await ctx.meta(sessionId)
-        if (!meta) continue
+        // A request that raced a delete left an entry for a session that is gone.
+        if (!meta) {
+          await ctx.storage.dropWork(sessionId)
+          continue
+        }
         const lease = meta.lease as Lease | undefined
         if (lease && lease.expiresAt > Date.now() && lease.holder !== ctx.settings.hostId && !ctx.settings.exclusive) continue
         taken.push(sessionId)
@@ -440,7 +446,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
 
     async gc({ closedOlderThan, keepEvents, keepRunArchives } = {}) {
       const report: GcReport = { sessionsDeleted: [], segmentsDeleted: 0, archivesDeleted: 0 }
-      const ids = (await store.listScopes(namespace)).filter((s) => s.startsWith('session/')).map((s) => s.slice('session/'.length))
+      const ids = await ctx.storage.sessionIds()
       for (const id of ids) {
         const meta = await ctx.meta(id)
         if (!meta) continue
@@ -463,8 +469,15 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     },
   }
 
+  /** Throws the refusal of the state machine, if any, with `message`. */
+  function refuse(refusal: Refusal | undefined, message: string): void {
+    if (refusal) throw new SessionError(refusal.code, refusal.code === 'closed' ? `Session is closed` : message)
+  }
+
   async function requestAbort(sessionId: string, executionId: string): Promise<void> {
-    await updateRecords(store, namespace, scopeNames.meta(sessionId), (records) => ({ ops: [putJson(ABORT_PATH, { executionId, at: Date.now() }, versionOf(records, ABORT_PATH))], value: undefined }))
+    await ctx.storage.putRequest(sessionId, 'abort', executionId)
+    const meta = await ctx.meta(sessionId)
+    if (meta) await ctx.storage.markWork({ sessionId, owner: meta.record.owner, reason: 'abort', executionId })
     await ctx.emit(sessionId, { type: 'abort-requested', executionId })
     await driver.checkAbort(sessionId)
   }
@@ -477,13 +490,13 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     const firstKept = last - keep + 1
     const keepSegment = firstKept <= 1 ? 0 : segmentOf(firstKept)
     let deleted = 0
-    for (let s = hint.first; s < keepSegment; s++) {
-      await store.deleteScope(namespace, scopeNames.events(sessionId, s))
-      deleted++
+    if (keepSegment > hint.first) {
+      await ctx.storage.deleteSegments(sessionId, hint.first, keepSegment - 1)
+      deleted = keepSegment - hint.first
     }
     log.dropCache()
     if (keepSegment > hint.first) {
-      await updateRecords(store, namespace, scopeNames.meta(sessionId), (records) => {
+      await ctx.storage.updateMeta(sessionId, (records) => {
         const h = (records.get(LOG_PATH)?.value as LogHint | undefined) ?? { segment: 0, first: 0 }
         return { ops: [putJson(LOG_PATH, { segment: Math.max(h.segment, keepSegment), first: keepSegment }, versionOf(records, LOG_PATH))], value: undefined }
       })

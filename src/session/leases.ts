@@ -1,13 +1,12 @@
 import type { VfsStore } from 'agent-vfs'
 import { deleteRecord, putJson, updateRecords, versionOf } from './records.js'
-import { SESSION_PATH, scopeNames } from './scopes.js'
+import { LEASE_PATH, SESSION_PATH, scopeNames } from './storage.js'
 
 /** Who runs a session's executions now, until when. Kept in the session's meta scope. */
 export interface Lease {
   holder: string
   expiresAt: number
 }
-export const LEASE_PATH = '/lease.json'
 
 /**
  * Takes the session's lease for `holder` when it is free, expired or already `holder`'s (or, with

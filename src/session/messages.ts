@@ -1,6 +1,6 @@
 import type { VfsStore } from 'agent-vfs'
 import { loadRecords, putJson, updateRecords, type RecordMap } from './records.js'
-import { scopeNames } from './scopes.js'
+import { scopeNames } from './storage.js'
 import type { MessageMode, SessionMessage } from './types.js'
 
 const pathOf = (n: number) => `/${String(n).padStart(8, '0')}.json`

@@ -1,7 +1,7 @@
 import type { VfsStore } from 'agent-vfs'
 import { SessionError } from './errors.js'
 import { deleteRecord, loadRecords, putJson, updateRecords, versionOf } from './records.js'
-import { scopeNames } from './scopes.js'
+import { scopeNames } from './storage.js'
 import type { OwnerQuota, Page, SessionRecord } from './types.js'
 
 /**

@@ -3,7 +3,7 @@ import type { VfsStore } from 'agent-vfs'
 import { openVfs } from 'agent-vfs'
 import { restrict, type RunRoot, type RunVfs } from 'agent-vfs'
 import type { Vfs } from 'agent-vfs'
-import { scopeNames } from './scopes.js'
+import { scopeNames } from './storage.js'
 
 /** A session's workspace maps the run roots onto themselves: `/context` is `/context` in the scope. */
 export const SESSION_ROOTS: Record<string, Required<RunRoot>> = Object.fromEntries(

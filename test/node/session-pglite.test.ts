@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { afterAll, describe } from 'vitest'
 import { postgresStore } from '../../src/index.js'
 import { describeDurability } from '../session/durability.js'
+import { describeIntent } from '../session/intent.js'
 import { describeLifecycle } from '../session/lifecycle.js'
 
 // One PGlite per file: a fresh instance costs seconds.
@@ -17,4 +18,5 @@ afterAll(async () => db?.close())
 describe('session host on PGlite', () => {
   describeLifecycle(store)
   describeDurability(store)
+  describeIntent(store)
 })

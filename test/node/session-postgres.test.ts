@@ -6,6 +6,7 @@ import { postgresStore } from '../../src/index.js'
 import { createSessionHost, postgresSignals } from '../../src/session/index.js'
 import { uploadSeason } from '../session/harness.js'
 import { describeDurability } from '../session/durability.js'
+import { describeIntent } from '../session/intent.js'
 import { describeLifecycle } from '../session/lifecycle.js'
 
 // CI always provides a server; a missing one is a failure, never a silent skip.
@@ -22,6 +23,7 @@ const store = async () => {
 describe('session host on Postgres', () => {
   describeLifecycle(store)
   describeDurability(store)
+  describeIntent(store)
 })
 
 describe('session hosts on Postgres with LISTEN/NOTIFY', () => {

@@ -123,4 +123,94 @@ describe('two server processes on one Postgres', () => {
       await start() // two servers again for the next case
     })
   }
+
+  /** Kills the newest server with SIGKILL `afterMs` after its 202 (0: at once); the next case gets a new one. */
+  async function killVictim(victim: Server, afterMs: number): Promise<void> {
+    if (afterMs > 0) await new Promise((r) => setTimeout(r, afterMs))
+    victim.proc.kill('SIGKILL')
+    await new Promise((r) => victim.proc.once('exit', r))
+    servers.splice(servers.indexOf(victim), 1)
+  }
+
+  async function waitStatus(s: Server, id: string, statuses: string[]): Promise<string> {
+    for (let i = 0; ; i++) {
+      const status = ((await (await call(s, 'GET', `/sessions/${id}`)).json()) as { status: string }).status
+      if (statuses.includes(status)) return status
+      if (i > 600) throw new Error(`session ${id} stayed ${status}`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+
+  /** No event lost or doubled, no completed step redone; the execution ends it saw. */
+  async function expectClean(s: Server, id: string): Promise<{ events: any[]; ends: string[] }> {
+    const events = await storedEvents(s, id)
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+    const done = events.filter((e) => e.type === 'plan-updated' && e.completed).map((e) => `${e.executionId}:${e.completed}`)
+    expect(new Set(done).size).toBe(done.length)
+    return { events, ends: events.filter((e) => e.type === 'execution-end').map((e) => e.status) }
+  }
+
+  for (const afterMs of [0, 150]) {
+    it(`a message acknowledged, then kill -9 ${afterMs ? `${afterMs} ms later` : 'at once'}: the healthy server runs it by itself`, async () => {
+      const [a] = servers
+      const victim = servers[servers.length - 1]
+      const id = await newSession(a)
+      expect((await call(victim, 'POST', `/sessions/${id}/messages`, { text: APPENDIX_INSTRUCTIONS })).status).toBe(202)
+      await killVictim(victim, afterMs)
+      // No other request to the session until it is done: only `a`'s recovery can run it.
+      await readSse(await call(a, 'GET', `/sessions/${id}/stream`), isEnd)
+      const { events, ends } = await expectClean(a, id)
+      expect(ends).toEqual(['completed'])
+      expect(events.filter((e) => e.type === 'execution-start').map((e) => e.executionId)).toEqual(events.filter((e) => e.type === 'execution-start').map(() => 'e0001'))
+      await start()
+    })
+  }
+
+  for (const afterMs of [0, 150]) {
+    it(`an answer acknowledged, then kill -9 ${afterMs ? `${afterMs} ms later` : 'at once'}: the healthy server resumes the execution with it`, async () => {
+      const [a] = servers
+      const victim = servers[servers.length - 1]
+      const id = ((await (await call(a, 'POST', '/sessions', { profile: 'appendix-asking' })).json()) as { id: string }).id
+      const form = new FormData()
+      for (const [p, text] of Object.entries(season())) form.append('file', new Blob([text]), p)
+      expect((await call(a, 'POST', `/sessions/${id}/files`, form)).status).toBe(201)
+      await call(victim, 'POST', `/sessions/${id}/messages`, { text: APPENDIX_INSTRUCTIONS })
+      await waitStatus(victim, id, ['waiting_input'])
+      const [question] = (await (await call(victim, 'GET', `/sessions/${id}/pending`)).json()) as Array<{ id: string }>
+      expect((await call(victim, 'POST', `/sessions/${id}/pending/${question.id}`, { answer: 'Season One' })).status).toBe(202)
+      await killVictim(victim, afterMs)
+      // Only reads from here on: the survivor continues by itself, up to the next approval.
+      expect(await waitStatus(a, id, ['waiting_approval'])).toBe('waiting_approval')
+      const { events } = await expectClean(a, id)
+      expect(events.find((e) => e.type === 'tool-result' && e.toolName === 'ask_user')).toMatchObject({ ok: true, output: { answer: 'Season One' } })
+      expect(events.filter((e) => e.type === 'pending-answered')).toHaveLength(1)
+      await start()
+    })
+  }
+
+  for (const revision of [1, 3]) {
+    it(`an abort acknowledged (after checkpoint r${revision}), then kill -9 at once: the run ends interrupted, never completed`, async () => {
+      const [a] = servers
+      const victim = servers[servers.length - 1]
+      const id = await newSession(a)
+      const running = readSse(await call(victim, 'GET', `/sessions/${id}/stream`), (m) => m.event === 'checkpoint' && JSON.parse(m.data!).revision === revision)
+      await call(victim, 'POST', `/sessions/${id}/messages`, { text: APPENDIX_INSTRUCTIONS })
+      await running
+      expect((await call(victim, 'POST', `/sessions/${id}/abort`)).status).toBe(202)
+      await killVictim(victim, 0)
+      await waitStatus(a, id, ['idle'])
+      // The survivor finished the aborted run (or found it finished): interrupted, and it stays so.
+      await new Promise((r) => setTimeout(r, 2000))
+      expect(await waitStatus(a, id, ['idle'])).toBe('idle')
+      const { ends } = await expectClean(a, id)
+      expect(ends).toEqual(['interrupted'])
+      const executions = (await (await call(a, 'GET', `/sessions/${id}/executions`)).json()) as Array<{ status: string }>
+      expect(executions.map((e) => e.status)).toEqual(['interrupted'])
+      // A resume finishes it, no step redone.
+      expect((await call(a, 'POST', `/sessions/${id}/resume`)).status).toBe(202)
+      await readSse(await call(a, 'GET', `/sessions/${id}/stream`), (m) => isEnd(m) && JSON.parse(m.data!).status === 'completed')
+      expect((await expectClean(a, id)).ends).toEqual(['interrupted', 'completed'])
+      await start()
+    })
+  }
 })
