@@ -16,8 +16,15 @@ export interface FileEntry {
   mimeType: string
 }
 
-/** The profiles every demo host offers (the API has no list): DEMO_PROFILES, with a label for people. */
+/**
+ * The profiles every demo host offers (the API has no list): DEMO_PROFILES, with a short label for
+ * the menu (it must fit the sessions column) and a sentence shown under it.
+ */
 export const KNOWN_PROFILES = [
-  { id: DEMO_PROFILES.appendix, label: 'Script appendix' },
-  { id: DEMO_PROFILES.appendixAsking, label: 'Script appendix (asks a question, approves run_js)' },
+  { id: DEMO_PROFILES.appendix, label: 'Script appendix', description: 'Runs on its own to the end.' },
+  {
+    id: DEMO_PROFILES.appendixAsking,
+    label: 'Appendix, with questions',
+    description: 'Asks for the title, and for approval before each run_js program.',
+  },
 ] as const

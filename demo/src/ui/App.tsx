@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks'
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError } from '../api/client.js'
 import type { DemoSettings } from '../api/settings.js'
 import { hasSavedSettings, loadSettings, saveSettings } from '../api/settings-store.js'
@@ -18,6 +18,16 @@ function setSessionInHash(id: string | undefined) {
   history.replaceState(null, '', url)
 }
 
+/** Whether the connected host has session `id`: in the first page of its list, or asked for by id. */
+async function hasSession(c: Connection, page: { items: SessionRecord[]; next?: string }, id: string): Promise<boolean> {
+  if (page.items.some((s) => s.id === id)) return true
+  if (!page.next) return false
+  return c.client.getSession(id).then(
+    () => true,
+    (e) => !(e instanceof ApiError && e.status === 404),
+  )
+}
+
 /** The demo: connection, sessions, and the open session. */
 export function App() {
   const [settings, setSettings] = useState<DemoSettings>(loadSettings)
@@ -27,6 +37,15 @@ export function App() {
   const [sessions, setSessions] = useState<SessionRecord[] | undefined>()
   const [current, setCurrent] = useState<string | undefined>(sessionInHash)
   const [error, setError] = useState<string | undefined>()
+  // The open session as of now, for `open` (a callback made once) to check against the new host.
+  const currentRef = useRef(current)
+  currentRef.current = current
+
+  const choose = useCallback((id: string | undefined) => {
+    currentRef.current = id
+    setCurrent(id)
+    setSessionInHash(id)
+  }, [])
 
   const open = useCallback(async (next: DemoSettings) => {
     setBusy(true)
@@ -36,7 +55,12 @@ export function App() {
     setConn((old) => (old?.close(), undefined))
     try {
       const c = await connect(next)
-      await c.client.listSessions().then((p) => setSessions(p.items))
+      const page = await c.client.listSessions()
+      setSessions(page.items)
+      // Another host (In this tab ↔ Remote) does not know the session that was open: let it go
+      // before its view asks the new host for it.
+      const shown = currentRef.current
+      if (shown && !(await hasSession(c, page, shown))) choose(undefined)
       setConn(c)
       setStatus(`connected (${c.label})`)
     } catch (e) {
@@ -70,10 +94,6 @@ export function App() {
     }
     await refreshSessions()
   }
-  const choose = (id: string | undefined) => {
-    setCurrent(id)
-    setSessionInHash(id)
-  }
 
   return (
     <div class="app">
@@ -84,6 +104,7 @@ export function App() {
       <ConnectionPanel
         settings={settings}
         status={status}
+        connected={conn?.label}
         busy={busy}
         onConnect={(s) => {
           saveSettings(s)
@@ -97,7 +118,7 @@ export function App() {
         </p>
       )}
       {conn && (
-        <main class="layout">
+        <main class={`layout${current ? ' has-session' : ''}`}>
           <aside class="col-sessions">
             <SessionList
               sessions={sessions}
@@ -128,6 +149,10 @@ export function App() {
                 client={conn.client}
                 sessionId={current}
                 onRecord={(r) => setSessions((list) => list?.map((s) => (s.id === r.id ? r : s)))}
+                onMissing={() => {
+                  choose(undefined)
+                  void refreshSessions()
+                }}
               />
             ) : (
               <p class="hint empty-session">Create a session or open one from the list.</p>

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import type { DemoMode, DemoSettings } from '../api/settings.js'
 
 /** The panel's form: every field a string, turned into {@link DemoSettings} on submit. */
@@ -28,14 +28,23 @@ function fromForm(f: Form): DemoSettings {
 }
 
 /** Where the session host runs, and which model the in-tab host uses. Saved in this browser only. */
-export function ConnectionPanel(props: { settings: DemoSettings; status: string; busy: boolean; onConnect(settings: DemoSettings): void }) {
+export function ConnectionPanel(props: {
+  settings: DemoSettings
+  status: string
+  /** The label of the host connected to; the panel folds to its summary line each time it changes. */
+  connected?: string
+  busy: boolean
+  onConnect(settings: DemoSettings): void
+}) {
   const [f, setF] = useState<Form>(() => toForm(props.settings))
+  // Open until connected (people and tests find the form), then one line; a person may unfold it.
+  const [open, setOpen] = useState(true)
+  useEffect(() => setOpen(!props.connected), [props.connected])
   const set = (patch: Partial<Form>) => setF({ ...f, ...patch })
   const val = (e: Event) => (e.target as HTMLInputElement).value
   const partialModel = !!(f.modelUrl.trim() || f.model.trim()) && !(f.modelUrl.trim() && f.model.trim())
   return (
-    // Open at first (tests and people find the form); a person may fold it, and it stays as they left it.
-    <details class="panel connection" open>
+    <details class="panel connection" open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
       <summary>
         <h2>Connection</h2>{' '}
         <span class="hint" data-testid="connection-status" role="status">

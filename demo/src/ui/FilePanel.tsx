@@ -28,6 +28,28 @@ function buildTree(files: FileEntry[]): Dir {
   return root
 }
 
+/** Top folders in the order a person looks for them: what the agent made before what it was given. */
+const TOP_ORDER = ['outputs', 'work', 'context', 'skills', 'state']
+const topRank = (name: string) => (TOP_ORDER.includes(name) ? TOP_ORDER.indexOf(name) : TOP_ORDER.length)
+
+/** Folders with more files than this start folded (60 episode scripts would push the rest away). */
+const FOLD_OVER_FILES = 20
+
+/**
+ * Unfolds the folder at `path` in the file tree (and its parents), scrolls it into view and focuses
+ * it: where a link to a folder ("see /outputs") takes a person. Folds stay the person's afterwards.
+ */
+export function revealFolder(path: string): void {
+  const dir = document.querySelector<HTMLDetailsElement>(`[data-testid="file-dir"][data-path="${CSS.escape(path)}"]`)
+  if (!dir) return
+  for (let d: HTMLElement | null = dir; d; d = d.parentElement?.closest<HTMLDetailsElement>('[data-testid="file-dir"]') ?? null) {
+    ;(d as HTMLDetailsElement).open = true
+  }
+  const summary = dir.querySelector('summary')
+  summary?.focus()
+  summary?.scrollIntoView({ block: 'nearest' })
+}
+
 const sizeText = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`)
 
 /** The workspace's files as a tree, with upload by picker, folder picker and drag and drop. */
@@ -130,18 +152,34 @@ export function FilePanel(props: {
         </p>
       )}
       <nav aria-label="Workspace files" data-testid="file-tree" class="tree">
-        {tree ? tree.dirs.size + tree.files.length === 0 ? <p class="hint">The workspace is empty: upload the inputs into /context.</p> : <DirView dir={tree} depth={0} {...props} /> : <p class="hint">Loading…</p>}
+        {tree ? (
+          tree.dirs.size + tree.files.length === 0 ? (
+            <p class="hint">The workspace is empty: upload the inputs into /context.</p>
+          ) : (
+            <DirView dir={tree} depth={0} {...props} />
+          )
+        ) : props.error ? (
+          <p class="hint">The files could not be listed; ↻ tries again.</p>
+        ) : (
+          <p class="hint">Loading…</p>
+        )}
       </nav>
     </section>
   )
 }
 
 function DirView({ dir, depth, selected, onSelect }: { dir: Dir; depth: number; selected?: string; onSelect(path: string): void }) {
+  const dirs = [...dir.dirs.values()]
+  if (depth === 0) dirs.sort((a, b) => topRank(a.name) - topRank(b.name))
   return (
     <ul role={depth === 0 ? undefined : 'group'}>
-      {[...dir.dirs.values()].map((d) => (
+      {dirs.map((d) => (
         <li key={d.path}>
-          <details open={d.path !== '/state' && !d.name.startsWith('.') && depth < 2} data-testid="file-dir" data-path={d.path}>
+          <details
+            open={d.path !== '/state' && !d.name.startsWith('.') && depth < 2 && d.files.length <= FOLD_OVER_FILES}
+            data-testid="file-dir"
+            data-path={d.path}
+          >
             <summary>{d.name}/</summary>
             <DirView dir={d} depth={depth + 1} selected={selected} onSelect={onSelect} />
           </details>

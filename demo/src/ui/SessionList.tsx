@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { KNOWN_PROFILES, type SessionRecord } from '../api/types.js'
+import { sessionLabel } from './session-label.js'
 
 const STATUS_TEXT: Record<SessionRecord['status'], string> = {
   idle: 'idle',
@@ -48,6 +49,7 @@ export function SessionList(props: {
             ))}
           </select>
         </label>
+        <p class="profile-description">{KNOWN_PROFILES.find((p) => p.id === profile)?.description}</p>
         <label>
           Title
           <input type="text" value={title} maxLength={200} placeholder="optional" data-testid="new-session-title" onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />
@@ -63,7 +65,7 @@ export function SessionList(props: {
       ) : (
         <ul class="session-list" data-testid="session-list">
           {props.sessions.map((s) => {
-            const label = s.title || s.id
+            const label = sessionLabel(s)
             return (
               <li key={s.id} class={`session-item${s.id === props.current ? ' current' : ''}`} data-testid="session-item" data-session-id={s.id} data-status={s.status}>
                 <button type="button" class="session-open" data-testid="session-open" aria-current={s.id === props.current ? 'true' : undefined} aria-label={`Open ${label}`} onClick={() => props.onOpen(s.id)}>

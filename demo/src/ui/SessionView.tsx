@@ -3,12 +3,13 @@ import { ApiError, type SessionClient } from '../api/client.js'
 import { followEvents, type FeedState } from '../api/feed.js'
 import type { FileEntry, PendingAnswer, PendingSummary, SessionEvent, SessionRecord } from '../api/types.js'
 import { Composer } from './Composer.js'
-import { FilePanel } from './FilePanel.js'
+import { FilePanel, revealFolder } from './FilePanel.js'
 import { LazyPreview } from './LazyPreview.js'
 import { PendingPrompts } from './PendingPrompts.js'
 import { PlanChecklist } from './PlanChecklist.js'
 import { Timeline } from './Timeline.js'
 import { addEvents, emptyModel, type SessionModel } from './timeline-model.js'
+import { sessionLabel } from './session-label.js'
 
 // Events after which the pending list, the record or the files may have changed.
 const PENDING_EVENTS = new Set(['question', 'approval-required', 'pending-answered', 'status', 'execution-end', 'session-closed', 'session-reopened'])
@@ -24,7 +25,18 @@ function feedText(s: FeedState): string {
 }
 
 /** One open session: prompts, composer, plan, timeline, files and preview, all kept live from its event stream. */
-export function SessionView({ client, sessionId, onRecord }: { client: SessionClient; sessionId: string; onRecord(r: SessionRecord): void }) {
+export function SessionView({
+  client,
+  sessionId,
+  onRecord,
+  onMissing,
+}: {
+  client: SessionClient
+  sessionId: string
+  onRecord(r: SessionRecord): void
+  /** The host does not have this session (deleted, or another host's): the view should close. */
+  onMissing(): void
+}) {
   const [record, setRecord] = useState<SessionRecord | undefined>()
   const [model, setModel] = useState<SessionModel>(emptyModel)
   const [pending, setPending] = useState<PendingSummary[]>([])
@@ -41,14 +53,16 @@ export function SessionView({ client, sessionId, onRecord }: { client: SessionCl
       setRecord(r)
       onRecord(r)
     } catch (e) {
-      setError(describe(e))
+      if (e instanceof ApiError && e.status === 404) onMissing()
+      else setError(describe(e))
     }
   }, [client, sessionId])
   const refreshPending = useCallback(async () => {
     try {
       setPending(await client.listPending(sessionId))
     } catch (e) {
-      setError(describe(e))
+      // A session the host does not have is the record's to report (it closes the view).
+      if (!(e instanceof ApiError && e.status === 404)) setError(describe(e))
     }
   }, [client, sessionId])
   const refreshFiles = useCallback(async () => {
@@ -111,18 +125,26 @@ export function SessionView({ client, sessionId, onRecord }: { client: SessionCl
   const lastEnd = [...model.items].reverse().find((i) => i.kind === 'event' && i.event.type === 'execution-end')
   const canResume = !!lastEnd && lastEnd.kind === 'event' && lastEnd.event.type === 'execution-end' && lastEnd.event.status === 'interrupted'
   const version = files?.find((f) => f.path === preview)?.version
+  // A path in the timeline: a file opens in the preview; a folder unfolds in the file tree.
+  const openPath = (path: string) => {
+    if (!files || files.some((f) => f.path === path)) setPreview(path)
+    else revealFolder(path)
+  }
 
   return (
     <div class="session-view" data-testid="session-view" data-session-id={sessionId} data-last-seq={model.lastSeq}>
       <header class="session-head">
-        <h2>{record?.title || sessionId}</h2>
+        <h2>{record ? sessionLabel(record) : '…'}</h2>
         <p>
           <span class={`status ${record?.status ?? ''}`} data-testid="session-status" data-status={record?.status}>
             {record?.status.replace('_', ' ') ?? '…'}
           </span>{' '}
           <span class="hint">
             {record?.profile} · events: <span data-testid="feed-state" data-state={feed.kind}>{feedText(feed)}</span>
-          </span>
+          </span>{' '}
+          <button type="button" class="link phone-only" onClick={() => document.getElementById('sessions-heading')?.scrollIntoView()}>
+            All sessions
+          </button>
         </p>
       </header>
       {error && (
@@ -144,7 +166,7 @@ export function SessionView({ client, sessionId, onRecord }: { client: SessionCl
             onResume={async () => void (await act(() => client.resume(sessionId)))}
           />
           <PlanChecklist plan={model.plan} />
-          <Timeline items={model.items} onOpenFile={setPreview} />
+          <Timeline items={model.items} onOpenFile={openPath} />
         </div>
         <div class="col-side">
           <FilePanel client={client} sessionId={sessionId} files={files} error={filesError} selected={preview} onSelect={setPreview} onChanged={() => void refreshFiles()} />

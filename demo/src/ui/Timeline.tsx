@@ -62,22 +62,43 @@ export function Timeline({ items, onOpenFile }: { items: TimelineItem[]; onOpenF
   )
 }
 
+/** Workspace paths in a sentence (`see /outputs.`), without the punctuation that ends it. */
+const PATH_IN_TEXT = /(\/(?:context|skills|work|outputs|state)(?:\/[\w.\-/]*[\w\-/])?)(?!\w)/g
+
+/** Text with every workspace path in it a link (a file opens, a folder unfolds in the tree). */
+function TextWithPaths({ text, onOpen }: { text: string; onOpen: OpenFile }) {
+  const parts = text.split(PATH_IN_TEXT)
+  return (
+    <>
+      {parts.map((part, i) => (i % 2 === 1 ? <FileLink key={i} path={part.replace(/\/$/, '')} onOpen={onOpen} /> : part))}
+    </>
+  )
+}
+
+const STATE_TEXT = { running: '… running', waiting: '⏸ waiting for approval', ok: '✓ done', failed: '✗ failed' } as const
+
 function ToolCard({ item, onOpenFile }: { item: ToolItem; onOpenFile: OpenFile }) {
   const r = item.result
-  const state = !r ? 'running' : r.ok ? 'ok' : 'failed'
+  const state = r ? (r.ok ? 'ok' : 'failed') : item.waitingFor ? 'waiting' : 'running'
   const input = item.input as Record<string, unknown> | undefined
   const output = r?.output as Record<string, unknown> | undefined
   const isRunJs = item.toolName === 'run_js'
   return (
     <li class={`item tool ${state}`} data-testid="timeline-item" data-seq={item.seq} data-type="tool-call" data-result-seq={r?.seq} data-tool={item.toolName} data-state={state}>
-      <details open={isRunJs && !r}>
+      <details open={isRunJs && state === 'running'}>
         <summary>
           <span class="badge">{item.toolName}</span> {isRunJs && typeof input?.description === 'string' ? input.description : summarizeInput(item.input)}
-          <span class={`state ${state}`}>{state === 'running' ? '… running' : state === 'ok' ? '✓ done' : '✗ failed'}</span>
+          <span class={`state ${state}`}>{STATE_TEXT[state]}</span>
         </summary>
         <div class="tool-body">
           <h4>Input</h4>
-          {isRunJs && typeof input?.code === 'string' ? <Code code={input.code} language="javascript" lineNumbers label="run_js program" /> : <JsonTree value={item.input} label="Tool input" />}
+          {state === 'waiting' ? (
+            <p class="hint">Shown in the approval above: approve or deny it there.</p>
+          ) : isRunJs && typeof input?.code === 'string' ? (
+            <Code code={input.code} language="javascript" lineNumbers label="run_js program" />
+          ) : (
+            <JsonTree value={item.input} label="Tool input" />
+          )}
           {r && (
             <>
               <h4>Result</h4>
@@ -128,7 +149,7 @@ function EventRow({ event: e, onOpenFile }: { event: SessionEvent; onOpenFile: O
     case 'message':
       return row('message', <p><span class="badge">{e.mode === 'steer' ? 'you (steer)' : 'you'}</span> {e.text}</p>)
     case 'text':
-      return row('text', <p><span class="badge">agent</span> {e.text}</p>)
+      return row('text', <p><span class="badge">agent</span> <TextWithPaths text={e.text} onOpen={onOpenFile} /></p>)
     case 'execution-start':
       return row('meta', <p>Execution {e.executionId} {e.resumed ? 'resumed' : 'started'}</p>)
     case 'window-start':

@@ -9,6 +9,8 @@ export interface ToolItem {
   toolName: string
   input: unknown
   result?: Extract<SessionEvent, { type: 'tool-result' }>
+  /** The pending approval this call waits on (its program is shown in the prompt, not here). */
+  waitingFor?: string
 }
 
 /** Any other event, shown as it is. */
@@ -57,16 +59,30 @@ export function addEvents(model: SessionModel, events: SessionEvent[]): SessionM
       const key = `${e.executionId}:${e.toolCallId}`
       const call = next.open.get(key)
       if (call) {
+        replaceItem(next, call, { ...call, waitingFor: undefined, result: e })
         next.open.delete(key)
-        const index = next.items.indexOf(call)
-        next.items[index] = { ...call, result: e }
         continue
       }
+    }
+    if (e.type === 'approval-required') {
+      // The call asks before it runs: its card waits (the last open call of that tool in that execution).
+      const call = [...next.open.values()].reverse().find((c) => c.executionId === e.executionId && c.toolName === e.toolName)
+      if (call) replaceItem(next, call, { ...call, waitingFor: e.pendingId })
+    }
+    if (e.type === 'pending-answered') {
+      const call = [...next.open.values()].find((c) => c.waitingFor === e.pendingId)
+      if (call) replaceItem(next, call, { ...call, waitingFor: undefined })
     }
     if (e.type === 'plan-updated' && (!next.plan || e.plan.executionId >= next.plan.executionId)) next.plan = e.plan
     next.items.push({ kind: 'event', seq: e.seq, event: e })
   }
   return next
+}
+
+/** Puts `item` in the place of `call`, in the items and among the open calls. */
+function replaceItem(model: SessionModel, call: ToolItem, item: ToolItem): void {
+  model.items[model.items.indexOf(call)] = item
+  model.open.set(`${call.executionId}:${call.toolCallId}`, item)
 }
 
 /** Counts of a plan's steps. */
