@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
-import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js'
-import { APPENDIX_INSTRUCTIONS } from '../../examples/script-appendix/task.js'
+import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
+import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import type { VfsStore } from '../../src/contract/store.js'
 import { createSessionHost, type AgentProfile, type SessionEvent, type SessionHost } from '../../src/session/index.js'
 import { completions, expectContiguous, until, uploadSeason } from './harness.js'
