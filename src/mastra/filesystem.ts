@@ -435,12 +435,10 @@ export class VfsFilesystem extends MastraFilesystem {
     let files: string[]
     if (top.type === 'file') files = [root]
     else {
-      files = []
-      for (const rel of await this.vfs.readdir(root, { recursive: true })) {
-        if (!includeHidden && rel.split('/').some((s) => s.startsWith('.'))) continue
-        const p = root === '/' ? `/${rel}` : `${root}/${rel}`
-        if ((await this.vfs.stat(p)).type === 'file') files.push(p)
-      }
+      // The workspace's own walk: files only, with no stat per entry.
+      const prefix = root === '/' ? 1 : root.length + 1
+      const walked = await this.vfs.walk(`${escapeGlob(root)}/**`)
+      files = walked.entries.map((e) => e.path).filter((p) => includeHidden || !p.slice(prefix).split('/').some((s) => s.startsWith('.')))
     }
     const perFile = Math.floor(options.maxCountPerFile ?? Infinity)
     // Sizes come from the model: capped at the workspace's own grep limits whatever it asks for (an
