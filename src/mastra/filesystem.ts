@@ -370,10 +370,11 @@ export class VfsFilesystem extends MastraFilesystem {
     }
     const maxDepth = options?.maxDepth ?? 100
     const extensions = options?.extension === undefined ? undefined : [options.extension].flat()
+    const stats = await this.statsBelow(dir, options?.recursive === true)
     const entries: FileEntry[] = []
     for (const name of names) {
       if (options?.recursive && name.split('/').length - 1 > maxDepth) continue
-      const s = await this.vfs.stat(dir === '/' ? `/${name}` : `${dir}/${name}`)
+      const s = stats(name)
       if (s.type === 'file' && extensions) {
         const base = baseName('/' + name)
         const dot = base.lastIndexOf('.')
@@ -391,6 +392,18 @@ export class VfsFilesystem extends MastraFilesystem {
    * `maxDepth` counts the directory's own entries as depth 1; names starting with `.` (and what is
    * below them) only with `includeHidden`.
    */
+  /**
+   * Type and size of the entries below `dir` (its children, or its whole subtree), by their name
+   * relative to it, from one walk of the workspace. A name the walk does not list is a root a run
+   * view shows before anything was written to it: a directory.
+   */
+  private async statsBelow(dir: string, recursive: boolean): Promise<(name: string) => Pick<VfsStat, 'type' | 'size'>> {
+    const prefix = dir === '/' ? 1 : dir.length + 1
+    const walked = await this.vfs.walk(`${escapeGlob(dir)}/${recursive ? '**' : '*'}`, { includeDirs: true })
+    const byName = new Map(walked.entries.map((e) => [e.path.slice(prefix), e]))
+    return (name) => byName.get(name) ?? { type: 'directory', size: 0 }
+  }
+
   async walk(path: string, options?: WalkOptions): Promise<WalkEntry[]> {
     await this.ensureReady()
     const dir = this.normal(path, 'walk')
@@ -401,12 +414,13 @@ export class VfsFilesystem extends MastraFilesystem {
       throw toMastraError(error, path, 'walk', 'directory')
     }
     const maxDepth = options?.maxDepth ?? Infinity
+    const stats = await this.statsBelow(dir, true)
     const entries: WalkEntry[] = []
     for (const rel of names) {
       const segments = rel.split('/')
       if (segments.length > maxDepth) continue
       if (!options?.includeHidden && segments.some((s) => s.startsWith('.'))) continue
-      const s = await this.vfs.stat(dir === '/' ? `/${rel}` : `${dir}/${rel}`)
+      const s = stats(rel)
       const name = segments[segments.length - 1]!
       entries.push(s.type === 'file' ? { name, path: rel, type: 'file', size: s.size } : { name, path: rel, type: 'directory' })
     }
