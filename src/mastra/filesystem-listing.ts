@@ -25,10 +25,11 @@ export async function listEntries(vfs: Vfs, path: string, dir: string, options?:
   }
   const maxDepth = options?.maxDepth ?? 100
   const extensions = options?.extension === undefined ? undefined : [options.extension].flat()
+  const stats = await statsBelow(vfs, dir, options?.recursive === true)
   const entries: FileEntry[] = []
   for (const name of names) {
     if (options?.recursive && name.split('/').length - 1 > maxDepth) continue
-    const s = await vfs.stat(dir === '/' ? `/${name}` : `${dir}/${name}`)
+    const s = stats(name)
     if (s.type === 'file' && extensions) {
       const base = baseName('/' + name)
       const dot = base.lastIndexOf('.')
@@ -38,6 +39,18 @@ export async function listEntries(vfs: Vfs, path: string, dir: string, options?:
     entries.push(s.type === 'file' ? { name, type: 'file', size: s.size } : { name, type: 'directory' })
   }
   return entries
+}
+
+/**
+ * Type and size of the entries below `dir` (its children, or its whole subtree), by their name
+ * relative to it, from one walk of the workspace. A name the walk does not list is a root a run
+ * view shows before anything was written to it: a directory.
+ */
+async function statsBelow(vfs: Vfs, dir: string, recursive: boolean): Promise<(name: string) => Pick<VfsStat, 'type' | 'size'>> {
+  const prefix = dir === '/' ? 1 : dir.length + 1
+  const walked = await vfs.walk(`${escapeGlob(dir)}/${recursive ? '**' : '*'}`, { includeDirs: true })
+  const byName = new Map(walked.entries.map((e) => [e.path.slice(prefix), e]))
+  return (name) => byName.get(name) ?? { type: 'directory', size: 0 }
 }
 
 /**
@@ -54,12 +67,13 @@ export async function walkEntries(vfs: Vfs, path: string, dir: string, options?:
     throw toMastraError(error, path, 'walk', 'directory')
   }
   const maxDepth = options?.maxDepth ?? Infinity
+  const stats = await statsBelow(vfs, dir, true)
   const entries: WalkEntry[] = []
   for (const rel of names) {
     const segments = rel.split('/')
     if (segments.length > maxDepth) continue
     if (!options?.includeHidden && segments.some((s) => s.startsWith('.'))) continue
-    const s = await vfs.stat(dir === '/' ? `/${rel}` : `${dir}/${rel}`)
+    const s = stats(rel)
     const name = segments[segments.length - 1]!
     entries.push(s.type === 'file' ? { name, path: rel, type: 'file', size: s.size } : { name, path: rel, type: 'directory' })
   }
@@ -81,12 +95,10 @@ export async function grepEntries(vfs: Vfs, root: string, options: FilesystemGre
   let files: string[]
   if (top.type === 'file') files = [root]
   else {
-    files = []
-    for (const rel of await vfs.readdir(root, { recursive: true })) {
-      if (!includeHidden && rel.split('/').some((s) => s.startsWith('.'))) continue
-      const p = root === '/' ? `/${rel}` : `${root}/${rel}`
-      if ((await vfs.stat(p)).type === 'file') files.push(p)
-    }
+    // The workspace's own walk: files only, with no stat per entry.
+    const prefix = root === '/' ? 1 : root.length + 1
+    const walked = await vfs.walk(`${escapeGlob(root)}/**`)
+    files = walked.entries.map((e) => e.path).filter((p) => includeHidden || !p.slice(prefix).split('/').some((s) => s.startsWith('.')))
   }
   const perFile = Math.floor(options.maxCountPerFile ?? Infinity)
   // Sizes come from the model: capped at the workspace's own grep limits whatever it asks for (an

@@ -312,6 +312,8 @@ export class VfsFilesystem extends MastraFilesystem {
    * `maxDepth` counts the directory's own entries as depth 1; names starting with `.` (and what is
    * below them) only with `includeHidden`.
    */
+
+
   async walk(path: string, options?: WalkOptions): Promise<WalkEntry[]> {
     await this.ensureReady()
     return walkEntries(this.vfs, path, this.normal(path, 'walk'), options)

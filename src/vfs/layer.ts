@@ -144,7 +144,9 @@ export class VfsLayer implements Vfs, Partial<ReadsTextNow> {
   readFile(path: string): Promise<Uint8Array>
   readFile(path: string, encoding: 'utf8' | 'utf-8'): Promise<string>
   readFile(path: string, encoding?: 'utf8' | 'utf-8'): Promise<Uint8Array | string> {
-    return this.forward<Uint8Array | string>([[path, 'read']], (v, [p]) => (encoding === undefined ? v.readFile(p) : v.readFile(p, encoding)))
+    return this.forward<Uint8Array | string>([[path, 'read']], (v, [p]) =>
+      encoding === undefined ? v.readFile(p) : v.readFile(p, encoding),
+    )
   }
 
   writeFile(path: string, data: FileData, options?: WriteOptions): Promise<void> {
@@ -243,7 +245,9 @@ export class VfsLayer implements Vfs, Partial<ReadsTextNow> {
     return this.base.onChange((change) => {
       if (change.type !== 'commit') return listener(change)
       const paths = this.outAll(change.paths)
-      if (paths.length > 0) listener(paths.length === change.paths.length && paths.every((p, i) => p === change.paths[i]) ? change : { ...change, paths })
+      if (paths.length === 0) return
+      const same = paths.length === change.paths.length && paths.every((p, i) => p === change.paths[i])
+      listener(same ? change : { ...change, paths })
     })
   }
 

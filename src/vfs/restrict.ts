@@ -10,8 +10,8 @@ export interface RestrictOptions {
   /**
    * Only these top-level directories exist, each mapped onto itself (`/context` is `/context`
    * below): the view is then a run view of them (with `roots`, `resolve` and `seed`, which
-   * writes into read-only roots too, as a runner does). Default: the roots of a run view below,
-   * or the whole workspace.
+   * writes into read-only roots too, as a runner does; `runId` is that of a run view below, or
+   * empty). Default: the roots of a run view below, or the whole workspace.
    */
   roots?: readonly string[]
   /** Called for every operation after the read-only rule; throws (a `VfsError`) to refuse it. */
@@ -51,7 +51,8 @@ class Restricted extends VfsLayer {
       check(access, path) {
         if (access !== 'read') {
           const dir = frozen(normalizePath(path))
-          if (dir !== undefined) throw new VfsError('EACCES', path, dir === '/' ? 'this view is read-only' : `${dir} is read-only in this view`)
+          if (dir === '/') throw new VfsError('EACCES', path, 'this view is read-only')
+          if (dir !== undefined) throw new VfsError('EACCES', path, `${dir} is read-only in this view`)
         }
         check?.(access, path)
       },
@@ -59,7 +60,8 @@ class Restricted extends VfsLayer {
     // The constructor of the layer passed a run view's roots through before `frozen` was known here.
     const roots = (base as Partial<RunVfs>).roots
     if (roots) {
-      const shown = Object.fromEntries(Object.entries(roots).map(([n, r]) => [n, { ...r, writable: r.writable && frozen('/' + n) === undefined }]))
+      const shown: Record<string, Required<RunRoot>> = {}
+      for (const [n, r] of Object.entries(roots)) shown[n] = { ...r, writable: r.writable && frozen('/' + n) === undefined }
       Object.defineProperty(this, 'roots', { value: Object.freeze(shown), enumerable: true, configurable: true, writable: true })
     }
   }

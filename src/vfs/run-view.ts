@@ -5,7 +5,9 @@ import { compileGrep } from './grep.js'
 import { checkPattern, integerOption, MAX_GREP_MATCHES, MAX_GREP_PATHS } from './limits.js'
 import { ancestorsOf, isWithin, normalizePath } from '../contract/paths.js'
 import { VfsLayer, type Access } from './layer.js'
-import type { FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, Vfs, VfsStat, WalkEntry, WalkOptions, WalkResult } from './types.js'
+import type {
+  FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, Vfs, VfsStat, WalkEntry, WalkOptions, WalkResult,
+} from './types.js'
 
 /** How one logical root of a run maps onto the workspace. */
 export interface RunRoot {

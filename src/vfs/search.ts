@@ -2,7 +2,9 @@ import { VfsError } from '../contract/errors.js'
 import { normalizePath } from '../contract/paths.js'
 import { compileGlob, type CompiledGlob } from './glob.js'
 import { compileGrep } from './grep.js'
-import { checkPattern, deadlineOption, integerOption, MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, stopWhen, WALK_CHECK_EVERY } from './limits.js'
+import {
+  checkPattern, deadlineOption, integerOption, MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, stopWhen, WALK_CHECK_EVERY,
+} from './limits.js'
 import { nodeText, type Tree } from './tree.js'
 import { walkTree } from './walk.js'
 import type { GrepMatch, GrepOptions, GrepResult, WalkEntry, WalkOptions, WalkResult } from './types.js'

@@ -19,7 +19,8 @@ export interface Transfer {
  * file onto a directory, a directory onto a non-empty one, a path that grows too long); returns
  * the entries that move (the source, then everything below it) and what the target holds now.
  */
-export function checkTransfer(tree: Tree, { source, target, from, to, verb }: Transfer): { entries: Array<[string, Node]>; existing: Node | undefined } {
+export function checkTransfer(tree: Tree, transfer: Transfer): { entries: Array<[string, Node]>; existing: Node | undefined } {
+  const { source, target, from, to, verb } = transfer
   const node = tree.get(source)
   if (!node) throw new VfsError('ENOENT', from, `nothing to ${verb}`)
   if (source === '/') throw new VfsError('EINVAL', from, `the root directory cannot be the source of a ${verb}`)

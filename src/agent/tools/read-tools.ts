@@ -45,11 +45,14 @@ export function lsTool(ctx: FileToolContext) {
         }
       }
       const names = await ctx.vfs.readdir(path)
-      const entries: LsEntry[] = []
-      for (const name of names.slice(0, limit)) {
-        const s = await ctx.vfs.stat(base === '/' ? '/' + name : `${base}/${name}`)
-        entries.push({ name, type: s.type, size: s.size })
-      }
+      // Types and sizes from one walk; a name it does not list is a run root not written to yet: a directory.
+      const prefix = base === '/' ? 1 : base.length + 1
+      const walked = await ctx.vfs.walk(`${escapeGlob(base)}/*`, { includeDirs: true })
+      const children = new Map(walked.entries.map((e) => [e.path.slice(prefix), e]))
+      const entries: LsEntry[] = names.slice(0, limit).map((name) => {
+        const s = children.get(name) ?? { type: 'directory' as const, size: 0 }
+        return { name, type: s.type, size: s.size }
+      })
       const truncated = names.length > entries.length
       return {
         path: base,
