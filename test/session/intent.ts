@@ -34,11 +34,16 @@ const ns = () => `i${Math.random().toString(36).slice(2)}`
 
 /** After the dead host's lease expired: a new host (and a second, healthy one) recover on their own. */
 async function recoverElsewhere(store: VfsStore, namespace: string, id: string, agents: Record<string, AgentProfile>): Promise<SessionHost> {
-  await new Promise((r) => setTimeout(r, LEASE + 150))
   const b = createSessionHost({ store, agents, namespace, leaseMs: LEASE })
   const c = createSessionHost({ store, agents, namespace, leaseMs: LEASE })
-  const [tookB, tookC] = await Promise.all([b.recover(), c.recover()])
-  expect([...tookB, ...tookC]).toContain(id)
+  // As a server does, every lease period: a renewal the dead host sent just before it died may
+  // land late on a busy machine and hold the lease one more period.
+  let took: string[] = []
+  for (let i = 0; i < 40 && !took.includes(id); i++) {
+    await new Promise((r) => setTimeout(r, LEASE + 150))
+    took = (await Promise.all([b.recover(), c.recover()])).flat()
+  }
+  expect(took).toContain(id)
   await Promise.all([b.settled(id), c.settled(id)])
   return b
 }
