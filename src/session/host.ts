@@ -1,127 +1,21 @@
 import { isVfsError } from 'agent-vfs'
-import type { VfsStore } from 'agent-vfs'
-import { listExecutionIds, readEvents, readExecution, type ExecutionRecord } from 'agent-vfs/agent'
-import { answerPending, listPending, readPending, type PendingAnswer, type PendingSummary } from 'agent-vfs/agent'
-import type { ExecutionEvent } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
-import { normalizePath, isWithin } from 'agent-vfs'
+import { listExecutionIds, readEvents, readExecution, type ExecutionRecord } from 'agent-vfs/agent'
+import { answerPending, listPending, readPending } from 'agent-vfs/agent'
 import { HostContext } from './context.js'
 import { SessionDriver } from './driver.js'
 import { SessionError } from './errors.js'
-import { LOG_PATH, type LogHint } from './event-log.js'
-import { observeLog, type ObserveOptions } from './observe.js'
-import { putJson, versionOf } from './records.js'
+import { deleteFile, uploadPath, writeFiles } from './files.js'
+import type { SessionHost, SessionHostOptions } from './host-api.js'
+import { collectGarbage, recoverSessions } from './maintenance.js'
+import { observeLog } from './observe.js'
 import { admit, type Refusal } from './state.js'
 import { SEGMENT_EVENTS, SESSION_ID, newSessionId, scopeNames, segmentOf } from './storage.js'
-import { storeOwnerIndex, type OwnerIndex } from './owner-index.js'
-import { combineSignals, localSignals, type SessionSignals } from './signals.js'
-import type { AgentProfile, EventLine, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
-import { UPLOAD_ROOTS, pruneRunArchives } from './workspace.js'
-import type { Lease } from './leases.js'
+import { storeOwnerIndex } from './owner-index.js'
+import { combineSignals, localSignals } from './signals.js'
+import type { SessionEvent, SessionRecord } from './types.js'
 
-/** Options of {@link createSessionHost}. */
-export interface SessionHostOptions {
-  /** Any workspace store: memory, IndexedDB, Postgres/PGlite, Durable Object, D1. */
-  store: VfsStore
-  /** The agent profiles sessions may use, by name. */
-  agents: Record<string, AgentProfile>
-  /** Namespace of every scope the host writes. Default `agent-vfs-sessions`. */
-  namespace?: string
-  /** Names this host in leases. Default: a random id. */
-  hostId?: string
-  /** How long a lease lasts without renewal (renewed every third of it). Default 30 s. */
-  leaseMs?: number
-  /** Cross-process notifications (e.g. `postgresSignals`); the store's `watch` and polling are used besides. */
-  signals?: SessionSignals
-  /** How often observers look at the store without a signal. Default 1 s. */
-  pollMs?: number
-  /** Default heartbeat interval of `observe`. Default 15 s. */
-  heartbeatMs?: number
-  quota?: OwnerQuota
-  /**
-   * Where owners' session lists, counts and bytes live. Default: a small scope per owner in
-   * `store`. The Cloudflare Worker keeps them in D1 (`agent-vfs/worker`).
-   */
-  ownerIndex?: OwnerIndex
-  /**
-   * This host is the only one that ever runs the store's sessions (a Durable Object: one live
-   * instance at a time), so a lease another holder left is stale at once: a restarted instance
-   * takes it over without waiting for it to expire. Default false.
-   */
-  exclusive?: boolean
-}
-
-/** One file to write into a session's workspace. */
-export interface UploadFile {
-  /** Absolute path under /context, /skills, /work or /outputs. */
-  path: string
-  data: Uint8Array | string
-}
-
-/** Options of {@link SessionHost.gc}. */
-export interface GcOptions {
-  /** Delete sessions closed longer ago than this (ms). */
-  closedOlderThan?: number
-  /** Keep at least the last N events of every session; older whole segments go. */
-  keepEvents?: number
-  /** Keep the newest N run_js archives (script + result) per session. */
-  keepRunArchives?: number
-}
-
-/** What {@link SessionHost.gc} removed. */
-export interface GcReport {
-  sessionsDeleted: string[]
-  segmentsDeleted: number
-  archivesDeleted: number
-}
-
-/** A session host: sessions, messages, pending actions, aborts, events, recovery. See {@link createSessionHost}. */
-export interface SessionHost {
-  readonly hostId: string
-  /** Creates a session; `id` (`s` + 32 hex digits) names it instead of a random id, for a caller that addresses storage by it. */
-  create(options: { owner: string; profile: string; title?: string; id?: string }): Promise<SessionRecord>
-  /** An owner's sessions, newest first. */
-  list(owner: string, options?: { cursor?: string; limit?: number }): Promise<Page<SessionRecord>>
-  /** The session; with `owner`, another owner's session is not found. Resumes an orphaned execution it finds. */
-  get(sessionId: string, owner?: string): Promise<SessionRecord>
-  close(sessionId: string): Promise<SessionRecord>
-  reopen(sessionId: string): Promise<SessionRecord>
-  delete(sessionId: string): Promise<void>
-  /** Sends a message: starts an execution, or is queued as a follow-up, or (`steer`) goes to the running execution at its next window. */
-  send(sessionId: string, message: { text: string; steer?: boolean }): Promise<SessionMessage>
-  messages(sessionId: string): Promise<SessionMessage[]>
-  pending(sessionId: string): Promise<PendingSummary[]>
-  /** Answers a pending approval or question; the execution continues. */
-  answer(sessionId: string, pendingId: string, answer: PendingAnswer): Promise<void>
-  /** Records an abort of the running execution; it ends `interrupted` at its next model or tool call. */
-  abort(sessionId: string): Promise<void>
-  /** Resumes an interrupted execution. */
-  resume(sessionId: string): Promise<void>
-  executions(sessionId: string): Promise<ExecutionRecord[]>
-  execution(sessionId: string, executionId: string): Promise<{ record: ExecutionRecord; events: ExecutionEvent[] }>
-  /** Stored events with `seq > after`. */
-  events(sessionId: string, options?: { after?: number; limit?: number }): Promise<SessionEvent[]>
-  /**
-   * Stored events with `seq > after` as their stored JSON text: what a catch-up serves without
-   * parsing them. Pages of up to `limit` events (default 1,000, at most 10,000), ending early
-   * (with at least one event) once a page holds 4 MiB of text; ask again after the last `seq`.
-   */
-  eventLines(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventLine[]>
-  /** Events after `after`, stored then live; see {@link ObserveOptions}. */
-  observe(sessionId: string, options?: ObserveOptions): AsyncIterable<SessionEvent | Heartbeat>
-  /** The session's workspace, fresh from the store. Write through {@link SessionHost.writeFiles}. */
-  workspace(sessionId: string): Promise<RunVfs>
-  /** Writes files into the workspace in one commit, within the owner's quota. */
-  writeFiles(sessionId: string, files: UploadFile[]): Promise<string[]>
-  deleteFile(sessionId: string, path: string): Promise<void>
-  /** Resumes executions whose host died (lease expired). Resolves to the sessions it took on. */
-  recover(): Promise<string[]>
-  gc(options: GcOptions): Promise<GcReport>
-  /** Resolves when this host has no work in progress on the session (tests, shutdown). */
-  settled(sessionId: string): Promise<void>
-  /** Stops taking work; does not wait for running executions. */
-  stop(): Promise<void>
-}
+export type { GcOptions, GcReport, SessionHost, SessionHostOptions, UploadFile } from './host-api.js'
 
 const DEFAULT_NAMESPACE = 'agent-vfs-sessions'
 const MAX_TITLE = 200
@@ -390,76 +284,17 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
 
     async writeFiles(sessionId, files) {
       const record = await requireOpen(sessionId)
-      if (!Array.isArray(files) || files.length === 0) throw new SessionError('invalid', 'give at least one file')
-      const paths = files.map((f) => uploadPath(f.path))
-      if (new Set(paths).size !== paths.length) throw new SessionError('invalid', 'two files have the same path')
-      const { ws } = await openSession(sessionId)
-      const encoder = new TextEncoder()
-      const datas = files.map((f) => (typeof f.data === 'string' ? encoder.encode(f.data) : f.data))
-      const max = ctx.settings.quota.maxBytes
-      if (max !== undefined) {
-        let bytes = ws.usage().bytes
-        for (const [i, p] of paths.entries()) bytes += datas[i].byteLength - ((await ws.exists(p)) ? (await ws.stat(p)).size : 0)
-        // Reserved in the index before the write, atomically with the owner's total.
-        await index.setBytes(record.owner, sessionId, bytes, max)
-      }
-      // Issued together: one commit for the whole upload, all or nothing.
-      try {
-        await Promise.all(paths.map((p, i) => ws.seed(p, datas[i])))
-      } catch (error) {
-        // The write failed: the reservation gives way to what the workspace holds.
-        if (max !== undefined) await recordBytes(record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
-        throw error
-      }
-      await recordBytes(record.owner, sessionId, ws.usage().bytes)
-      return paths
+      return writeFiles(ctx, record, () => openSession(sessionId).then((o) => o.ws), files)
     },
 
     async deleteFile(sessionId, path) {
       const record = await requireOpen(sessionId)
-      const p = uploadPath(path)
-      const { ws } = await openSession(sessionId)
-      const base = await ctx.workspaces.base(sessionId)
-      if (!(await ws.exists(p))) throw new SessionError('not-found', `There is no file ${JSON.stringify(p)}`)
-      await base.deleteFile(p)
-      await recordBytes(record.owner, sessionId, ws.usage().bytes)
+      return deleteFile(ctx, record, (await openSession(sessionId)).ws, path)
     },
 
-    async recover() {
-      // Every session with acknowledged work or a running execution, whatever its status says.
-      const taken: string[] = []
-      const entries = await ctx.storage.workEntries()
-      for (const { sessionId } of entries) {
-        const meta = await ctx.meta(sessionId)
-        // A request that raced a delete left an entry for a session that is gone.
-        if (!meta) {
-          await ctx.storage.dropWork(sessionId)
-          continue
-        }
-        const lease = meta.lease as Lease | undefined
-        if (lease && lease.expiresAt > Date.now() && lease.holder !== ctx.settings.hostId && !ctx.settings.exclusive) continue
-        taken.push(sessionId)
-        void driver.kick(sessionId)
-      }
-      return taken
-    },
+    recover: () => recoverSessions(ctx, driver),
 
-    async gc({ closedOlderThan, keepEvents, keepRunArchives } = {}) {
-      const report: GcReport = { sessionsDeleted: [], segmentsDeleted: 0, archivesDeleted: 0 }
-      const ids = await ctx.storage.sessionIds()
-      for (const id of ids) {
-        const meta = await ctx.meta(id)
-        if (!meta) continue
-        if (closedOlderThan !== undefined && meta.record.status === 'closed' && (meta.record.closedAt ?? 0) <= Date.now() - closedOlderThan) {
-          await host.delete(id)
-          report.sessionsDeleted.push(id)
-          continue
-        }
-        if (keepEvents !== undefined) report.segmentsDeleted += await trimEvents(id, Math.max(0, keepEvents))
-        if (keepRunArchives !== undefined && !driver.active.has(id)) report.archivesDeleted += await pruneRunArchives(await ctx.workspaces.base(id), keepRunArchives)
-      }
-      return report
-    },
+    gc: (gcOptions = {}) => collectGarbage(ctx, driver, (id) => host.delete(id), gcOptions),
 
     settled: (sessionId) => driver.settled(sessionId),
 
@@ -482,44 +317,10 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     await driver.checkAbort(sessionId)
   }
 
-  /** Deletes whole segments holding only events older than the last `keep`. */
-  async function trimEvents(sessionId: string, keep: number): Promise<number> {
-    const log = ctx.log(sessionId)
-    const last = await log.lastSeq()
-    const hint = await log.hint()
-    const firstKept = last - keep + 1
-    const keepSegment = firstKept <= 1 ? 0 : segmentOf(firstKept)
-    let deleted = 0
-    if (keepSegment > hint.first) {
-      await ctx.storage.deleteSegments(sessionId, hint.first, keepSegment - 1)
-      deleted = keepSegment - hint.first
-    }
-    log.dropCache()
-    if (keepSegment > hint.first) {
-      await ctx.storage.updateMeta(sessionId, (records) => {
-        const h = (records.get(LOG_PATH)?.value as LogHint | undefined) ?? { segment: 0, first: 0 }
-        return { ops: [putJson(LOG_PATH, { segment: Math.max(h.segment, keepSegment), first: keepSegment }, versionOf(records, LOG_PATH))], value: undefined }
-      })
-    }
-    return deleted
-  }
-
   return host
 }
 
-/** A path a person may write: normalised, under an upload root (never /state), not a root itself. */
-export function uploadPath(path: unknown): string {
-  if (typeof path !== 'string') throw new SessionError('invalid', 'a file path must be a string')
-  let p: string
-  try {
-    p = normalizePath(path.startsWith('/') ? path : `/${path}`)
-  } catch (error) {
-    throw new SessionError('invalid', `bad file path ${JSON.stringify(path.slice(0, 200))}: ${(error as Error).message}`)
-  }
-  if (!UPLOAD_ROOTS.some((root) => isWithin(p, root) && p !== root)) throw new SessionError('invalid', `files go under ${UPLOAD_ROOTS.join(', ')}, not ${JSON.stringify(p.slice(0, 200))}`)
-  return p
-}
-
+export { uploadPath }
 export { SEGMENT_EVENTS }
 
 /** A page's `after`: a whole number >= 0 (anything else: 0). */

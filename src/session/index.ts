@@ -14,7 +14,7 @@ export { SessionError, type SessionErrorCode } from './errors.js'
 export { localSignals, combineSignals, type SessionSignals } from './signals.js'
 export { postgresSignals, type ListeningClient } from './postgres-signals.js'
 export type { ObserveOptions } from './observe.js'
-export { SEGMENT_EVENTS, SESSION_ID, newSessionId } from './storage.js'
+export { SEGMENT_EVENTS, SESSION_ID, newSessionId, storedSessionIds } from './storage.js'
 export { storeOwnerIndex, type OwnerIndex } from './owner-index.js'
 export type {
   SessionStatus, SessionRecord, SessionMessage, MessageMode, SessionEvent, SessionEventBody, EventLine, Heartbeat, AgentProfile, ExecutionSetup, OwnerQuota, Page,

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
 import { durableObjectStore } from 'agent-vfs'
-import { createSessionApp, createSessionHost, describeError, type SessionHost, type SessionRecord } from 'agent-vfs/session'
+import { createSessionApp, createSessionHost, describeError, storedSessionIds, type SessionHost, type SessionRecord } from 'agent-vfs/session'
 import { d1OwnerIndex } from './d1-owner-index.js'
 import { edgeOptions, jwtSecret, type EdgeEnv } from './options.js'
 import { SocketHub } from './sockets.js'
@@ -68,9 +68,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
   /** The id of the session this object holds (undefined before its creation and after its deletion). */
   async #session(): Promise<string | undefined> {
     if (this.#sessionId) return this.#sessionId
-    const scopes = await durableObjectStore(this.ctx.storage).listScopes(NAMESPACE)
-    const meta = scopes.find((s) => s.startsWith('session/'))
-    return (this.#sessionId = meta?.slice('session/'.length))
+    return (this.#sessionId = (await storedSessionIds(durableObjectStore(this.ctx.storage), NAMESPACE))[0])
   }
 
   /**
@@ -98,7 +96,8 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     if (request.method !== 'GET' && response.status < 300) {
       const id = await this.#session()
       if (request.method === 'DELETE' && id && new URL(request.url).pathname === `/sessions/${id}`) await this.#wipe()
-      // A message, an answer, a resume or a reopen may start work: an alarm keeps it going past an eviction.
+      // A message, an answer, an abort, a resume or a reopen is durable work (see docs/recovery.md): the
+    // alarm, set before the answer, finds it through recover() after an eviction.
       else await this.#armAt(Date.now() + this.#tickMs())
     }
     return response

@@ -1,0 +1,56 @@
+import { isWithin, normalizePath, type RunVfs } from 'agent-vfs'
+import type { HostContext } from './context.js'
+import { SessionError } from './errors.js'
+import type { UploadFile } from './host-api.js'
+import type { SessionRecord } from './types.js'
+import { UPLOAD_ROOTS } from './workspace.js'
+
+/** A path a person may write: normalised, under an upload root (never /state), not a root itself. */
+export function uploadPath(path: unknown): string {
+  if (typeof path !== 'string') throw new SessionError('invalid', 'a file path must be a string')
+  let p: string
+  try {
+    p = normalizePath(path.startsWith('/') ? path : `/${path}`)
+  } catch (error) {
+    throw new SessionError('invalid', `bad file path ${JSON.stringify(path.slice(0, 200))}: ${(error as Error).message}`)
+  }
+  if (!UPLOAD_ROOTS.some((root) => isWithin(p, root) && p !== root)) throw new SessionError('invalid', `files go under ${UPLOAD_ROOTS.join(', ')}, not ${JSON.stringify(p.slice(0, 200))}`)
+  return p
+}
+
+/** Writes files into an open session's workspace in one commit, within the owner's byte quota. */
+export async function writeFiles(ctx: HostContext, record: SessionRecord, open: () => Promise<RunVfs>, files: UploadFile[]): Promise<string[]> {
+  const sessionId = record.id
+  if (!Array.isArray(files) || files.length === 0) throw new SessionError('invalid', 'give at least one file')
+  const paths = files.map((f) => uploadPath(f.path))
+  if (new Set(paths).size !== paths.length) throw new SessionError('invalid', 'two files have the same path')
+  const ws = await open()
+  const encoder = new TextEncoder()
+  const datas = files.map((f) => (typeof f.data === 'string' ? encoder.encode(f.data) : f.data))
+  const max = ctx.settings.quota.maxBytes
+  if (max !== undefined) {
+    let bytes = ws.usage().bytes
+    for (const [i, p] of paths.entries()) bytes += datas[i].byteLength - ((await ws.exists(p)) ? (await ws.stat(p)).size : 0)
+    // Reserved in the index before the write, atomically with the owner's total.
+    await ctx.index.setBytes(record.owner, sessionId, bytes, max)
+  }
+  // Issued together: one commit for the whole upload, all or nothing.
+  try {
+    await Promise.all(paths.map((p, i) => ws.seed(p, datas[i])))
+  } catch (error) {
+    // The write failed: the reservation gives way to what the workspace holds.
+    if (max !== undefined) await ctx.recordBytes(record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
+    throw error
+  }
+  await ctx.recordBytes(record.owner, sessionId, ws.usage().bytes)
+  return paths
+}
+
+/** Deletes one uploaded file (never under /state) and updates the owner's bytes. */
+export async function deleteFile(ctx: HostContext, record: SessionRecord, ws: RunVfs, path: string): Promise<void> {
+  const p = uploadPath(path)
+  const base = await ctx.workspaces.base(record.id)
+  if (!(await ws.exists(p))) throw new SessionError('not-found', `There is no file ${JSON.stringify(p)}`)
+  await base.deleteFile(p)
+  await ctx.recordBytes(record.owner, record.id, ws.usage().bytes)
+}

@@ -1,0 +1,112 @@
+import type { RunVfs, VfsStore } from 'agent-vfs'
+import type { ExecutionEvent, ExecutionRecord, PendingAnswer, PendingSummary } from 'agent-vfs/agent'
+import type { ObserveOptions } from './observe.js'
+import type { OwnerIndex } from './owner-index.js'
+import type { SessionSignals } from './signals.js'
+import type { AgentProfile, EventLine, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
+
+/** The public shape of a session host: its options and methods (see host.ts for `createSessionHost`). */
+
+/** Options of {@link createSessionHost}. */
+export interface SessionHostOptions {
+  /** Any workspace store: memory, IndexedDB, Postgres/PGlite, Durable Object, D1. */
+  store: VfsStore
+  /** The agent profiles sessions may use, by name. */
+  agents: Record<string, AgentProfile>
+  /** Namespace of every scope the host writes. Default `agent-vfs-sessions`. */
+  namespace?: string
+  /** Names this host in leases. Default: a random id. */
+  hostId?: string
+  /** How long a lease lasts without renewal (renewed every third of it). Default 30 s. */
+  leaseMs?: number
+  /** Cross-process notifications (e.g. `postgresSignals`); the store's `watch` and polling are used besides. */
+  signals?: SessionSignals
+  /** How often observers look at the store without a signal. Default 1 s. */
+  pollMs?: number
+  /** Default heartbeat interval of `observe`. Default 15 s. */
+  heartbeatMs?: number
+  quota?: OwnerQuota
+  /**
+   * Where owners' session lists, counts and bytes live. Default: a small scope per owner in
+   * `store`. The Cloudflare Worker keeps them in D1 (`agent-vfs/worker`).
+   */
+  ownerIndex?: OwnerIndex
+  /**
+   * This host is the only one that ever runs the store's sessions (a Durable Object: one live
+   * instance at a time), so a lease another holder left is stale at once: a restarted instance
+   * takes it over without waiting for it to expire. Default false.
+   */
+  exclusive?: boolean
+}
+
+/** One file to write into a session's workspace. */
+export interface UploadFile {
+  /** Absolute path under /context, /skills, /work or /outputs. */
+  path: string
+  data: Uint8Array | string
+}
+
+/** Options of {@link SessionHost.gc}. */
+export interface GcOptions {
+  /** Delete sessions closed longer ago than this (ms). */
+  closedOlderThan?: number
+  /** Keep at least the last N events of every session; older whole segments go. */
+  keepEvents?: number
+  /** Keep the newest N run_js archives (script + result) per session. */
+  keepRunArchives?: number
+}
+
+/** What {@link SessionHost.gc} removed. */
+export interface GcReport {
+  sessionsDeleted: string[]
+  segmentsDeleted: number
+  archivesDeleted: number
+}
+
+/** A session host: sessions, messages, pending actions, aborts, events, recovery. See {@link createSessionHost}. */
+export interface SessionHost {
+  readonly hostId: string
+  /** Creates a session; `id` (`s` + 32 hex digits) names it instead of a random id, for a caller that addresses storage by it. */
+  create(options: { owner: string; profile: string; title?: string; id?: string }): Promise<SessionRecord>
+  /** An owner's sessions, newest first. */
+  list(owner: string, options?: { cursor?: string; limit?: number }): Promise<Page<SessionRecord>>
+  /** The session; with `owner`, another owner's session is not found. Resumes an orphaned execution it finds. */
+  get(sessionId: string, owner?: string): Promise<SessionRecord>
+  close(sessionId: string): Promise<SessionRecord>
+  reopen(sessionId: string): Promise<SessionRecord>
+  delete(sessionId: string): Promise<void>
+  /** Sends a message: starts an execution, or is queued as a follow-up, or (`steer`) goes to the running execution at its next window. */
+  send(sessionId: string, message: { text: string; steer?: boolean }): Promise<SessionMessage>
+  messages(sessionId: string): Promise<SessionMessage[]>
+  pending(sessionId: string): Promise<PendingSummary[]>
+  /** Answers a pending approval or question; the execution continues. */
+  answer(sessionId: string, pendingId: string, answer: PendingAnswer): Promise<void>
+  /** Records an abort of the running execution; it ends `interrupted` at its next model or tool call. */
+  abort(sessionId: string): Promise<void>
+  /** Resumes an interrupted execution. */
+  resume(sessionId: string): Promise<void>
+  executions(sessionId: string): Promise<ExecutionRecord[]>
+  execution(sessionId: string, executionId: string): Promise<{ record: ExecutionRecord; events: ExecutionEvent[] }>
+  /** Stored events with `seq > after`. */
+  events(sessionId: string, options?: { after?: number; limit?: number }): Promise<SessionEvent[]>
+  /**
+   * Stored events with `seq > after` as their stored JSON text: what a catch-up serves without
+   * parsing them. Pages of up to `limit` events (default 1,000, at most 10,000), ending early
+   * (with at least one event) once a page holds 4 MiB of text; ask again after the last `seq`.
+   */
+  eventLines(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventLine[]>
+  /** Events after `after`, stored then live; see {@link ObserveOptions}. */
+  observe(sessionId: string, options?: ObserveOptions): AsyncIterable<SessionEvent | Heartbeat>
+  /** The session's workspace, fresh from the store. Write through {@link SessionHost.writeFiles}. */
+  workspace(sessionId: string): Promise<RunVfs>
+  /** Writes files into the workspace in one commit, within the owner's quota. */
+  writeFiles(sessionId: string, files: UploadFile[]): Promise<string[]>
+  deleteFile(sessionId: string, path: string): Promise<void>
+  /** Resumes executions whose host died (lease expired). Resolves to the sessions it took on. */
+  recover(): Promise<string[]>
+  gc(options: GcOptions): Promise<GcReport>
+  /** Resolves when this host has no work in progress on the session (tests, shutdown). */
+  settled(sessionId: string): Promise<void>
+  /** Stops taking work; does not wait for running executions. */
+  stop(): Promise<void>
+}

@@ -1,0 +1,64 @@
+import type { HostContext } from './context.js'
+import type { SessionDriver } from './driver.js'
+import { LOG_PATH, type LogHint } from './event-log.js'
+import type { GcOptions, GcReport } from './host-api.js'
+import { putJson, versionOf } from './records.js'
+import { segmentOf } from './storage.js'
+import { pruneRunArchives } from './workspace.js'
+
+/**
+ * Recovery: every session in the work index (acknowledged work, or an execution running
+ * somewhere) whose lease is free, expired or this host's is kicked; the driver decides what is
+ * left to do. Resolves to the sessions this host took on.
+ */
+export async function recoverSessions(ctx: HostContext, driver: SessionDriver): Promise<string[]> {
+  const taken: string[] = []
+  for (const { sessionId } of await ctx.storage.workEntries()) {
+    const meta = await ctx.meta(sessionId)
+    // A request that raced a delete left an entry for a session that is gone.
+    if (!meta) {
+      await ctx.storage.dropWork(sessionId)
+      continue
+    }
+    const lease = meta.lease
+    if (lease && lease.expiresAt > Date.now() && lease.holder !== ctx.settings.hostId && !ctx.settings.exclusive) continue
+    taken.push(sessionId)
+    void driver.kick(sessionId)
+  }
+  return taken
+}
+
+/** Deletes closed sessions past their time (through `remove`), old event segments and old run_js archives. */
+export async function collectGarbage(ctx: HostContext, driver: SessionDriver, remove: (sessionId: string) => Promise<void>, options: GcOptions): Promise<GcReport> {
+  const { closedOlderThan, keepEvents, keepRunArchives } = options
+  const report: GcReport = { sessionsDeleted: [], segmentsDeleted: 0, archivesDeleted: 0 }
+  for (const id of await ctx.storage.sessionIds()) {
+    const meta = await ctx.meta(id)
+    if (!meta) continue
+    if (closedOlderThan !== undefined && meta.record.status === 'closed' && (meta.record.closedAt ?? 0) <= Date.now() - closedOlderThan) {
+      await remove(id)
+      report.sessionsDeleted.push(id)
+      continue
+    }
+    if (keepEvents !== undefined) report.segmentsDeleted += await trimEvents(ctx, id, Math.max(0, keepEvents))
+    if (keepRunArchives !== undefined && !driver.active.has(id)) report.archivesDeleted += await pruneRunArchives(await ctx.workspaces.base(id), keepRunArchives)
+  }
+  return report
+}
+
+/** Deletes whole segments holding only events older than the last `keep`. */
+async function trimEvents(ctx: HostContext, sessionId: string, keep: number): Promise<number> {
+  const log = ctx.log(sessionId)
+  const last = await log.lastSeq()
+  const hint = await log.hint()
+  const firstKept = last - keep + 1
+  const keepSegment = firstKept <= 1 ? 0 : segmentOf(firstKept)
+  if (keepSegment <= hint.first) return 0
+  await ctx.storage.deleteSegments(sessionId, hint.first, keepSegment - 1)
+  log.dropCache()
+  await ctx.storage.updateMeta(sessionId, (records) => {
+    const h = (records.get(LOG_PATH)?.value as LogHint | undefined) ?? { segment: 0, first: 0 }
+    return { ops: [putJson(LOG_PATH, { segment: Math.max(h.segment, keepSegment), first: keepSegment }, versionOf(records, LOG_PATH))], value: undefined }
+  })
+  return keepSegment - hint.first
+}
