@@ -11,6 +11,7 @@ import { SessionError } from './errors.js'
 import { LOG_PATH, type LogHint } from './event-log.js'
 import { LogTails, type TailListener } from './log-tail.js'
 import { observeLog, type ObserveOptions } from './observe.js'
+import { StreamCounter } from './stream-quota.js'
 import { sessionTailSource } from './tail-source.js'
 import { deleteRecord, loadRecords, putJson, updateRecords, versionOf } from './records.js'
 import { SEGMENT_EVENTS, SESSION_ID, newSessionId, scopeNames, segmentOf } from './scopes.js'
@@ -39,6 +40,8 @@ export interface SessionHostOptions {
   /** Default heartbeat interval of `observe`. Default 15 s. */
   heartbeatMs?: number
   quota?: OwnerQuota
+  /** Streams of an owner this host serves outside {@link SessionHost.openStream} (hibernated WebSockets), counted against `quota.maxStreams`. */
+  streamsElsewhere?: (owner: string) => number
   /**
    * Where owners' session lists, counts and bytes live. Default: a small scope per owner in
    * `store`. The Cloudflare Worker keeps them in D1 (`agent-vfs/worker`).
@@ -110,6 +113,8 @@ export interface SessionHost {
   eventLines(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventLine[]>
   /** Events after `after`, stored then live; see {@link ObserveOptions}. */
   observe(sessionId: string, options?: ObserveOptions): AsyncIterable<SessionEvent | Heartbeat>
+  /** Counts an event stream of `owner` against `quota.maxStreams`: its release (call it when the stream ends), or undefined at the limit. */
+  openStream(owner: string): (() => void) | undefined
   /** The session's workspace, fresh from the store. Write through {@link SessionHost.writeFiles}. */
   workspace(sessionId: string): Promise<RunVfs>
   /** Writes files into the workspace in one commit, within the owner's quota. */
@@ -157,6 +162,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
   const driver = new SessionDriver(ctx)
   // Observers of a session share one reader of its log (see log-tail.ts).
   const tails = new LogTails((id) => sessionTailSource(ctx, id), ctx.settings.pollMs)
+  const streams = new StreamCounter(ctx.settings.quota.maxStreams, options.streamsElsewhere)
   const { store, namespace } = ctx
   const index = ctx.index
   const checkOwner = (owner: string) => {
@@ -361,6 +367,8 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
         yield* observeLog(source, { heartbeatMs: ctx.settings.heartbeatMs, ...observeOptions })
       })()
     },
+
+    openStream: (owner) => streams.open(owner),
 
     async workspace(sessionId) {
       return (await openSession(sessionId)).ws
