@@ -37,7 +37,9 @@ function probedFetch(received: number[]): typeof fetch {
     void (async () => {
       let text = ''
       try {
-        for await (const chunk of mine.pipeThrough(new TextDecoderStream())) {
+        for (const reader = mine.pipeThrough(new TextDecoderStream()).getReader(); ; ) {
+          const { value: chunk, done } = await reader.read()
+          if (done) break
           text += chunk
           if (!stream) continue
           let end

@@ -28,7 +28,9 @@ async function follow(id: string, seqs: number[], stop: AbortSignal): Promise<vo
   expect(res.status).toBe(200)
   let text = ''
   try {
-    for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
+    for (const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader(); ; ) {
+      const { value: chunk, done } = await reader.read()
+      if (done) break
       text += chunk
       let end
       while ((end = text.indexOf('\n\n')) >= 0) {
