@@ -241,9 +241,25 @@ async function observersBench(): Promise<void> {
   const quietGets = await getTimes(size(300, 20))
   const stop = new AbortController()
   const seen = Array.from({ length: OBS }, () => [] as number[])
+  /** Opens a stream; a connection the listen backlog refused (1,000 at once) is tried again. */
+  const openStream = async (path: string, signal: AbortSignal) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fetch(`${server.url}${path}`, { headers: auth, signal })
+      } catch (error) {
+        if (signal.aborted || attempt >= 10) throw error
+        await new Promise((r) => setTimeout(r, 50 * (attempt + 1)))
+      }
+    }
+  }
+  // Opened in waves of 100 (each waits for its response headers), as clients arriving over a second would.
+  const opened: Array<Promise<Response>> = []
+  for (let o = 0; o < OBS; o++) {
+    opened.push(openStream(`/sessions/${ids[o % ids.length]}/stream`, stop.signal))
+    if (o % 100 === 99) await Promise.all(opened.slice(-100))
+  }
   const streams = seen.map(async (into, o) => {
-    const res = await fetch(`${server.url}/sessions/${ids[o % ids.length]}/stream`, { headers: auth, signal: stop.signal })
-    await readSse(res, (m) => (m.id && into.push(Number(m.id)), false)).catch(() => undefined)
+    await readSse(await opened[o], (m) => (m.id && into.push(Number(m.id)), false)).catch(() => undefined)
   })
   // Every observer has its first event (session-created) before the writers start.
   while (seen.some((s) => s.length === 0)) await new Promise((r) => setTimeout(r, 50))
@@ -284,10 +300,13 @@ async function observersBench(): Promise<void> {
     const { id } = await host.create({ owner: 'bench', profile: 'run' })
     await host.writeFiles(id, Object.entries(generateEpisodes({ count: size(20, 4) }).files).map(([p, data]) => ({ path: `/context/${p}`, data })))
     const halt = new AbortController()
-    const open = Array.from({ length: streams }, async () => {
-      const res = await fetch(`${server.url}/sessions/${id}/stream`, { headers: auth, signal: halt.signal })
-      await readSse(res, () => false).catch(() => undefined)
-    })
+    const responses: Array<Promise<Response>> = []
+    for (let o = 0; o < streams; o++) {
+      responses.push(openStream(`/sessions/${id}/stream`, halt.signal))
+      if (o % 100 === 99) await Promise.all(responses.slice(-100))
+    }
+    await Promise.all(responses)
+    const open = responses.map(async (res) => readSse(await res, () => false).catch(() => undefined))
     const t = performance.now()
     await host.send(id, { text: 'go' })
     for (;;) {
