@@ -3,12 +3,32 @@
 // next), passing the filter: `npm run bench -- vfs.grep`. `--smoke` (npm run bench:smoke) runs
 // every suite at tiny sizes with BENCH_SMOKE=1 (see bench/harness.ts): nothing recorded, the
 // README left alone, exit 1 if any suite fails.
+//
+// Suites that need Postgres (bench/session.bench.ts) get one: without PG_URL, a throw-away server
+// is started (`scripts/postgres.sh start bench`, as scripts/test.sh does for the tests) and
+// stopped at the end, so `npm run bench` works on a fresh clone.
 import { spawnSync } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 
 const smoke = process.argv.includes('--smoke')
 const args = process.argv.slice(2).filter((a) => a !== '--smoke')
-const env = smoke ? { ...process.env, BENCH_SMOKE: '1' } : process.env
+const env = smoke ? { ...process.env, BENCH_SMOKE: '1' } : { ...process.env }
+let startedPostgres = false
+if (!env.PG_URL) {
+  const started = spawnSync('bash', ['scripts/postgres.sh', 'start', 'bench'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' })
+  const url = /PG_URL=(\S+)/.exec(readFileSafe('.tmp/postgres-bench.env') ?? started.stdout ?? '')?.[1]
+  if (started.status === 0 && url) {
+    env.PG_URL = url.replace(/^['"]|['"]$/g, '')
+    startedPostgres = true
+  } else console.log('# could not start Postgres (scripts/postgres.sh start bench): suites that need it will fail')
+}
+function readFileSafe(path) {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return undefined
+  }
+}
 const suites = readdirSync(new URL('../bench/', import.meta.url)).filter((f) => f.endsWith('.bench.ts')).sort()
 let failed = 0
 for (const suite of suites) {
@@ -20,4 +40,5 @@ for (const suite of suites) {
   }
 }
 if (!smoke) spawnSync(process.execPath, ['scripts/bench-table.mjs'], { stdio: 'inherit' })
+if (startedPostgres) spawnSync('bash', ['scripts/postgres.sh', 'stop', 'bench'], { stdio: 'ignore' })
 process.exit(failed ? 1 : 0)

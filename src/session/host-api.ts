@@ -26,6 +26,8 @@ export interface SessionHostOptions {
   /** Default heartbeat interval of `observe`. Default 15 s. */
   heartbeatMs?: number
   quota?: OwnerQuota
+  /** Streams of an owner this host serves outside {@link SessionHost.openStream} (hibernated WebSockets), counted against `quota.maxStreams`. */
+  streamsElsewhere?: (owner: string) => number
   /**
    * Where owners' session lists, counts and bytes live. Default: a small scope per owner in
    * `store`. The Cloudflare Worker keeps them in D1 (`agent-vfs/worker`).
@@ -97,6 +99,8 @@ export interface SessionHost {
   eventLines(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventLine[]>
   /** Events after `after`, stored then live; see {@link ObserveOptions}. */
   observe(sessionId: string, options?: ObserveOptions): AsyncIterable<SessionEvent | Heartbeat>
+  /** Counts an event stream of `owner` against `quota.maxStreams`: its release (call it when the stream ends), or undefined at the limit. */
+  openStream(owner: string): (() => void) | undefined
   /** The session's workspace, fresh from the store. Write through {@link SessionHost.writeFiles}. */
   workspace(sessionId: string): Promise<RunVfs>
   /** Writes files into the workspace in one commit, within the owner's quota. */

@@ -8,7 +8,10 @@ import { SessionError } from './errors.js'
 import { deleteFile, uploadPath, writeFiles } from './files.js'
 import type { SessionHost, SessionHostOptions } from './host-api.js'
 import { collectGarbage, recoverSessions } from './maintenance.js'
+import { LogTails, type TailListener } from './log-tail.js'
 import { observeLog } from './observe.js'
+import { StreamCounter } from './stream-quota.js'
+import { sessionTailSource } from './tail-source.js'
 import { admit, type Refusal } from './state.js'
 import { SEGMENT_EVENTS, SESSION_ID, newSessionId, scopeNames, segmentOf } from './storage.js'
 import { storeOwnerIndex } from './owner-index.js'
@@ -48,6 +51,9 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
   )
   ctx.index = options.ownerIndex ?? storeOwnerIndex(ctx.store, ctx.namespace, (ids) => Promise.all(ids.map(async (id) => (await ctx.meta(id))?.record)))
   const driver = new SessionDriver(ctx)
+  // Observers of a session share one reader of its log (see log-tail.ts).
+  const tails = new LogTails((id) => sessionTailSource(ctx, id), ctx.settings.pollMs)
+  const streams = new StreamCounter(ctx.settings.quota.maxStreams, options.streamsElsewhere)
   const { store, namespace } = ctx
   const index = ctx.index
   const checkOwner = (owner: string) => {
@@ -244,39 +250,17 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     },
 
     observe(sessionId, observeOptions = {}) {
-      const log = ctx.log(sessionId)
-      const subscribe = (wake: () => void) => {
-        const off = ctx.signals.subscribe(sessionId, wake)
-        // The store's own notifications (IndexedDB across tabs): the segments around the tail, and
-        // the meta scope, whose log hint moves when a new segment starts (then the watch follows).
-        const segmentWatches = new Map<number, () => void>()
-        let closed = false
-        const follow = () => {
-          void log.hint().then((h) => {
-            if (closed) return
-            for (const [s, unwatch] of segmentWatches) if (s < h.segment) (unwatch(), segmentWatches.delete(s))
-            for (let s = h.segment; s <= h.segment + 1; s++) if (!segmentWatches.has(s)) segmentWatches.set(s, store.watch!(namespace, scopeNames.events(sessionId, s), wake))
-          }, () => undefined)
-        }
-        const offMeta = store.watch
-          ? store.watch(namespace, scopeNames.meta(sessionId), () => {
-              follow()
-              wake()
-            })
-          : undefined
-        if (store.watch) follow()
-        return () => {
-          closed = true
-          off()
-          offMeta?.()
-          for (const unwatch of segmentWatches.values()) unwatch()
-        }
-      }
       return (async function* () {
         await ctx.require(sessionId)
-        yield* observeLog(log, subscribe, { pollMs: ctx.settings.pollMs, heartbeatMs: ctx.settings.heartbeatMs, ...observeOptions })
+        const source = {
+          read: (after: number, limit: number) => ctx.log(sessionId).readLines(after, limit),
+          subscribe: (listener: TailListener, pollMs?: number) => tails.subscribe(sessionId, listener, pollMs),
+        }
+        yield* observeLog(source, { heartbeatMs: ctx.settings.heartbeatMs, ...observeOptions })
       })()
     },
+
+    openStream: (owner) => streams.open(owner),
 
     async workspace(sessionId) {
       return (await openSession(sessionId)).ws

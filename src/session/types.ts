@@ -105,6 +105,11 @@ export interface OwnerQuota {
   maxSessions?: number
   /** Bytes of workspace files over all of an owner's sessions. */
   maxBytes?: number
+  /**
+   * Event streams (SSE and WebSocket together) an owner may have open on one host at once; one
+   * more is refused with 429 `too-many-streams` until one ends. On the Worker, per session object.
+   */
+  maxStreams?: number
 }
 
 /** A page of results; pass `next` as `cursor` to get the following page. */

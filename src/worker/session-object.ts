@@ -46,6 +46,8 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       exclusive: true,
       ownerIndex: d1OwnerIndex(this.env.DB),
       ...(options.quota ? { quota: options.quota } : {}),
+      // Hibernated WebSockets count against the owner's streams with the SSE streams this host serves.
+      streamsElsewhere: (owner) => this.#sockets.count(owner),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
@@ -58,7 +60,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     const options = edgeOptions()
     return (this.#app ??= createSessionApp(this.#hostOf(), {
       auth: { secret: jwtSecret(this.env) },
-      webSocket: (request, session) => this.#sockets.accept(session.id, session.after, request.headers.get('sec-websocket-protocol')),
+      webSocket: (request, session) => this.#sockets.accept(session.id, session.owner, session.after, request.headers.get('sec-websocket-protocol')),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),

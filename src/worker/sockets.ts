@@ -4,6 +4,8 @@ import type { EventLine } from 'agent-vfs/session'
 interface SocketState {
   session: string
   sent: number
+  /** Whose socket it is: counted against the owner's `maxStreams`. */
+  owner?: string
 }
 
 /** Events read per page while catching a socket up. */
@@ -27,15 +29,22 @@ export class SocketHub {
   ) {}
 
   /** Accepts a socket for `sessionId` that has seen events up to `after`; resolves to the 101 response. */
-  accept(sessionId: string, after: number, protocols: string | null): Response {
+  accept(sessionId: string, owner: string, after: number, protocols: string | null): Response {
     const pair = new WebSocketPair()
     const [client, server] = [pair[0], pair[1]]
     this.ctx.acceptWebSocket(server)
-    server.serializeAttachment({ session: sessionId, sent: after } satisfies SocketState)
+    server.serializeAttachment({ session: sessionId, sent: after, owner } satisfies SocketState)
     void this.push()
     // A browser that offered the token as a subprotocol fails the handshake unless one is chosen.
     const offered = protocols?.split(',').map((p) => p.trim()) ?? []
     return new Response(null, { status: 101, webSocket: client, ...(offered.includes('agent-vfs') ? { headers: { 'sec-websocket-protocol': 'agent-vfs' } } : {}) })
+  }
+
+  /** The open sockets of `owner` (they outlive the object's sleep, so the runtime's list is the count). */
+  count(owner: string): number {
+    let n = 0
+    for (const ws of this.ctx.getWebSockets()) if ((ws.deserializeAttachment() as SocketState | null)?.owner === owner) n++
+    return n
   }
 
   /** Sends every socket the events it has not been sent. */

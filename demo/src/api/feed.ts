@@ -50,9 +50,11 @@ export async function followEvents(client: SessionClient, sessionId: string, opt
   const state = (s: FeedState) => !signal.aborted && options.onState?.(s)
   state({ kind: 'connecting' })
   try {
-    // The part of the log this tab has already seen: redraw it from the stored pages.
+    // The part of the log this tab has already seen: redraw it from the stored pages. A page asks for
+    // no more than that part: what the run appended since comes once, from the stream (a page that
+    // went beyond would carry those events twice, issue 15).
     while (last < remembered) {
-      const page = await client.listEvents(sessionId, last, 1000)
+      const page = await client.listEvents(sessionId, last, Math.min(1000, remembered - last))
       if (page.length === 0) break
       deliver(page.filter((e) => e.seq <= remembered))
       if (page[page.length - 1]!.seq >= remembered) break

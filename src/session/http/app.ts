@@ -3,9 +3,11 @@ import { bodyLimit } from 'hono/body-limit'
 import { streamSSE } from 'hono/streaming'
 import type { SessionHost } from '../host.js'
 import { SessionError } from '../errors.js'
+import { storedJson } from '../observe.js'
 import { bearerAuth, type AuthEnv, type SessionAuth } from './auth.js'
 import { errorResponse, toErrorResponse } from './errors.js'
 import { readMultipart, serveFile, uploadDir } from './files.js'
+import { batchingWriter, sseMessage } from './sse-batch.js'
 import { sessionRoutes as R } from './routes.js'
 
 /** Options of {@link createSessionApp}. */
@@ -27,6 +29,10 @@ export interface SessionAppOptions {
    */
   webSocket?: (request: Request, session: { id: string; owner: string; after: number }) => Response | Promise<Response>
 }
+
+/** An owner at `quota.maxStreams`: 429, to retry once one of its streams ended. */
+const tooManyStreams = (c: Parameters<typeof errorResponse>[0]) =>
+  errorResponse(c, 429, 'too-many-streams', 'this owner has as many event streams open as its quota allows: close one (or wait for one to end) and retry')
 
 /**
  * The session HTTP API as a hono app: REST + Server-Sent Events over a {@link SessionHost}.
@@ -189,14 +195,24 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
       if (!/^\d{1,15}$/.test(header.trim())) throw new SessionError('invalid', 'Last-Event-ID must be the sequence number of an event')
       after = Number(header.trim())
     }
+    const release = host.openStream(c.get('owner'))
+    if (!release) return tooManyStreams(c)
     const stop = new AbortController()
     return streamSSE(c, async (stream) => {
-      stream.onAbort(() => stop.abort())
-      const events = host.observe(id, { after, signal: stop.signal, heartbeatMs: options.heartbeatMs ?? 15_000, idleTimeoutMs: options.idleTimeoutMs ?? 300_000 })
-      for await (const e of events) {
-        if (e.type === 'heartbeat') await stream.write(`: heartbeat ${e.after}\n\n`)
-        else await stream.writeSSE({ id: String(e.seq), event: e.type, data: JSON.stringify(e) })
-        if (stream.aborted || stream.closed) break
+      stream.onAbort(() => (stop.abort(), release()))
+      try {
+        const out = batchingWriter((text) => stream.write(text))
+        const events = host.observe(id, { after, signal: stop.signal, heartbeatMs: options.heartbeatMs ?? 15_000, idleTimeoutMs: options.idleTimeoutMs ?? 300_000 })
+        for await (const e of events) {
+          if (e.type === 'heartbeat') await out.write(`: heartbeat ${e.after}\n\n`)
+          // The stored text as it is (the same for every observer): no serialisation per stream.
+          else await out.write(sseMessage(String(e.seq), e.type, storedJson(e) ?? JSON.stringify(e)))
+          if (stream.aborted || stream.closed) break
+        }
+        // A client that went away fails the last write: nothing more to tell it.
+        await out.end().catch(() => undefined)
+      } finally {
+        release()
       }
     })
   })
@@ -205,6 +221,10 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     await owned(c, id)
     if (!options.webSocket) return errorResponse(c, 501, 'not-implemented', 'this host serves no WebSockets; use GET /sessions/{id}/stream (SSE)')
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return errorResponse(c, 426, 'upgrade-required', 'send a WebSocket upgrade request (Upgrade: websocket)')
+    // Checked here, counted by the host that keeps the socket (see SessionHostOptions.streamsElsewhere).
+    const release = host.openStream(c.get('owner'))
+    if (!release) return tooManyStreams(c)
+    release()
     return options.webSocket(c.req.raw, { id, owner: c.get('owner'), after: c.req.valid('query').after ?? 0 })
   })
   return app
