@@ -33,8 +33,12 @@ export interface EdgeOptions {
   heartbeatMs?: number
   /** An SSE stream ends after this long without events (clients reconnect with Last-Event-ID). Default 5 min. */
   idleTimeoutMs?: number
-  /** Largest upload body in bytes. Default 20 MiB. */
+  /** Largest upload body (`PUT …/file`, `POST …/files`) in bytes. Default 20 MiB. */
   maxUploadBytes?: number
+  /** Largest body of every other route in bytes. Default 1 MiB. */
+  maxJsonBytes?: number
+  /** Bytes of an oversized body read and discarded before the 413 (so the client reads it). Default 256 MiB. */
+  drainBytes?: number
 }
 
 let configured: EdgeOptions | undefined

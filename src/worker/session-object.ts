@@ -62,6 +62,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
+      ...(options.maxJsonBytes !== undefined ? { maxJsonBytes: options.maxJsonBytes } : {}),
     }))
   }
 
