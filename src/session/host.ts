@@ -272,9 +272,20 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     },
 
     async send(sessionId, { text, steer }) {
-      await requireOpen(sessionId)
+      const record = await requireOpen(sessionId)
       if (typeof text !== 'string' || text.trim() === '' || text.length > MAX_MESSAGE) throw new SessionError('invalid', `a message needs text of 1 to ${MAX_MESSAGE} characters`)
-      const message = await ctx.box(sessionId).add(text, steer ? 'steer' : 'follow-up')
+      // A message to an idle session starts an execution: it takes one of the owner's running slots
+      // first, atomically in the index (released when the session stops running), or is refused.
+      const maxRunning = ctx.settings.quota.maxRunningExecutions
+      const reserve = maxRunning !== undefined && record.status === 'idle' && index.setRunning
+      if (reserve) await index.setRunning!(record.owner, sessionId, true, maxRunning)
+      let message: SessionMessage
+      try {
+        message = await ctx.box(sessionId).add(text, steer ? 'steer' : 'follow-up')
+      } catch (error) {
+        if (reserve) await index.setRunning!(record.owner, sessionId, false).catch(() => undefined)
+        throw error
+      }
       await ctx.emit(sessionId, { type: 'message', n: message.n, text, mode: message.mode })
       void driver.kick(sessionId)
       return message

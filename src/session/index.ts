@@ -15,7 +15,7 @@ export { localSignals, combineSignals, type SessionSignals } from './signals.js'
 export { postgresSignals, type ListeningClient } from './postgres-signals.js'
 export type { ObserveOptions } from './observe.js'
 export { SEGMENT_EVENTS, SESSION_ID, newSessionId } from './scopes.js'
-export { storeOwnerIndex, type OwnerIndex } from './owner-index.js'
+export { storeOwnerIndex, DEFAULT_OWNER_QUOTA, type OwnerIndex } from './owner-index.js'
 export type {
   SessionStatus, SessionRecord, SessionMessage, MessageMode, SessionEvent, SessionEventBody, EventLine, Heartbeat, AgentProfile, ExecutionSetup, OwnerQuota, Page,
 } from './types.js'

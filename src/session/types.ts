@@ -105,6 +105,15 @@ export interface OwnerQuota {
   maxSessions?: number
   /** Bytes of workspace files over all of an owner's sessions. */
   maxBytes?: number
+  /**
+   * Sessions of one owner running an execution at once. A message that would start an execution in
+   * an idle session while the owner has this many running is refused (`too-many-running`, HTTP 429)
+   * and not stored; messages to a session that is already running or waiting queue as usual, and an
+   * answer or a resume is never refused.
+   */
+  maxRunningExecutions?: number
+  /** Event streams (SSE and WebSocket observers) one owner may hold open at once. */
+  maxStreams?: number
 }
 
 /** A page of results; pass `next` as `cursor` to get the following page. */

@@ -15,7 +15,10 @@ export interface EdgeEnv {
 export interface EdgeOptions {
   /** The agent profiles sessions may use, by name. In workerd, run_js needs `engine: workerdEngine()` from `agent-vfs/run-js/workerd`. */
   agents: Record<string, AgentProfile>
-  /** Limits per owner, enforced atomically in D1. */
+  /**
+   * Limits per owner, enforced atomically in D1. Default `DEFAULT_OWNER_QUOTA` (100 sessions, 1 GiB,
+   * 4 running executions, 50 open streams); a quota given replaces it whole (`{}`: no limits).
+   */
   quota?: OwnerQuota
   /** Closed sessions are deleted (their object's storage and their D1 row) this long after they closed, by the object's alarm. Default: kept. */
   retention?: { closedMs: number }

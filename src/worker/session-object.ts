@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
 import { durableObjectStore } from 'agent-vfs'
-import { createSessionApp, createSessionHost, describeError, type SessionHost, type SessionRecord } from 'agent-vfs/session'
+import { createSessionApp, createSessionHost, DEFAULT_OWNER_QUOTA, describeError, type SessionHost, type SessionRecord } from 'agent-vfs/session'
 import { d1OwnerIndex } from './d1-owner-index.js'
 import { edgeOptions, jwtSecret, type EdgeEnv } from './options.js'
 import { SocketHub } from './sockets.js'
@@ -45,7 +45,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       namespace: NAMESPACE,
       exclusive: true,
       ownerIndex: d1OwnerIndex(this.env.DB),
-      ...(options.quota ? { quota: options.quota } : {}),
+      quota: options.quota ?? DEFAULT_OWNER_QUOTA,
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),

@@ -3,7 +3,8 @@ import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js
 import { memoryStore } from '../../src/index.js'
 import { createSessionApp, createSessionHost, mintToken, type SessionHost } from '../../src/session/index.js'
 import { listen } from '../session/http-client.js'
-import { multipartWith, REFUSED_PART_NAMES, streamRequest } from '../session/oversized.js'
+import { multipartWith, REFUSED_PART_NAMES } from '../session/multipart-names.js'
+import { streamRequest } from '../session/oversized.js'
 
 const MiB = 1024 * 1024
 const secret = 'test-secret-test-secret-test-secret-0123'
