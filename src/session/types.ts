@@ -94,7 +94,7 @@ export interface ExecutionSetup {
 export interface AgentProfile {
   description?: string
   /** Called for each run of an execution (start and every resume), with the same `index` for one execution. */
-  setup(execution: { index: number; instructions: string; sessionId: string }): ExecutionSetup | Promise<ExecutionSetup>
+  setup(execution: { index: number; instructions: string; sessionId: string; owner?: string }): ExecutionSetup | Promise<ExecutionSetup>
   /** Files written into a new session's workspace (e.g. `/skills`). */
   seed?(workspace: RunVfs): Promise<void>
 }
