@@ -113,6 +113,8 @@ export class RunQueue {
   }
 
   private take(key: string): Slot {
+    // The key served last, by the queue or at once: its next waiter goes to the back of the turns.
+    this.lastKey = key
     this.running++
     this.runningByKey.set(key, this.held(key) + 1)
     let released = false
@@ -136,7 +138,6 @@ export class RunQueue {
       if (key === undefined) return
       const line = this.waitersByKey.get(key)!
       const first = line.values().next().value!
-      this.lastKey = key
       first.grant(this.take(key))
     }
   }
