@@ -56,10 +56,8 @@ async function workspace(): Promise<Vfs> {
   return vfs
 }
 
-/** All fifty at once on one runner, while a 1 ms interval watches the host thread. */
-async function measure(options: Omit<RunJsOptions, 'vfs'>, hostile: string[]): Promise<Outcome> {
-  const vfs = await workspace()
-  const runJs = createRunJs({ vfs, archiveDir: false, ...options })
+/** A 1 ms interval on the host thread: the longest gap between its ticks (a stall) and the peak RSS. */
+function watchHost(): { stop(): { stallMs: number; rssMb: number } } {
   let last = performance.now()
   let stallMs = 0
   let rssMb = 0
@@ -69,6 +67,19 @@ async function measure(options: Omit<RunJsOptions, 'vfs'>, hostile: string[]): P
     last = now
     rssMb = Math.max(rssMb, process.memoryUsage.rss() / 1024 / 1024)
   }, 1)
+  return {
+    stop() {
+      clearInterval(timer)
+      return { stallMs: Math.max(stallMs, performance.now() - last), rssMb }
+    },
+  }
+}
+
+/** All fifty at once on one runner, while a 1 ms interval watches the host thread. */
+async function measure(options: Omit<RunJsOptions, 'vfs'>, hostile: string[]): Promise<Outcome> {
+  const vfs = await workspace()
+  const runJs = createRunJs({ vfs, archiveDir: false, ...options })
+  const watch = watchHost()
   const t0 = performance.now()
   const latencies: number[] = []
   let done = 0
@@ -83,8 +94,7 @@ async function measure(options: Omit<RunJsOptions, 'vfs'>, hostile: string[]): P
     }),
   )
   const wallMs = performance.now() - t0
-  clearInterval(timer)
-  stallMs = Math.max(stallMs, performance.now() - last)
+  const { stallMs, rssMb } = watch.stop()
   runJs.close()
   return { stallMs, done: (done / (RUNS / 2)) * 100, latencies: latencies.sort((a, b) => a - b), rssMb, wallMs }
 }
@@ -95,15 +105,7 @@ async function measure(options: Omit<RunJsOptions, 'vfs'>, hostile: string[]): P
  */
 async function measureOwners(threads: WorkerThreadsExecutor, tenants: boolean): Promise<Outcome> {
   const vfs = await workspace()
-  let last = performance.now()
-  let stallMs = 0
-  let rssMb = 0
-  const timer = setInterval(() => {
-    const now = performance.now()
-    stallMs = Math.max(stallMs, now - last)
-    last = now
-    rssMb = Math.max(rssMb, process.memoryUsage.rss() / 1024 / 1024)
-  }, 1)
+  const watch = watchHost()
   const t0 = performance.now()
   const latencies: number[] = []
   let done = 0
@@ -120,8 +122,7 @@ async function measureOwners(threads: WorkerThreadsExecutor, tenants: boolean): 
     }),
   )
   const wallMs = performance.now() - t0
-  clearInterval(timer)
-  stallMs = Math.max(stallMs, performance.now() - last)
+  const { stallMs, rssMb } = watch.stop()
   return { stallMs, done: (done / (RUNS / 2)) * 100, latencies: latencies.sort((a, b) => a - b), rssMb, wallMs }
 }
 
