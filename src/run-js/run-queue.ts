@@ -53,7 +53,7 @@ export class RunQueue {
     readonly maxWaiting: number,
     /** What a slot is, for messages: "a slot of this runner (concurrency 4)", "a worker thread". */
     readonly slotName: string,
-    /** Slots one key may hold at once (default: all of them). */
+    /** Slots one named key may hold at once (default: all of them); runs without a key are not capped. */
     readonly perKey: number = Infinity,
   ) {}
 
@@ -76,7 +76,7 @@ export class RunQueue {
   acquire(deadline: number, signal?: AbortSignal, key = ''): Promise<Slot | RunJsError> {
     if (signal?.aborted) return Promise.resolve(abortError(signal))
     // Free slots with waiters left means those waiters are at their key's cap: another key may pass them.
-    if (this.running < this.concurrency && this.held(key) < this.perKey && !this.waitersByKey.has(key)) return Promise.resolve(this.take(key))
+    if (this.running < this.concurrency && this.held(key) < this.capOf(key) && !this.waitersByKey.has(key)) return Promise.resolve(this.take(key))
     if (this.waiterCount >= this.maxWaiting) {
       return Promise.resolve({
         name: QUEUE_FULL,
@@ -106,6 +106,11 @@ export class RunQueue {
         leave({ name: TIMEOUT, message: `run_js timed out after waiting ${waited} ms for ${this.slotName}; the program never ran` })
       }, Math.max(0, deadline - performance.now()))
     })
+  }
+
+  /** Runs without a key share the default one, which is not capped: the cap is between named tenants. */
+  private capOf(key: string): number {
+    return key === '' ? Infinity : this.perKey
   }
 
   private held(key: string): number {
@@ -148,7 +153,7 @@ export class RunQueue {
     const after = this.lastKey === undefined ? -1 : keys.indexOf(this.lastKey)
     for (let i = 1; i <= keys.length; i++) {
       const key = keys[(after + i + keys.length) % keys.length]
-      if (this.held(key) < this.perKey) return key
+      if (this.held(key) < this.capOf(key)) return key
     }
     return undefined
   }
