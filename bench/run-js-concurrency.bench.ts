@@ -11,6 +11,12 @@
  * submission (`latency.p50`/`latency.max`, ms; only for configurations where some succeed), and the
  * peak RSS (`rss`, MB).
  *
+ * `fair` (issue 15): fifty on `workerThreads()`, one runner per program (a session each), 25 busy loops
+ * from one owner submitted first, then 25 normal programs from another: `runjs.concurrency.fair.done`
+ * is the share of the other owner's programs that succeed, `runjs.concurrency.fair.stall` the longest
+ * host event-loop gap (ms); ours passes each program's owner as its tenant (threads shared fairly),
+ * the baseline does not (one FIFO line).
+ *
  * `npm run bench -- runjs.concurrency`; RUNJS_THREADS sets the pool size (default: the machine's
  * parallelism, 1 to 8).
  */
@@ -50,10 +56,8 @@ async function workspace(): Promise<Vfs> {
   return vfs
 }
 
-/** All fifty at once on one runner, while a 1 ms interval watches the host thread. */
-async function measure(options: Omit<RunJsOptions, 'vfs'>, hostile: string[]): Promise<Outcome> {
-  const vfs = await workspace()
-  const runJs = createRunJs({ vfs, archiveDir: false, ...options })
+/** A 1 ms interval on the host thread: the longest gap between its ticks (a stall) and the peak RSS. */
+function watchHost(): { stop(): { stallMs: number; rssMb: number } } {
   let last = performance.now()
   let stallMs = 0
   let rssMb = 0
@@ -63,6 +67,19 @@ async function measure(options: Omit<RunJsOptions, 'vfs'>, hostile: string[]): P
     last = now
     rssMb = Math.max(rssMb, process.memoryUsage.rss() / 1024 / 1024)
   }, 1)
+  return {
+    stop() {
+      clearInterval(timer)
+      return { stallMs: Math.max(stallMs, performance.now() - last), rssMb }
+    },
+  }
+}
+
+/** All fifty at once on one runner, while a 1 ms interval watches the host thread. */
+async function measure(options: Omit<RunJsOptions, 'vfs'>, hostile: string[]): Promise<Outcome> {
+  const vfs = await workspace()
+  const runJs = createRunJs({ vfs, archiveDir: false, ...options })
+  const watch = watchHost()
   const t0 = performance.now()
   const latencies: number[] = []
   let done = 0
@@ -77,10 +94,47 @@ async function measure(options: Omit<RunJsOptions, 'vfs'>, hostile: string[]): P
     }),
   )
   const wallMs = performance.now() - t0
-  clearInterval(timer)
-  stallMs = Math.max(stallMs, performance.now() - last)
+  const { stallMs, rssMb } = watch.stop()
   runJs.close()
   return { stallMs, done: (done / (RUNS / 2)) * 100, latencies: latencies.sort((a, b) => a - b), rssMb, wallMs }
+}
+
+/**
+ * Fifty runs, one runner each (a session each): first the flood, 25 busy loops of owner `busy` with the
+ * default time limit (10 s), then 25 normal programs of owner `calm`.
+ */
+async function measureOwners(threads: WorkerThreadsExecutor, tenants: boolean): Promise<Outcome> {
+  const vfs = await workspace()
+  const watch = watchHost()
+  const t0 = performance.now()
+  const latencies: number[] = []
+  let done = 0
+  await Promise.all(
+    Array.from({ length: RUNS }, async (_, i) => {
+      const busy = i < RUNS / 2
+      const runJs = createRunJs({ vfs, archiveDir: false, executor: threads, ...(tenants ? { tenant: busy ? 'busy' : 'calm' } : {}) })
+      const r = await runJs.run(busy ? 'while (true) {}' : NORMAL(i))
+      runJs.close()
+      if (!busy && r.success && r.result === EXPECTED) {
+        done++
+        latencies.push(performance.now() - t0)
+      }
+    }),
+  )
+  const wallMs = performance.now() - t0
+  const { stallMs, rssMb } = watch.stop()
+  return { stallMs, done: (done / (RUNS / 2)) * 100, latencies: latencies.sort((a, b) => a - b), rssMb, wallMs }
+}
+
+async function fair(threads: WorkerThreadsExecutor) {
+  const prefix = 'runjs.concurrency.fair'
+  if (!wanted(prefix)) return
+  const base = await measureOwners(threads, false)
+  const ours = await measureOwners(threads, true)
+  const baselineLabel = 'workerThreads() with one FIFO line (no tenants)'
+  console.log(`  fair: wall ms — baseline ${base.wallMs.toFixed(0)}, ours ${ours.wallMs.toFixed(0)}; done ${base.done}% → ${ours.done}%; stall ${base.stallMs.toFixed(0)} → ${ours.stallMs.toFixed(0)} ms`)
+  add({ name: `${prefix}.done`, unit: "% of the other owner's programs succeeding", better: 'higher', ours: ours.done, baseline: Math.max(base.done, 0.001), baselineLabel })
+  add({ name: `${prefix}.stall`, unit: 'ms max host event-loop gap', better: 'lower', ours: ours.stallMs, baseline: base.stallMs, baselineLabel })
 }
 
 function add(m: Omit<Measurement, 'ratio'>) {
@@ -131,10 +185,11 @@ function writeTable() {
 const threadCount = process.env.RUNJS_THREADS ? Number(process.env.RUNJS_THREADS) : undefined
 // From source, threads start through the tsx shim; the published package needs no workerUrl.
 const threads = workerThreads({ size: threadCount, workerUrl: new URL('../test/run-js/worker-thread-dev.mjs', import.meta.url) })
-if (wanted('runjs.concurrency')) await threads.warm()
+if (wanted('runjs.concurrency') || wanted('runjs.concurrency.fair')) await threads.warm()
 try {
   await scenario('bombs', threads)
   await scenario('loops', threads)
+  await fair(threads)
 } finally {
   await threads.close()
 }

@@ -10,6 +10,14 @@
  *
  * Env: PORT (8787), DATABASE_URL, AGENT_VFS_DATA, AGENT_VFS_JWT_SECRET, LEASE_MS (15000),
  * MODEL_DELAY_MS (0; slows every model call, to watch a run live), OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL.
+ *
+ * Limits (docs/limits.md; a flag wins over its env variable; `none` or 0 lifts a quota):
+ * --max-sessions / AGENT_VFS_MAX_SESSIONS (100 per owner), --max-bytes / AGENT_VFS_MAX_BYTES (1 GiB
+ * per owner), --max-running / AGENT_VFS_MAX_RUNNING (4 executions per owner at once), --max-streams /
+ * AGENT_VFS_MAX_STREAMS (50 per owner), --max-json-bytes / AGENT_VFS_MAX_JSON_BYTES (1 MiB),
+ * --max-upload-bytes / AGENT_VFS_MAX_UPLOAD_BYTES (20 MiB), --run-js-threads / AGENT_VFS_RUN_JS_THREADS
+ * (worker threads for run_js: the machine's parallelism, 1 to 8; `0` runs programs on the server's
+ * own thread, which a busy program then blocks).
  */
 import { serve } from '@hono/node-server'
 import { mkdirSync } from 'node:fs'
@@ -18,12 +26,74 @@ import { join, resolve } from 'node:path'
 import { pacedProfile } from '../fixtures/script-appendix/paced.js'
 import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { postgresStore, type VfsStore } from 'agent-vfs'
-import { createSessionApp, createSessionHost, mintToken, postgresSignals, type AgentProfile, type SessionSignals } from 'agent-vfs/session'
+import { createRunJs, type RunVfs } from 'agent-vfs'
+import { workerThreads } from 'agent-vfs/run-js/node'
+import { createSessionApp, createSessionHost, DEFAULT_OWNER_QUOTA, mintToken, postgresSignals, type AgentProfile, type OwnerQuota, type SessionSignals } from 'agent-vfs/session'
 
 const env = process.env
 const port = Number(env.PORT ?? 8787)
 const leaseMs = Number(env.LEASE_MS ?? 15_000)
 const delay = Number(env.MODEL_DELAY_MS ?? 0)
+
+/** A setting from `--name=value` / `--name value`, else the env variable; undefined when neither is set. */
+function setting(flag: string, variable: string): string | undefined {
+  const args = process.argv.slice(2)
+  for (const [i, arg] of args.entries()) {
+    if (arg === `--${flag}`) return args[i + 1]
+    if (arg.startsWith(`--${flag}=`)) return arg.slice(flag.length + 3)
+  }
+  return env[variable]
+}
+
+/** A whole number of at least 0 (`none` is 0), or the default; anything else stops the server with a message. */
+function count(flag: string, variable: string, fallback: number | undefined): number | undefined {
+  const raw = setting(flag, variable)
+  if (raw === undefined || raw === '') return fallback
+  const value = raw.trim().toLowerCase() === 'none' ? 0 : Number(raw)
+  if (!Number.isSafeInteger(value) || value < 0) {
+    console.error(`--${flag} / ${variable} must be a whole number >= 0 (or none), got ${JSON.stringify(raw)}`)
+    process.exit(2)
+  }
+  return value
+}
+
+/** The owners' quotas: the defaults, each replaced by its flag or env variable; 0 lifts one. */
+function quotaFromSettings(): OwnerQuota {
+  const fields: Array<[keyof OwnerQuota, string, string]> = [
+    ['maxSessions', 'max-sessions', 'AGENT_VFS_MAX_SESSIONS'],
+    ['maxBytes', 'max-bytes', 'AGENT_VFS_MAX_BYTES'],
+    ['maxRunningExecutions', 'max-running', 'AGENT_VFS_MAX_RUNNING'],
+    ['maxStreams', 'max-streams', 'AGENT_VFS_MAX_STREAMS'],
+  ]
+  const quota: OwnerQuota = {}
+  for (const [field, flag, variable] of fields) {
+    const value = count(flag, variable, DEFAULT_OWNER_QUOTA[field])
+    if (value) quota[field] = value
+  }
+  return quota
+}
+
+const quota = quotaFromSettings()
+const maxJsonBytes = count('max-json-bytes', 'AGENT_VFS_MAX_JSON_BYTES', undefined) || undefined
+const maxUploadBytes = count('max-upload-bytes', 'AGENT_VFS_MAX_UPLOAD_BYTES', undefined) || undefined
+const threadCount = count('run-js-threads', 'AGENT_VFS_RUN_JS_THREADS', undefined)
+// run_js in worker threads by default: a busy program blocks no request. Threads are shared fairly
+// between owners (each program's tenant is its session's owner).
+// From source (tsx), threads start through the same shim the tests use; the published package needs none.
+const threads = threadCount === 0 ? undefined : workerThreads({ ...(threadCount !== undefined ? { size: threadCount } : {}), workerUrl: new URL('../test/run-js/worker-thread-dev.mjs', import.meta.url) })
+
+/** The profile with its programs in the thread pool, each under its session's owner. */
+function inThreads(profile: AgentProfile): AgentProfile {
+  if (!threads) return profile
+  return {
+    ...profile,
+    async setup(execution) {
+      const setup = await profile.setup(execution)
+      const tenant = execution.owner
+      return { ...setup, ...(setup.runJs ? { runJs: (vfs: RunVfs) => createRunJs({ vfs, executor: threads, ...(tenant ? { tenant } : {}) }) } : {}) }
+    },
+  }
+}
 
 async function openStore(): Promise<{ store: VfsStore; signals?: SessionSignals; label: string; close(): Promise<void> }> {
   if (env.DATABASE_URL) {
@@ -45,7 +115,7 @@ async function openStore(): Promise<{ store: VfsStore; signals?: SessionSignals;
   return { store, label: `PGlite in ${dir}`, close: () => db.close() }
 }
 
-const slowed = (profile: AgentProfile) => pacedProfile(profile, delay)
+const slowed = (profile: AgentProfile) => inThreads(pacedProfile(profile, delay))
 
 const openAi = env.OPENAI_BASE_URL && env.OPENAI_MODEL ? { baseURL: env.OPENAI_BASE_URL, modelId: env.OPENAI_MODEL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) } : undefined
 const opened = await openStore()
@@ -59,6 +129,7 @@ const host = createSessionHost({
   leaseMs,
   ...(opened.signals ? { signals: opened.signals } : {}),
   pollMs: opened.signals ? 5000 : 500,
+  quota,
 })
 
 let secret = env.AGENT_VFS_JWT_SECRET
@@ -68,9 +139,11 @@ if (secret!.length < 32) {
   console.error('AGENT_VFS_JWT_SECRET must be at least 32 characters')
   process.exit(2)
 }
-const app = createSessionApp(host, { auth: { secret: secret! } })
+const app = createSessionApp(host, { auth: { secret: secret! }, ...(maxJsonBytes ? { maxJsonBytes } : {}), ...(maxUploadBytes ? { maxUploadBytes } : {}) })
 const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, async (info) => {
   console.log(`agent-vfs sessions on http://127.0.0.1:${info.port} (${opened.label}, host ${host.hostId})`)
+  const shown = Object.entries(quota).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'
+  console.log(`quotas per owner: ${shown}; run_js: ${threads ? `${threads.stats().threads || 'up to ' + (threadCount ?? 'parallelism')} worker threads` : 'on this thread'}`)
   if (dev) console.log(`dev token (owner "dev", 24 h): ${await mintToken(secret!, 'dev')}`)
   // Executions whose server died (lease expired) continue here: at start, then every lease period.
   await host.recover().catch((e) => console.error('recover failed:', e))
@@ -84,6 +157,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     stopping = true
     clearInterval(recovering)
     await host.stop()
+    await threads?.close()
     server.close()
     await opened.close().catch(() => undefined)
     process.exit(0)

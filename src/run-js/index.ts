@@ -90,6 +90,7 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
       toolIds,
       archiveDir: env.archiveDir,
       typescript: options.typescript !== false,
+      ...(typeof options.tenant === 'string' ? { tenant: options.tenant } : {}),
       signal,
       call: (kind, name, args) => host.call(kind, name, args),
     }

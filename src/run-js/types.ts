@@ -99,6 +99,12 @@ export interface RunJsOptions {
    * `typescript` loader (functions of this thread).
    */
   executor?: RunJsExecutor
+  /**
+   * Whom the runs are for (an owner's id, say), passed to the executor as {@link RunJsJob.tenant}:
+   * `workerThreads()` shares its threads fairly between tenants (a cap each, turns in round-robin),
+   * so one tenant's busy programs cannot hold every thread. Default: one shared tenant.
+   */
+  tenant?: string
 }
 
 /**
@@ -130,6 +136,8 @@ export interface RunJsJob {
   archiveDir?: string
   /** Whether programs that are not JavaScript may be stripped of TypeScript. */
   typescript: boolean
+  /** Whom the run is for ({@link RunJsOptions.tenant}): an executor shares its slots fairly between tenants. */
+  tenant?: string
   /** The caller's signal: on abort, stop the program (its result is then `AbortError`). */
   signal?: AbortSignal
   /**
@@ -189,6 +197,8 @@ export interface RunJsResult {
   resultPath?: string
   /** UTF-8 size of that file. */
   bytes?: number
+  /** Milliseconds the program waited for a slot (of the runner, of a worker pool) before it ran; absent when it did not wait. */
+  queuedMs?: number
 }
 
 /** A runner bound to one workspace. Runs share nothing but the workspace. */

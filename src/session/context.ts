@@ -131,11 +131,16 @@ export class HostContext {
   /** Sets the status (when the move is allowed: never out of `closed`) and logs a `status` event when it changed. */
   async setStatus(sessionId: string, status: SessionStatus, executionId?: string): Promise<void> {
     let changed = false
+    let owner: string | undefined
     await this.update(sessionId, (r) => {
+      owner = r.owner
       if (!canMove(r.status, status) || (r.status === status && (executionId === undefined || r.executionId === executionId))) return undefined
       changed = r.status !== status
       return { ...r, status, ...(executionId ? { executionId } : {}) }
     })
+    // What maxRunningExecutions counts: set when a run starts (never refused here: a resume or an
+    // answer goes on), cleared whenever the session settles in any other status, even unchanged.
+    if (owner !== undefined && (status !== 'running' || changed)) await this.index.setRunning?.(owner, sessionId, status === 'running').catch(() => undefined)
     if (changed) await this.emit(sessionId, { type: 'status', status })
   }
 }

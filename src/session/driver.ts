@@ -167,7 +167,7 @@ export class SessionDriver {
     let setup
     try {
       if (!profile) throw new Error(`the host has no agent profile "${meta.record.profile}" any more`)
-      setup = await profile.setup({ index, instructions, sessionId })
+      setup = await profile.setup({ index, instructions, sessionId, owner: meta.record.owner })
     } catch (error) {
       // Visible to observers; the step is retried on the next kick (a message, an answer, recovery).
       await ctx.emit(sessionId, { type: 'error', code: 'profile-error', message: error instanceof Error ? error.message : String(error), executionId, executionSeq: 0 } as never)

@@ -1,6 +1,6 @@
 /** Why a session host call was refused. */
 export type SessionErrorCode =
-  | 'not-found' | 'closed' | 'invalid' | 'conflict' | 'quota' | 'not-running' | 'not-waiting' | 'busy' | 'unknown-profile'
+  | 'not-found' | 'closed' | 'invalid' | 'conflict' | 'quota' | 'not-running' | 'not-waiting' | 'busy' | 'unknown-profile' | 'too-many-running'
 
 const hints: Record<SessionErrorCode, string> = {
   'not-found': 'check the id; list your sessions to find it',
@@ -12,6 +12,7 @@ const hints: Record<SessionErrorCode, string> = {
   'not-waiting': 'nothing is pending with that id; list the pending actions',
   busy: 'wait for the running execution, or abort it',
   'unknown-profile': 'use one of the profiles the host was created with',
+  'too-many-running': 'wait until one of your running executions ends (or abort one), then send again',
 }
 
 /** A typed refusal of the session host; `code` decides the HTTP status. */

@@ -16,7 +16,7 @@ import { admit, type Refusal } from './state.js'
 import { SEGMENT_EVENTS, SESSION_ID, newSessionId, scopeNames, segmentOf } from './storage.js'
 import { storeOwnerIndex } from './owner-index.js'
 import { combineSignals, localSignals } from './signals.js'
-import type { SessionEvent, SessionRecord } from './types.js'
+import type { SessionEvent, SessionMessage, SessionRecord } from './types.js'
 
 export type { GcOptions, GcReport, SessionHost, SessionHostOptions, UploadFile } from './host-api.js'
 
@@ -171,7 +171,18 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     async send(sessionId, { text, steer }) {
       const record = await requireOpen(sessionId)
       if (typeof text !== 'string' || text.trim() === '' || text.length > MAX_MESSAGE) throw new SessionError('invalid', `a message needs text of 1 to ${MAX_MESSAGE} characters`)
-      const message = await ctx.box(sessionId).add(text, steer ? 'steer' : 'follow-up')
+      // A message to an idle session starts an execution: it takes one of the owner's running slots
+      // first, atomically in the index (released when the session stops running), or is refused.
+      const maxRunning = ctx.settings.quota.maxRunningExecutions
+      const reserve = maxRunning !== undefined && record.status === 'idle' && index.setRunning
+      if (reserve) await index.setRunning!(record.owner, sessionId, true, maxRunning)
+      let message: SessionMessage
+      try {
+        message = await ctx.box(sessionId).add(text, steer ? 'steer' : 'follow-up')
+      } catch (error) {
+        if (reserve) await index.setRunning!(record.owner, sessionId, false).catch(() => undefined)
+        throw error
+      }
       // Durable intent: the message, then its work entry, then the acknowledgement (see docs/recovery.md).
       await ctx.storage.markWork({ sessionId, owner: record.owner, reason: 'message' })
       await ctx.emit(sessionId, { type: 'message', n: message.n, text, mode: message.mode })

@@ -15,11 +15,12 @@ export { localSignals, combineSignals, type SessionSignals } from './signals.js'
 export { postgresSignals, type ListeningClient } from './postgres-signals.js'
 export type { ObserveOptions } from './observe.js'
 export { SEGMENT_EVENTS, SESSION_ID, newSessionId, storedSessionIds } from './storage.js'
-export { storeOwnerIndex, type OwnerIndex } from './owner-index.js'
+export { storeOwnerIndex, DEFAULT_OWNER_QUOTA, type OwnerIndex } from './owner-index.js'
 export type {
   SessionStatus, SessionRecord, SessionMessage, MessageMode, SessionEvent, SessionEventBody, EventLine, Heartbeat, AgentProfile, ExecutionSetup, OwnerQuota, Page,
 } from './types.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
+export { bodyLimits, resolveBodyLimits, DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_DRAIN_BYTES, type BodyLimits } from './http/limits.js'
 export { mintToken, bearerAuth, type SessionAuth } from './http/auth.js'
 export { describeError, errorResponse, toErrorResponse } from './http/errors.js'

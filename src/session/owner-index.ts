@@ -1,8 +1,19 @@
 import type { VfsStore } from 'agent-vfs'
 import { SessionError } from './errors.js'
-import { deleteRecord, loadRecords, putJson, updateRecords, versionOf } from './records.js'
+import { deleteRecord, loadRecords, putJson, updateRecords, versionOf, type RecordMap } from './records.js'
 import { scopeNames } from './storage.js'
 import type { OwnerQuota, Page, SessionRecord } from './types.js'
+
+/**
+ * The quotas `npm run serve` and the Cloudflare Worker apply when none are given (docs/limits.md):
+ * 100 sessions, 1 GiB of files, 4 executions running at once and 50 open event streams per owner.
+ */
+export const DEFAULT_OWNER_QUOTA: Readonly<Required<OwnerQuota>> = Object.freeze({
+  maxSessions: 100,
+  maxBytes: 1024 * 1024 * 1024,
+  maxRunningExecutions: 4,
+  maxStreams: 50,
+})
 
 /**
  * Where a host keeps each owner's sessions: the list, the session count and the bytes the owner's
@@ -24,6 +35,13 @@ export interface OwnerIndex {
    * changes nothing) when the owner's total would exceed it.
    */
   setBytes(owner: string, sessionId: string, bytes: number, maxBytes?: number): Promise<void>
+  /**
+   * Marks a session as running an execution or not. With `maxRunning`, marking it running refuses
+   * with `SessionError('too-many-running')` (and changes nothing) when the owner's other sessions
+   * already run that many; checked and changed in one atomic step. An index without it enforces no
+   * `maxRunningExecutions`.
+   */
+  setRunning?(owner: string, sessionId: string, running: boolean, maxRunning?: number): Promise<void>
   /** The session record changed (status, title, …): an index that lists records keeps its copy current. */
   changed?(record: SessionRecord): Promise<void>
 }
@@ -40,9 +58,18 @@ interface OwnerEntry {
   n: number
   createdAt: number
   bytes: number
+  /** Running an execution (what `maxRunningExecutions` counts). */
+  running?: boolean
 }
 
 const entryPath = (id: string) => `/sessions/${id}.json`
+
+/**
+ * Rewrites `/usage.json` as it is, conditional on its version: a check that sums the other entries
+ * then conflicts with a concurrent check of the same owner in another process (which rewrites it
+ * too) instead of both passing, since each writes only its own entry otherwise.
+ */
+const touchUsage = (current: RecordMap) => putJson('/usage.json', current.get('/usage.json')?.value ?? { sessions: 0, created: 0 }, versionOf(current, '/usage.json'))
 
 /**
  * The default index: one small scope per owner in the host's own store (`/usage.json` and one
@@ -116,7 +143,24 @@ export function storeOwnerIndex(store: VfsStore, namespace: string, records: (id
           for (const [path, r] of current) if (path.startsWith('/sessions/') && path !== entryPath(sessionId)) others += (r.value as { bytes?: number }).bytes ?? 0
           if (others + bytes > maxBytes) throw new SessionError('quota', `the files need ${others + bytes} bytes for this owner; the quota is ${maxBytes}`)
         }
-        return { ops: [putJson(entryPath(sessionId), { ...(entry.value as object), bytes }, entry.version)], value: undefined }
+        const ops = [putJson(entryPath(sessionId), { ...(entry.value as object), bytes }, entry.version)]
+        return { ops: maxBytes !== undefined ? [...ops, touchUsage(current)] : ops, value: undefined }
+      })
+    },
+
+    async setRunning(owner, sessionId, running, maxRunning) {
+      // Conditional on the versions read, like setBytes: two starts at once cannot both pass.
+      await updateRecords(store, namespace, scope(owner), (current) => {
+        const entry = current.get(entryPath(sessionId))
+        if (!entry || Boolean((entry.value as OwnerEntry).running) === running) return { ops: [], value: undefined }
+        if (running && maxRunning !== undefined) {
+          let others = 0
+          for (const [path, r] of current) if (path.startsWith('/sessions/') && path !== entryPath(sessionId) && (r.value as OwnerEntry).running) others++
+          if (others >= maxRunning) throw new SessionError('too-many-running', `this owner already runs ${others} executions; the quota is ${maxRunning} at once`)
+        }
+        const ops = [putJson(entryPath(sessionId), { ...(entry.value as OwnerEntry), running }, entry.version)]
+        if (running && maxRunning !== undefined) ops.push(touchUsage(current))
+        return { ops, value: undefined }
       })
     },
   }

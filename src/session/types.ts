@@ -94,7 +94,7 @@ export interface ExecutionSetup {
 export interface AgentProfile {
   description?: string
   /** Called for each run of an execution (start and every resume), with the same `index` for one execution. */
-  setup(execution: { index: number; instructions: string; sessionId: string }): ExecutionSetup | Promise<ExecutionSetup>
+  setup(execution: { index: number; instructions: string; sessionId: string; owner?: string }): ExecutionSetup | Promise<ExecutionSetup>
   /** Files written into a new session's workspace (e.g. `/skills`). */
   seed?(workspace: RunVfs): Promise<void>
 }
@@ -105,6 +105,13 @@ export interface OwnerQuota {
   maxSessions?: number
   /** Bytes of workspace files over all of an owner's sessions. */
   maxBytes?: number
+  /**
+   * Sessions of one owner running an execution at once. A message that would start an execution in
+   * an idle session while the owner has this many running is refused (`too-many-running`, HTTP 429)
+   * and not stored; messages to a session that is already running or waiting queue as usual, and an
+   * answer or a resume is never refused.
+   */
+  maxRunningExecutions?: number
   /**
    * Event streams (SSE and WebSocket together) an owner may have open on one host at once; one
    * more is refused with 429 `too-many-streams` until one ends. On the Worker, per session object.

@@ -10,11 +10,11 @@ import { SessionError, type OwnerIndex, type SessionRecord } from 'agent-vfs/ses
  */
 export function d1OwnerIndex(db: D1Database): OwnerIndex {
   /** Runs a batch; the guard's CHECK failure becomes a quota refusal with `message`. */
-  const batch = async (statements: D1PreparedStatement[], message: () => string) => {
+  const batch = async (statements: D1PreparedStatement[], message: () => string, code: 'quota' | 'too-many-running' = 'quota') => {
     try {
       await db.batch(statements)
     } catch (error) {
-      if (String((error as Error)?.message).includes('session_quota_exceeded')) throw new SessionError('quota', message())
+      if (String((error as Error)?.message).includes('session_quota_exceeded')) throw new SessionError(code, message())
       throw missingTable(error)
     }
   }
@@ -65,6 +65,18 @@ export function d1OwnerIndex(db: D1Database): OwnerIndex {
       await batch([db.prepare('UPDATE sessions SET bytes = ?1 WHERE id = ?2 AND owner = ?3').bind(bytes, sessionId, owner), ...guard], () => `the files need more than ${maxBytes} bytes for this owner; the quota is ${maxBytes}`)
     },
 
+    async setRunning(owner, sessionId, running, maxRunning) {
+      // The guard counts the other running sessions in the same transaction as the update.
+      const guard = running && maxRunning !== undefined
+        ? [db.prepare('INSERT INTO session_quota_guard (ok) SELECT 0 WHERE (SELECT COUNT(*) FROM sessions WHERE owner = ?1 AND running = 1 AND id != ?2) >= ?3').bind(owner, sessionId, maxRunning)]
+        : []
+      await batch(
+        [...guard, db.prepare('UPDATE sessions SET running = ?1 WHERE id = ?2 AND owner = ?3').bind(running ? 1 : 0, sessionId, owner)],
+        () => `this owner already runs ${maxRunning} executions; the quota is ${maxRunning} at once`,
+        'too-many-running',
+      )
+    },
+
     async changed(record) {
       // Never an older record over a newer one (two updates may finish out of order).
       await db
@@ -83,7 +95,7 @@ export async function sessionOwner(db: D1Database, sessionId: string): Promise<s
 
 /** A D1 error that says the session index was never migrated becomes one that says what to do. */
 function missingTable(error: unknown): unknown {
-  if (/no such table: (sessions|session_quota_guard)/.test(String((error as Error)?.message))) {
+  if (/no such table: (sessions|session_quota_guard)|no such column: running/.test(String((error as Error)?.message))) {
     // A typed store error, so the API passes this message on instead of a generic 500.
     return new VfsError('ESTORE', undefined, 'the D1 session index is missing: apply worker-edge/migrations (wrangler d1 migrations apply <database> [--local]), which create the `sessions` table', { cause: error })
   }

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
-import { bearerAuth, errorResponse, newSessionId, sessionRoutes, SESSION_ID, toErrorResponse } from 'agent-vfs/session'
+import { bearerAuth, bodyLimits, errorResponse, newSessionId, resolveBodyLimits, sessionRoutes, SESSION_ID, toErrorResponse } from 'agent-vfs/session'
 import { d1OwnerIndex, sessionOwner } from './d1-owner-index.js'
 import { configureEdge, jwtSecret, type EdgeEnv, type EdgeOptions } from './options.js'
 
@@ -53,6 +53,9 @@ export function createEdgeApp(options: EdgeOptions): OpenAPIHono<EdgeAppEnv> {
   }
   app.use('/sessions', auth)
   app.use('/sessions/*', auth)
+  // Bounded here, before a body reaches an object: read to its end (an object cannot read a request
+  // stream once it answered), and handed on as bytes of a known length.
+  app.use('/sessions/*', bodyLimits(resolveBodyLimits(options)))
 
   const h = app as unknown as { openapi(route: unknown, handler: (c: any) => unknown): void }
   h.openapi(sessionRoutes.createSession, async (c) => {

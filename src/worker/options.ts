@@ -15,7 +15,10 @@ export interface EdgeEnv {
 export interface EdgeOptions {
   /** The agent profiles sessions may use, by name. In workerd, run_js needs `engine: workerdEngine()` from `agent-vfs/run-js/workerd`. */
   agents: Record<string, AgentProfile>
-  /** Limits per owner, enforced atomically in D1. */
+  /**
+   * Limits per owner, enforced atomically in D1. Default `DEFAULT_OWNER_QUOTA` (100 sessions, 1 GiB,
+   * 4 running executions, 50 open streams); a quota given replaces it whole (`{}`: no limits).
+   */
   quota?: OwnerQuota
   /** Closed sessions are deleted (their object's storage and their D1 row) this long after they closed, by the object's alarm. Default: kept. */
   retention?: { closedMs: number }
@@ -33,8 +36,12 @@ export interface EdgeOptions {
   heartbeatMs?: number
   /** An SSE stream ends after this long without events (clients reconnect with Last-Event-ID). Default 5 min. */
   idleTimeoutMs?: number
-  /** Largest upload body in bytes. Default 20 MiB. */
+  /** Largest upload body (`PUT …/file`, `POST …/files`) in bytes. Default 20 MiB. */
   maxUploadBytes?: number
+  /** Largest body of every other route in bytes. Default 1 MiB. */
+  maxJsonBytes?: number
+  /** Bytes of an oversized body read and discarded before the 413 (so the client reads it). Default 256 MiB. */
+  drainBytes?: number
 }
 
 let configured: EdgeOptions | undefined

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
 import { durableObjectStore } from 'agent-vfs'
-import { createSessionApp, createSessionHost, describeError, storedSessionIds, type SessionHost, type SessionRecord } from 'agent-vfs/session'
+import { createSessionApp, createSessionHost, DEFAULT_OWNER_QUOTA, describeError, storedSessionIds, type SessionHost, type SessionRecord } from 'agent-vfs/session'
 import { d1OwnerIndex } from './d1-owner-index.js'
 import { edgeOptions, jwtSecret, type EdgeEnv } from './options.js'
 import { SocketHub } from './sockets.js'
@@ -45,7 +45,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       namespace: NAMESPACE,
       exclusive: true,
       ownerIndex: d1OwnerIndex(this.env.DB),
-      ...(options.quota ? { quota: options.quota } : {}),
+      quota: options.quota ?? DEFAULT_OWNER_QUOTA,
       // Hibernated WebSockets count against the owner's streams with the SSE streams this host serves.
       streamsElsewhere: (owner) => this.#sockets.count(owner),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
@@ -64,6 +64,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
+      ...(options.maxJsonBytes !== undefined ? { maxJsonBytes: options.maxJsonBytes } : {}),
     }))
   }
 

@@ -4,6 +4,8 @@ import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { groupAlive } from '../../scripts/wrangler-local.js'
 import { readSse } from '../session/http-client.js'
 import { season } from '../session/harness.js'
+import { multipartWith, REFUSED_PART_NAMES } from '../session/multipart-names.js'
+import { streamRequest } from '../session/oversized.js'
 import { uploadForm } from '../session/route-requests.js'
 import { processesMentioning, startWorker, type WranglerDev } from '../wrangler-dev/harness.js'
 
@@ -104,5 +106,33 @@ describe('wrangler dev: a session end to end over loopback', () => {
     expect(((await (await call('GET', '/sessions', bob)).json()) as { items: unknown[] }).items).toEqual([])
     expect((await call('GET', `/sessions/${id}`, bob)).status).toBe(404)
     expect((await call('GET', `/sessions/${id}/events`, bob)).status).toBe(404)
+  }, 180_000)
+
+  it('limits at the door: oversized bodies, with and without Content-Length, are 413 { error } (never a reset); backslash names are 400', async () => {
+    const MiB = 1024 * 1024
+    const { id } = (await (await call('POST', '/sessions', ana, { profile: 'appendix' })).json()) as { id: string }
+    const auth = { authorization: `Bearer ${ana}` }
+    const boundary = 'b0undary'
+    const cases = [
+      { path: `/sessions/${id}/file?path=/context/big.bin`, method: 'PUT', total: 21 * MiB, limit: 20 * MiB, prefix: '', type: 'application/octet-stream' },
+      { path: `/sessions/${id}/files`, method: 'POST', total: 21 * MiB, limit: 20 * MiB, prefix: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.md"\r\n\r\n`, type: `multipart/form-data; boundary=${boundary}` },
+      { path: `/sessions/${id}/messages`, method: 'POST', total: 64 * MiB, limit: MiB, prefix: '{"text":"', type: 'application/json' },
+    ]
+    for (const c of cases) {
+      for (const contentLength of [true, false]) {
+        const answer = await streamRequest(dev.url + c.path, c.method, { ...auth, 'content-type': c.type }, c.total, { contentLength, prefix: c.prefix })
+        expect([c.method, c.path, contentLength, answer.error, answer.status]).toEqual([c.method, c.path, contentLength, undefined, 413])
+        expect(JSON.parse(answer.text).error.message).toContain(String(c.limit))
+      }
+    }
+    for (const name of REFUSED_PART_NAMES) {
+      const { body, contentType } = multipartWith(name, '{}')
+      // wrangler dev may restart the Worker mid-request on a busy machine (503 to a POST): ask again.
+      let res = await fetch(`${dev.url}/sessions/${id}/files`, { method: 'POST', headers: { ...auth, 'content-type': contentType }, body })
+      for (let i = 0; i < 5 && res.status === 503; i++) res = await fetch(`${dev.url}/sessions/${id}/files`, { method: 'POST', headers: { ...auth, 'content-type': contentType }, body })
+      expect([name, res.status]).toEqual([name, 400])
+    }
+    expect(await (await call('GET', `/sessions/${id}/files?prefix=/context`, ana)).json()).toEqual([])
+    expect(await (await call('GET', `/sessions/${id}/messages`, ana)).json()).toEqual([])
   }, 180_000)
 })

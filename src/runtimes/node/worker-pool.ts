@@ -12,6 +12,12 @@ export interface WorkerThreadsOptions {
   /** Runs that may wait for a free thread, across every runner using the pool (default 1,000). */
   maxQueued?: number
   /**
+   * Threads one tenant (`createRunJs({ tenant })`, e.g. an owner) may hold at once (default: half the
+   * pool, at least 1). Waiting tenants take turns as threads free up, so one tenant's busy programs
+   * cannot take every thread or starve the others.
+   */
+  perTenant?: number
+  /**
    * How long a thread may take to stop after its run's deadline passed or its signal aborted before it
    * is terminated and replaced (default 500 ms). Deadlines are enforced inside the thread first (the
    * interrupt handler); this is the backstop, and what stops a synchronous loop on abort.
@@ -101,7 +107,8 @@ class WorkerPool implements WorkerThreadsExecutor {
     if (this.size === Infinity) throw new RangeError('run_js: workerThreads size must be finite')
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS
     if (!Number.isFinite(this.graceMs) || this.graceMs < 0) throw new RangeError(`run_js: workerThreads graceMs must be a non-negative number, got ${String(options.graceMs)}`)
-    this.slots = new RunQueue(this.size, resolveRunJsCount(options.maxQueued, DEFAULT_MAX_QUEUED, 'workerThreads maxQueued'), `a worker thread (pool of ${this.size})`)
+    const perTenant = resolveRunJsCount(options.perTenant, Math.max(1, Math.floor(this.size / 2)), 'workerThreads perTenant')
+    this.slots = new RunQueue(this.size, resolveRunJsCount(options.maxQueued, DEFAULT_MAX_QUEUED, 'workerThreads maxQueued'), `a worker thread (pool of ${this.size})`, perTenant)
   }
 
   execute(job: RunJsJob): Promise<RunJsResult> {
@@ -119,7 +126,7 @@ class WorkerPool implements WorkerThreadsExecutor {
       const result = await this.runOn(thread, job, left)
       noteQueueWait(result.error, waited, 'a worker thread to start')
       return result
-    })
+    }, job.tenant)
   }
 
   async warm(): Promise<void> {

@@ -1,5 +1,4 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import { bodyLimit } from 'hono/body-limit'
 import { streamSSE } from 'hono/streaming'
 import type { SessionHost } from '../host.js'
 import { SessionError } from '../errors.js'
@@ -8,13 +7,22 @@ import { bearerAuth, type AuthEnv, type SessionAuth } from './auth.js'
 import { errorResponse, toErrorResponse } from './errors.js'
 import { readMultipart, serveFile, uploadDir } from './files.js'
 import { batchingWriter, sseMessage } from './sse-batch.js'
+import { bodyLimits, resolveBodyLimits } from './limits.js'
 import { sessionRoutes as R } from './routes.js'
 
 /** Options of {@link createSessionApp}. */
 export interface SessionAppOptions {
   auth: SessionAuth
-  /** Largest request body of an upload, in bytes. Default 20 MiB. */
+  /** Largest request body of an upload (`PUT …/file`, `POST …/files`), in bytes. Default 20 MiB. */
   maxUploadBytes?: number
+  /** Largest request body of every other route, in bytes. Default 1 MiB. */
+  maxJsonBytes?: number
+  /**
+   * How many bytes of an oversized body are read and discarded before the 413 is sent, so that a
+   * client that writes its whole body first still reads the answer. Default 256 MiB; a body that
+   * announces more is answered at once and its connection closed.
+   */
+  drainBytes?: number
   /** Most files in one multipart upload. Default 1000. */
   maxUploadFiles?: number
   /** Heartbeat interval of the SSE stream. Default 15 s. */
@@ -40,7 +48,7 @@ const tooManyStreams = (c: Parameters<typeof errorResponse>[0]) =>
  * `/openapi.json` needs a bearer JWT whose `sub` owns the session; another owner's session is 404.
  */
 export function createSessionApp(host: SessionHost, options: SessionAppOptions): OpenAPIHono<AuthEnv> {
-  const maxUpload = options.maxUploadBytes ?? 20 * 1024 * 1024
+  const limits = resolveBodyLimits(options)
   const maxFiles = options.maxUploadFiles ?? 1000
   const app = new OpenAPIHono<AuthEnv>({
     defaultHook: (result, c) => {
@@ -57,16 +65,9 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
   const auth = bearerAuth(options.auth)
   app.use('/sessions', auth)
   app.use('/sessions/*', auth)
-  // The rest of an oversized body is never read, so the connection cannot carry another request: close it.
-  const limit = bodyLimit({
-    maxSize: maxUpload,
-    onError: (c) => {
-      c.header('Connection', 'close')
-      return errorResponse(c, 413, 'too-large', `uploads are limited to ${maxUpload} bytes per request`)
-    },
-  })
-  app.use('/sessions/:id/files', async (c, next) => (c.req.method === 'POST' ? limit(c, next) : next()))
-  app.use('/sessions/:id/file', async (c, next) => (c.req.method === 'PUT' ? limit(c, next) : next()))
+  // After auth (a stranger's body is not even buffered), before any handler: no body is read past its limit.
+  // (hono's `/sessions/*` matches `/sessions` too: once is enough.)
+  app.use('/sessions/*', bodyLimits(limits))
 
   /** The session, if the caller owns it: another owner's session is "not found", like a missing one. */
   const owned = async (c: { get(k: 'owner'): string }, id: string) => host.get(id, c.get('owner'))

@@ -3,6 +3,7 @@ import { normalizePath } from 'agent-vfs'
 import type { Vfs } from 'agent-vfs'
 import { SessionError } from '../errors.js'
 import { errorResponse } from './errors.js'
+import { parseMultipart } from './multipart.js'
 
 /** The quoted strong ETag of a file: its version and size. */
 export const etagOf = (version: number, size: number) => `"v${version}-${size}"`
@@ -45,22 +46,17 @@ export async function serveFile(c: Context, ws: Vfs, path: string): Promise<Resp
 
 /**
  * Reads a multipart upload: every file part's filename is its path relative to `dir` (folders
- * keep their relative paths). Refuses anything that is not a file part, and more than `maxFiles`.
+ * keep their relative paths). Parsed by {@link parseMultipart}, so every host judges the same
+ * bytes the same way. Plain fields are ignored; more than `maxFiles` file parts are refused.
  */
 export async function readMultipart(c: Context, dir: string, maxFiles: number): Promise<Array<{ path: string; data: Uint8Array }>> {
-  let form: FormData
-  try {
-    form = await c.req.formData()
-  } catch {
-    throw new SessionError('invalid', 'the body is not multipart/form-data')
-  }
+  const parts = parseMultipart(new Uint8Array(await c.req.arrayBuffer()), c.req.header('content-type'))
   const out: Array<{ path: string; data: Uint8Array }> = []
-  for (const [, value] of form.entries()) {
-    if (typeof value === 'string') continue // plain fields are ignored
+  for (const { filename: name, data } of parts) {
+    if (name === undefined) continue // plain fields are ignored
     if (out.length >= maxFiles) throw new SessionError('invalid', `at most ${maxFiles} files per upload`)
-    const name = value.name
     if (!name || name.startsWith('/')) throw new SessionError('invalid', `each part needs a relative filename, got ${JSON.stringify(String(name).slice(0, 200))}`)
-    out.push({ path: `${dir}/${name}`, data: new Uint8Array(await value.arrayBuffer()) })
+    out.push({ path: `${dir}/${name}`, data: data.slice() }) // a copy: the body it came from is let go
   }
   if (out.length === 0) throw new SessionError('invalid', 'the upload has no file parts')
   return out
