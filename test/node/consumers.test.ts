@@ -125,7 +125,7 @@ describe('consumers: the packed package in fresh projects', () => {
   describe('a Worker with wrangler’s default rules', () => {
     let dir: string
     beforeAll(() => {
-      dir = project('worker', ['vitest', '@cloudflare/vitest-pool-workers'])
+      dir = project('worker', ['vitest', '@cloudflare/vitest-plugin'])
     })
 
     it('builds with `wrangler deploy --dry-run`, the QuickJS wasm as a module; sizes with and without TypeScript', async () => {
@@ -195,7 +195,7 @@ describe('consumers: the packed package in fresh projects', () => {
       }
     }, 240_000)
 
-    it('vitest-pool-workers runs the project’s tests', async () => {
+    it('the workers vitest plugin runs the project’s tests', async () => {
       const output = await tool(dir, bin.vitest, ['run'])
       expect(output).toMatch(/Tests\s+2 passed/)
     }, 240_000)
