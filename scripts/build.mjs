@@ -15,6 +15,8 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 const dependencies = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]
 /** This package's own entries: imported by name, never bundled into one another. */
 const self = [pkg.name, `${pkg.name}/*`]
+/** The package's private imports (package.json `imports`): resolved from dist/ at run time, never bundled. */
+const privateImports = Object.keys(pkg.imports ?? {})
 
 /**
  * The bundled entries: `in` is the source, `out` the file in dist/ (plus `<out>.d.ts`). A new entry
@@ -70,10 +72,11 @@ const options = (entry) => ({
   // The core must not import itself by name; every other entry must not bundle it, except a script
   // for its own isolate (see `entries`). node: built-ins appear only in the Node entries
   // (test/shared/bundle-checks.ts keeps them out of index.js).
-  external: entry.core || entry.isolate ? [...dependencies, 'node:*'] : [...dependencies, ...self, 'node:*', 'cloudflare:*'],
+  external: [...privateImports, ...(entry.core || entry.isolate ? [...dependencies, 'node:*'] : [...dependencies, ...self, 'node:*', 'cloudflare:*'])],
 })
 for (const entry of entries) await build(options(entry))
 copyFileSync(createRequire(import.meta.url).resolve(WASM_SPECIFIER), 'dist/quickjs.wasm')
+await buildNodeQuickJs()
 // agent-vfs/run-js/typescript: ts-blank-space + typescript, pre-bundled and minified.
 await buildTypeScriptLoader('dist/run-js-typescript.js')
 
@@ -95,6 +98,33 @@ const wasm = readFileSync('dist/quickjs.wasm')
 size['quickjs.wasm'] = measure(wasm, wasm)
 writeFileSync('dist/size.json', JSON.stringify(size, null, 2) + '\n')
 for (const [file, s] of Object.entries(size)) console.log(`dist/${file}: ${kib(s.bytes)} raw, ${kib(s.minified)} minified, ${kib(s.minifiedGzip)} minified+gzip`)
+
+/**
+ * `#quickjs-node` (src/run-js/runtime/quickjs-node.ts): the release variant and its wasm as base64, one
+ * file, for Node only; every other condition gets dist/quickjs-none.js. Built with the `workerd`
+ * condition: that emscripten build reads neither `import.meta.url` nor `require`, so the file works
+ * inside a user's CJS or ESM bundle.
+ */
+async function buildNodeQuickJs() {
+  const base64 = readFileSync('dist/quickjs.wasm').toString('base64')
+  const embedBytes = {
+    name: 'quickjs-wasm-bytes-inline',
+    setup(b) {
+      b.onResolve({ filter: /\/quickjs-wasm-bytes\.js$/ }, () => ({ path: 'quickjs-wasm-bytes', namespace: 'inline' }))
+      b.onLoad({ filter: /.*/, namespace: 'inline' }, () => ({
+        contents: `const base64 = ${JSON.stringify(base64)}\nexport default () => globalThis.Buffer.from(base64, 'base64')\n`,
+        loader: 'js',
+      }))
+    },
+  }
+  await build({
+    ...common,
+    entryPoints: [{ in: 'src/run-js/runtime/quickjs-node.ts', out: 'quickjs-node' }],
+    conditions: ['workerd'],
+    plugins: [embedBytes],
+  })
+  writeFileSync('dist/quickjs-none.js', '// #quickjs-node outside Node: nothing (see quickjs-node.js).\nexport default undefined\n')
+}
 
 function measure(raw, minified) {
   return { bytes: raw.length, minified: minified.length, minifiedGzip: gzipSync(minified, { level: 9 }).length }

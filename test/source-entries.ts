@@ -17,6 +17,8 @@ export function sourceEntries(overrides: Record<string, string> = {}): { find: R
     'agent-vfs/session': src('src/session/index.ts'),
     'agent-vfs/run-js/node': src('src/run-js/node/index.ts'),
     'agent-vfs/worker': src('src/worker/index.ts'),
+    // The package's private import of QuickJS for Node (package.json `imports`).
+    '#quickjs-node': src('src/run-js/runtime/quickjs-node.ts'),
     ...overrides,
   }
   return Object.entries(entries).map(([name, path]) => ({ find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`), replacement: path }))

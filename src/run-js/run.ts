@@ -6,7 +6,7 @@ import { parseBoundedJson } from './host-json.js'
 import type { InstancePool } from './pool.js'
 import { abortError, failure, preview, TIMEOUT, utf8Length } from './result.js'
 import { Session, UNDEFINED_RESULT, type EngineEnv } from './session.js'
-import { explainNotStripped, stripTypes, type TypeScriptLoader } from './typescript.js'
+import { explainNotStripped, stripperFor, stripWith, type TypeScriptLoader } from './typescript.js'
 import type { RunJsError, RunJsResult } from './types.js'
 
 /** Everything a run needs from its runner. */
@@ -15,6 +15,9 @@ export interface RunEnv extends EngineEnv {
   archiveDir?: string
   typescript: TypeScriptLoader | false
 }
+
+/** What a program gets when the host cannot run programs at all (never its own fault). */
+const HOST_UNAVAILABLE = 'run_js is unavailable: the host could not start QuickJS (a fault of the host, not of the program; the host log has the details)'
 
 /** Wraps the program so that `return` works and line N of the program is line N + 1 of the file. */
 function wrap(code: string): string {
@@ -37,7 +40,10 @@ export async function runProgram(env: RunEnv, code: string, signal: AbortSignal 
   try {
     instance = await env.pool.acquire()
   } catch (error) {
-    return failure({ name: 'InternalError', message: `QuickJS could not start: ${toGuestError(error).message}` })
+    // The host's fault (a missing wasm, a bad engine): its details (paths of the host) go to the
+    // host's log, the program's result says only that run_js is unavailable here.
+    console.error('agent-vfs run_js: QuickJS could not start:', error)
+    return failure({ name: 'InternalError', message: HOST_UNAVAILABLE, host: true })
   }
   const clock = new RunClock({ timeMs, interruptBudget: env.limits.interruptBudget }, signal)
   let session: Session
@@ -78,8 +84,9 @@ async function runInSession(env: RunEnv, session: Session, clock: RunClock, code
   let language: 'js' | 'ts' = 'js'
   let compiled = session.compile(wrap(code))
   if ('error' in compiled && compiled.error.name === 'SyntaxError' && !clock.stop && !session.poisoned) {
-    const stripped = await until(stripTypes(wrap(code), env.typescript))
-    if (stripped === STOPPED) return stopFailure()
+    const strip = await until(clock.outside(stripperFor(env.typescript)))
+    if (strip === STOPPED) return stopFailure()
+    const stripped = typeof strip === 'function' ? stripWith(strip, wrap(code)) : strip
     if (!('code' in stripped)) {
       // Not stripped: if it looks like TypeScript, say so, or a model "fixes" valid code.
       const explained = explainNotStripped(compiled.error.message, code, stripped)

@@ -16,6 +16,8 @@ export interface EngineEnv {
   vfs?: Vfs
   /** The workspace's synchronous text reader, if it has one: decided once per runner. */
   readText?: (path: string) => string
+  /** Where the runner archives programs: the guest's own searches leave it out (see guest-api.ts). */
+  archiveDir?: string
 }
 
 /** How the guest's program ended. */
@@ -73,6 +75,7 @@ export class Session {
       this.bridge = new Bridge(this.ctx, this.scope, this.k, {
         vfs: env.vfs,
         readText: env.readText,
+        archiveDir: env.archiveDir,
         tools: env.tools,
         clock,
         logChars: limits.logChars,
