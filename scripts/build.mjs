@@ -77,6 +77,9 @@ const options = (entry) => ({
 for (const entry of entries) await build(options(entry))
 copyFileSync(createRequire(import.meta.url).resolve(WASM_SPECIFIER), 'dist/quickjs.wasm')
 await buildNodeQuickJs()
+// The D1 session index of agent-vfs/worker, for `migrations_dir = "node_modules/agent-vfs/dist/migrations"`.
+mkdirSync('dist/migrations')
+copyFileSync('worker-edge/migrations/0002_sessions.sql', 'dist/migrations/0001_sessions.sql')
 // agent-vfs/run-js/typescript: ts-blank-space + typescript, pre-bundled and minified.
 await buildTypeScriptLoader('dist/run-js-typescript.js')
 
