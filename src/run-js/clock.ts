@@ -57,16 +57,19 @@ export class RunClock {
 
   /**
    * Runs host set-up that is not the program's time (loading the TypeScript loader once: seconds in a
-   * busy browser): the deadline and its timer move by as long as it took. The caller's abort still stops it.
+   * busy browser): the deadline and its timer move by as long as it took. The caller's abort still stops
+   * it, and so does `maxMs` (set-up that never finishes is a timeout too).
    */
-  async outside<T>(work: Promise<T>): Promise<T> {
+  async outside<T>(work: Promise<T>, maxMs: number): Promise<T> {
     if (!this.started || this.stop) return work
     const from = Date.now()
     clearTimeout(this.timer)
+    this.timer = setTimeout(() => this.fire('timeout'), maxMs)
     try {
       return await work
     } finally {
       if (!this.stop) {
+        clearTimeout(this.timer)
         this.deadline += Date.now() - from
         this.timer = setTimeout(() => this.fire('timeout'), this.remaining())
       }

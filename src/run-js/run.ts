@@ -19,6 +19,11 @@ export interface RunEnv extends EngineEnv {
 /** What a program gets when the host cannot run programs at all (never its own fault). */
 const HOST_UNAVAILABLE = 'run_js is unavailable: the host could not start QuickJS (a fault of the host, not of the program; the host log has the details)'
 
+/** How long loading the TypeScript loader may take (not the program's time, but not forever either). */
+function loaderTimeMs(timeMs: number): number {
+  return Math.max(10 * timeMs, 10_000)
+}
+
 /** Wraps the program so that `return` works and line N of the program is line N + 1 of the file. */
 function wrap(code: string): string {
   return `(async () => {\n${code}\n})`
@@ -84,7 +89,7 @@ async function runInSession(env: RunEnv, session: Session, clock: RunClock, code
   let language: 'js' | 'ts' = 'js'
   let compiled = session.compile(wrap(code))
   if ('error' in compiled && compiled.error.name === 'SyntaxError' && !clock.stop && !session.poisoned) {
-    const strip = await until(clock.outside(stripperFor(env.typescript)))
+    const strip = await until(clock.outside(stripperFor(env.typescript), loaderTimeMs(env.limits.timeMs)))
     if (strip === STOPPED) return stopFailure()
     const stripped = typeof strip === 'function' ? stripWith(strip, wrap(code)) : strip
     if (!('code' in stripped)) {
