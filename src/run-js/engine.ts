@@ -72,15 +72,26 @@ async function defaultSource(): Promise<Source> {
 }
 
 /**
+ * The caller's variant and wasm. A loader of the wasm is called here, not by quickjs-emscripten, which
+ * leaves a rejected loader's promise unhandled (the process exits): its failure is this engine's error.
+ */
+async function givenSource(options: VariantEngineOptions): Promise<Source> {
+  const variant = options.variant ?? (RELEASE_SYNC as QuickJSSyncVariant)
+  const given = options.wasmModule
+  if (typeof given !== 'function') return { variant, wasmModule: given }
+  const compiled = await given()
+  return { variant, wasmModule: compiled }
+}
+
+/**
  * An engine over a quickjs-emscripten sync variant. By default: the release build, in Node from the
  * bytes the package carries, elsewhere through the variant's loader (browsers fetch the `.wasm`).
  */
 export function variantEngine(options: VariantEngineOptions = {}): QuickJsEngine {
   let source: Promise<Source> | undefined
   const sourceOnce = (): Promise<Source> => {
-    if (options.variant || options.wasmModule) return Promise.resolve({ variant: options.variant ?? (RELEASE_SYNC as QuickJSSyncVariant), wasmModule: options.wasmModule })
     if (!source) {
-      source = defaultSource()
+      source = options.variant || options.wasmModule ? givenSource(options) : defaultSource()
       // Not kept when it failed: the next instance tries again.
       source.catch(() => (source = undefined))
     }
