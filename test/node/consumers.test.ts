@@ -220,9 +220,9 @@ describe('consumers: the packed package in fresh projects', () => {
     }, 240_000)
 
     it('the workers vitest plugin runs the project’s tests', async () => {
-      const output = await tool(dir, bin.vitest, ['run'])
+      const output = await tool(dir, bin.vitest, ['run'], 420_000)
       expect(output).toMatch(/Tests\s+2 passed/)
-    }, 240_000)
+    }, 480_000)
   })
 
   it('installs clean: no engine warnings, no `typescript`, one hono (a peer)', () => {
@@ -332,7 +332,7 @@ describe('consumers: the packed package in fresh projects', () => {
 
   it('a browser-mode vitest project uses the package in Chromium', async () => {
     const dir = project('browser-vitest', ['vitest', '@vitest/browser-playwright'])
-    const output = await tool(dir, bin.vitest, ['run'])
+    const output = await tool(dir, bin.vitest, ['run'], 420_000)
     expect(output).toMatch(/Tests\s+2 passed/)
-  }, 240_000)
+  }, 480_000)
 })
