@@ -37,7 +37,7 @@ export default defineConfig({
         // file at a time (one browser at a time on a shared machine); see test/demo/global-setup.ts.
         test: { name: 'demo', environment: 'node', include: ['test/demo/**/*.test.ts'], globalSetup: ['test/demo/global-setup.ts'], fileParallelism: false, testTimeout: 300_000 },
       },
-      // The workers project runs in workerd through @cloudflare/vitest-pool-workers; its own config.
+      // The workers project runs in workerd through @cloudflare/vitest-plugin; its own config.
       './test/workers/vitest.config.ts',
     ],
   },

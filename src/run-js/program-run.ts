@@ -16,6 +16,8 @@ export interface ProgramEnv {
   vfs?: Vfs
   /** The workspace's synchronous text reader, if it has one: decided once per runner. */
   readText?: (path: string) => string | undefined
+  /** Where the runner archives programs: the guest's own searches leave it out (see guest-api.ts). */
+  archiveDir?: string
 }
 
 /** How the guest's program ended. */
@@ -74,6 +76,7 @@ export class ProgramRun {
       this.dispatch = new HostDispatch(this.ctx, this.handles, this.k, {
         vfs: env.vfs,
         readText: env.readText,
+        archiveDir: env.archiveDir,
         tools: env.tools,
         clock,
         logChars: limits.logChars,

@@ -6,7 +6,7 @@ import { parseBoundedJson, utf8Length } from './guest/host-json.js'
 import type { InstancePool } from './engine/pool.js'
 import { abortError, failure, preview, TIMEOUT } from './host/result.js'
 import { ProgramRun, UNDEFINED_RESULT, type ProgramEnv } from './program-run.js'
-import { explainNotStripped, stripTypes, type TypeScriptLoader } from './host/typescript.js'
+import { explainNotStripped, stripperFor, stripWith, type TypeScriptLoader } from './host/typescript.js'
 import type { RunJsError, RunJsResult } from './types.js'
 
 /** Everything a run needs from its runner. */
@@ -14,6 +14,14 @@ export interface RunEnv extends ProgramEnv {
   pool: InstancePool
   archiveDir?: string
   typescript: TypeScriptLoader | false
+}
+
+/** What a program gets when the host cannot run programs at all (never its own fault). */
+const HOST_UNAVAILABLE = 'run_js is unavailable: the host could not start QuickJS (a fault of the host, not of the program; the host log has the details)'
+
+/** How long loading the TypeScript loader may take (not the program's time, but not forever either). */
+function loaderTimeMs(timeMs: number): number {
+  return Math.max(10 * timeMs, 10_000)
 }
 
 /** Wraps the program so that `return` works and line N of the program is line N + 1 of the file. */
@@ -37,7 +45,10 @@ export async function runProgram(env: RunEnv, code: string, signal: AbortSignal 
   try {
     instance = await env.pool.acquire()
   } catch (error) {
-    return failure({ name: 'InternalError', message: `QuickJS could not start: ${toGuestError(error).message}` })
+    // The host's fault (a missing wasm, a bad engine): its details (paths of the host) go to the
+    // host's log, the program's result says only that run_js is unavailable here.
+    console.error('agent-vfs run_js: QuickJS could not start:', error)
+    return failure({ name: 'InternalError', message: HOST_UNAVAILABLE, host: true })
   }
   const clock = new RunClock({ timeMs, interruptBudget: env.limits.interruptBudget }, signal)
   let programRun: ProgramRun
@@ -78,8 +89,9 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
   let language: 'js' | 'ts' = 'js'
   let compiled = programRun.compile(wrap(code))
   if ('error' in compiled && compiled.error.name === 'SyntaxError' && !clock.stop && !programRun.poisoned) {
-    const stripped = await until(stripTypes(wrap(code), env.typescript))
-    if (stripped === STOPPED) return stopFailure()
+    const strip = await until(clock.outside(stripperFor(env.typescript), loaderTimeMs(env.limits.timeMs)))
+    if (strip === STOPPED) return stopFailure()
+    const stripped = typeof strip === 'function' ? stripWith(strip, wrap(code)) : strip
     if (!('code' in stripped)) {
       // Not stripped: if it looks like TypeScript, say so, or a model "fixes" valid code.
       const explained = explainNotStripped(compiled.error.message, code, stripped)

@@ -178,6 +178,8 @@ export interface RunJsError {
   line?: number
   /** The workspace error code (`ENOENT`, `EACCES` …) when a file operation failed. */
   code?: string
+  /** The host failed, not the program (QuickJS could not start): retrying or changing the program cannot help. */
+  host?: true
 }
 
 /** What `run` resolves to. Shaped like Mastra's `CodeModeToolResult`, plus where things were archived. */

@@ -93,11 +93,17 @@ export async function sessionOwner(db: D1Database, sessionId: string): Promise<s
   return row?.owner
 }
 
+/** What to do when the index was never migrated: its migration ships in the package. */
+const SESSION_INDEX_MISSING =
+  'the D1 session index is missing (no `sessions` table): its migration ships in the package. In wrangler.toml set ' +
+  '`migrations_dir = "node_modules/agent-vfs/dist/migrations"` for this D1 database (or copy node_modules/agent-vfs/dist/migrations/*.sql ' +
+  'into your migrations folder), then run wrangler d1 migrations apply <database> [--local]'
+
 /** A D1 error that says the session index was never migrated becomes one that says what to do. */
 function missingTable(error: unknown): unknown {
   if (/no such table: (sessions|session_quota_guard)|no such column: running/.test(String((error as Error)?.message))) {
     // A typed store error, so the API passes this message on instead of a generic 500.
-    return new VfsError('ESTORE', undefined, 'the D1 session index is missing: apply worker-edge/migrations (wrangler d1 migrations apply <database> [--local]), which create the `sessions` table', { cause: error })
+    return new VfsError('ESTORE', undefined, SESSION_INDEX_MISSING, { cause: error })
   }
   return error
 }

@@ -6,7 +6,7 @@ import { bundleImports } from '../shared/bundle-checks.js'
 // the worker script is found next to the entry, with no workerUrl.
 const dist = (file: string) => new URL(`../../dist/${file}`, import.meta.url)
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
-const dependencies = Object.keys(pkg.dependencies)
+const dependencies = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.imports ?? {})]
 
 describe('dist/run-js-node.js in Node', () => {
   it('imports only the core (host side), our runtime dependencies and Node built-ins; the root entry imports neither it nor node:', () => {

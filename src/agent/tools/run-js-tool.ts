@@ -2,12 +2,20 @@ import { RUN_JS_DESCRIPTION } from 'agent-vfs'
 import { z } from 'zod'
 import { defineTool, ToolError } from './tool.js'
 
+/** Why a run_js program failed; `host` when the host could not run it at all (not the program's fault). */
+export interface RunJsOutcomeError {
+  name: string
+  message: string
+  line?: number
+  host?: true
+}
+
 /** What a run_js program produced; the shape `createRunJs(...).run()` resolves to. */
 export interface RunJsOutcome {
   success: boolean
   result?: unknown
   logs: readonly unknown[]
-  error?: { name: string; message: string; line?: number }
+  error?: RunJsOutcomeError
   /** Where the program was archived in the workspace. */
   scriptPath?: string
   /** Where a large result was written instead of being returned. */
@@ -49,7 +57,11 @@ export function runJsTool(runner: RunJsRunner, options: RunJsToolOptions = {}) {
     async execute({ code }, options) {
       const outcome = await runner.run(code, { signal: options.abortSignal })
       if (!outcome.success) {
-        const e = outcome.error ?? { name: 'Error', message: 'the program failed' }
+        const e: RunJsOutcomeError = outcome.error ?? { name: 'Error', message: 'the program failed' }
+        if (e.host) {
+          // Not the program's fault: no "fix the program", no retry that cannot help.
+          throw new ToolError('unavailable', 'run_js is unavailable on this host (a fault of the host, not of your program).', 'do not call run_js again; use the file tools, or tell the user that programs cannot run here.')
+        }
         const logs = outcome.logs.length > 0 ? ` Logs: ${JSON.stringify(outcome.logs.slice(-20))}.` : ''
         throw new ToolError('failed', `${e.name}: ${e.message}${e.line !== undefined ? ` (line ${e.line})` : ''}.${logs}`, 'fix the program and call run_js again; test on one file first if unsure.', {
           ...(outcome.scriptPath ? { scriptPath: outcome.scriptPath } : {}),

@@ -5,7 +5,8 @@ export type Stop = 'timeout' | 'budget' | 'abort'
 
 /**
  * The one clock of a run: wall-clock deadline, interrupt budget and the caller's abort signal. Guest
- * code, host calls made for the guest, TypeScript loading and archiving all count against it, and
+ * code, host calls made for the guest and archiving count against it (loading the TypeScript loader,
+ * the host's own set-up, does not: {@link RunClock.outside}), and
  * nothing settles as a success once it has run out ({@link RunClock.check}).
  *
  * Host work gets {@link RunClock.signal}, aborted when the run stops or ends, and
@@ -51,6 +52,27 @@ export class RunClock {
       this.onAbort = () => this.fire('abort')
       if (signal.aborted) this.fire('abort')
       else signal.addEventListener('abort', this.onAbort, { once: true })
+    }
+  }
+
+  /**
+   * Runs host set-up that is not the program's time (loading the TypeScript loader once: seconds in a
+   * busy browser): the deadline and its timer move by as long as it took. The caller's abort still stops
+   * it, and so does `maxMs` (set-up that never finishes is a timeout too).
+   */
+  async outside<T>(work: Promise<T>, maxMs: number): Promise<T> {
+    if (!this.started || this.stop) return work
+    const from = Date.now()
+    clearTimeout(this.timer)
+    this.timer = setTimeout(() => this.fire('timeout'), maxMs)
+    try {
+      return await work
+    } finally {
+      if (!this.stop) {
+        clearTimeout(this.timer)
+        this.deadline += Date.now() - from
+        this.timer = setTimeout(() => this.fire('timeout'), this.remaining())
+      }
     }
   }
 

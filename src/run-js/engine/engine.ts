@@ -1,3 +1,4 @@
+/// <reference path="../../runtimes/workerd/wasm.d.ts" />
 import { newQuickJSWASMModuleFromVariant, newVariant, type CustomizeVariantOptions, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core'
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync'
 
@@ -42,15 +43,64 @@ const QUIET = { printErr } as NonNullable<CustomizeVariantOptions['emscriptenMod
 /** How long a module instance may take to start before we give up (a bad memory import hangs forever). */
 const INSTANTIATE_TIMEOUT_MS = 30_000
 
+/** What a module instance is made from: the variant, and its compiled wasm when we have it ourselves. */
+interface Source {
+  variant: QuickJSSyncVariant
+  wasmModule?: VariantEngineOptions['wasmModule']
+}
+
+/** Node (not workerd, whose `nodejs_compat` also has `process.versions.node`). */
+function isNode(): boolean {
+  const g = globalThis as { process?: { versions?: { node?: unknown } }; navigator?: { userAgent?: unknown } }
+  return typeof g.process?.versions?.node === 'string' && g.navigator?.userAgent !== 'Cloudflare-Workers'
+}
+
 /**
- * An engine over a quickjs-emscripten sync variant. By default the variant's own loader finds its
- * `.wasm` next to its JavaScript (Node reads the file, browsers fetch it), so bundles never inline it.
+ * Where the release build comes from. In Node: from `#quickjs-node`, the wasm bytes inside the
+ * package's JavaScript, so a one-file bundle (CJS or ESM) needs no file beside it. Elsewhere the
+ * variant's own loader fetches its `.wasm` (a bundler like Vite emits it as an asset).
+ */
+async function defaultSource(): Promise<Source> {
+  if (isNode()) {
+    const node = (await import('#quickjs-node')).default
+    if (node) {
+      const compiled = WebAssembly.compile(node.wasmBytes() as Uint8Array<ArrayBuffer>)
+      return { variant: node.variant, wasmModule: () => compiled }
+    }
+  }
+  return { variant: RELEASE_SYNC as QuickJSSyncVariant }
+}
+
+/**
+ * The caller's variant and wasm. A loader of the wasm is called here, not by quickjs-emscripten, which
+ * leaves a rejected loader's promise unhandled (the process exits): its failure is this engine's error.
+ */
+async function givenSource(options: VariantEngineOptions): Promise<Source> {
+  const variant = options.variant ?? (RELEASE_SYNC as QuickJSSyncVariant)
+  const given = options.wasmModule
+  if (typeof given !== 'function') return { variant, wasmModule: given }
+  const compiled = await given()
+  return { variant, wasmModule: compiled }
+}
+
+/**
+ * An engine over a quickjs-emscripten sync variant. By default: the release build, in Node from the
+ * bytes the package carries, elsewhere through the variant's loader (browsers fetch the `.wasm`).
  */
 export function variantEngine(options: VariantEngineOptions = {}): QuickJsEngine {
-  const variant = options.variant ?? (RELEASE_SYNC as QuickJSSyncVariant)
+  let source: Promise<Source> | undefined
+  const sourceOnce = (): Promise<Source> => {
+    if (!source) {
+      source = options.variant || options.wasmModule ? givenSource(options) : defaultSource()
+      // Not kept when it failed: the next instance tries again.
+      source.catch(() => (source = undefined))
+    }
+    return source
+  }
   return {
     async instantiate(memory) {
-      const customized = newVariant(variant, { ...(options.wasmModule ? { wasmModule: options.wasmModule } : {}), wasmMemory: memory, emscriptenModule: QUIET })
+      const { variant, wasmModule } = await sourceOnce()
+      const customized = newVariant(variant, { ...(wasmModule ? { wasmModule } : {}), wasmMemory: memory, emscriptenModule: QUIET })
       let timer: ReturnType<typeof setTimeout> | undefined
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`run_js: the QuickJS module did not start within ${INSTANTIATE_TIMEOUT_MS} ms`)), INSTANTIATE_TIMEOUT_MS)
@@ -59,7 +109,7 @@ export function variantEngine(options: VariantEngineOptions = {}): QuickJsEngine
         const module = await Promise.race([newQuickJSWASMModuleFromVariant(customized), timeout])
         return options.wrap ? options.wrap(module) : module
       } catch (error) {
-        throw options.wasmModule ? error : explainMissingWasm(error)
+        throw wasmModule ? error : explainMissingWasm(error)
       } finally {
         clearTimeout(timer)
       }
@@ -68,9 +118,9 @@ export function variantEngine(options: VariantEngineOptions = {}): QuickJsEngine
 }
 
 /**
- * The variant's loader reads (Node) or fetches (browsers) `emscripten-module.wasm` next to the
- * JavaScript that loads it. An app bundled into one file moved that JavaScript away from the wasm:
- * say which file to put where, instead of emscripten's "Aborted(Error: ENOENT …)".
+ * The variant's loader fetches (browsers) `emscripten-module.wasm` next to the JavaScript that loads
+ * it. An app bundled without its assets moved that JavaScript away from the wasm: say which file to
+ * put where, instead of emscripten's "Aborted(…)". This is for the host's developer, never the model.
  */
 function explainMissingWasm(error: unknown): unknown {
   const message = error instanceof Error ? error.message : String(error)

@@ -29,6 +29,8 @@ export interface VfsCall {
   clock: RunClock
   /** The workspace's synchronous text reader, when it has one. */
   readText?: (path: string) => string | undefined
+  /** The runner's archive of programs, if any. */
+  archiveDir?: string
 }
 
 /** One function of the guest's `vfs` object. */
@@ -48,6 +50,17 @@ const json = (value: unknown): Answer => ({ kind: 'json', value })
 /** Options a guest passes to a search, with the run's signal and deadline on top (never the guest's). */
 function searchOptions(options: unknown, c: VfsCall): Record<string, unknown> {
   return { ...(options as object), signal: c.clock.signal, deadline: c.clock.deadline }
+}
+
+/**
+ * Leaves the runner's archive out of a search's hits, unless the search names it: every run archives
+ * its source before it runs, so a program grepping for its own literal would find itself, one more
+ * time per run.
+ */
+function outsideArchive<T>(c: VfsCall, asked: unknown[], hits: T[], path: (hit: T) => string): T[] {
+  const dir = c.archiveDir
+  if (!dir || JSON.stringify(asked).includes(dir)) return hits
+  return hits.filter((hit) => !path(hit).startsWith(`${dir}/`))
 }
 
 export const VFS_API: readonly GuestFunction[] = [
@@ -110,13 +123,16 @@ export const VFS_API: readonly GuestFunction[] = [
     name: 'glob',
     args: [{ name: 'pattern', kind: 'path' }],
     returns: 'string[]',
-    call: async (c, [pattern]) => json(await c.vfs.glob(pattern as string, searchOptions({}, c))),
+    call: async (c, [pattern]) => json(outsideArchive(c, [pattern], await c.vfs.glob(pattern as string, searchOptions({}, c)), (p) => p)),
   },
   {
     name: 'grep',
     args: [{ name: 'pattern', kind: 'path' }, { name: 'options', kind: 'options', optional: true, keys: 'regex, ignoreCase, paths, context, maxMatches' }],
     returns: '{ matches: [{ path, line, column, text }], truncated }',
-    call: async (c, [pattern, options]) => json(await c.vfs.grep(pattern as string, searchOptions(options, c))),
+    call: async (c, [pattern, options]) => {
+      const found = await c.vfs.grep(pattern as string, searchOptions(options, c))
+      return json({ ...found, matches: outsideArchive(c, [pattern, options], found.matches, (m) => m.path) })
+    },
   },
 ]
 

@@ -15,6 +15,8 @@ export interface DispatchOptions {
   vfs?: Vfs
   /** The workspace's synchronous text reader (see src/vfs/read-now.ts); `vfs.read` then answers at once. */
   readText?: (path: string) => string | undefined
+  /** The runner's archive of programs (left out of the guest's glob and grep). */
+  archiveDir?: string
   tools: ReadonlyMap<string, BoundTool>
   /** The run's clock: host work gets its signal and deadline. */
   clock: RunClock
@@ -53,7 +55,7 @@ export class HostDispatch {
   ) {
     this.logs = new LogBuffer(options.logChars)
     this.values = new GuestValues(ctx, handles, k, options.maxBytes)
-    this.vfsCall = options.vfs ? { vfs: options.vfs, clock: options.clock, readText: options.readText } : undefined
+    this.vfsCall = options.vfs ? { vfs: options.vfs, clock: options.clock, readText: options.readText, archiveDir: options.archiveDir } : undefined
   }
 
   /** Defines the guest globals. Runs before any guest code. */

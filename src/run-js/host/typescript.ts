@@ -8,21 +8,24 @@
 export type TypeScriptStripper = (source: string, onError?: (node: unknown) => void) => string
 
 /**
- * Loads the stripper. Default: `import('ts-blank-space')` through a specifier bundlers do not follow,
- * so the 4 MB module is never pulled into a bundle by accident: right for Node. In a bundled browser
- * or Worker app pass `() => import('agent-vfs/run-js/typescript')` (ts-blank-space pre-bundled for
- * browsers and workerd; a bundler splits it into a lazy chunk), or `false` to run JavaScript only.
+ * Loads the stripper. Default: `import('agent-vfs/run-js/typescript')` (ts-blank-space with
+ * `typescript`, pre-bundled into one file of the package, so neither is installed) through a
+ * specifier bundlers do not follow, so the 3.5 MB module is never pulled into a bundle by accident:
+ * right for Node with its node_modules. In a bundled browser or Worker app pass
+ * `() => import('agent-vfs/run-js/typescript')` (a bundler splits it into a lazy chunk), or `false`
+ * to run JavaScript only.
  */
 export type TypeScriptLoader = () => Promise<TypeScriptStripper | { default: TypeScriptStripper }>
 
 const cache = new WeakMap<TypeScriptLoader, Promise<TypeScriptStripper>>()
 
 export const defaultTypeScriptLoader: TypeScriptLoader = () => {
-  const specifier = 'ts-blank-space'
+  const specifier = 'agent-vfs/run-js/typescript'
   return import(/* @vite-ignore */ specifier) as Promise<{ default: TypeScriptStripper }>
 }
 
-function load(loader: TypeScriptLoader): Promise<TypeScriptStripper> {
+/** Loads the stripper once per loader (a failed load is tried again next time). */
+export function loadTypeScript(loader: TypeScriptLoader): Promise<TypeScriptStripper> {
   let loading = cache.get(loader)
   if (!loading) {
     loading = loader().then((m) => (typeof m === 'function' ? m : m.default))
@@ -41,18 +44,29 @@ export type NotStripped =
   /** TypeScript with no erasable form: enum, namespace, parameter properties, `import =`. */
   | { reason: 'unsupported' }
 
-/** What {@link stripTypes} gives: the JavaScript, or why there is none. */
+/** What {@link stripWith} gives: the JavaScript, or why there is none. */
 export type StripOutcome = { code: string } | NotStripped
 
-/** Strips TypeScript syntax, or says why it could not. */
-export async function stripTypes(source: string, loader: TypeScriptLoader | false): Promise<StripOutcome> {
+/**
+ * The stripper, or why there is none. The model reads `detail`: the loader's message with the host's
+ * files and folders taken out (a missing module names the folder it was looked up from).
+ */
+export async function stripperFor(loader: TypeScriptLoader | false): Promise<TypeScriptStripper | NotStripped> {
   if (!loader) return { reason: 'off' }
-  let strip: TypeScriptStripper
   try {
-    strip = await load(loader)
+    return await loadTypeScript(loader)
   } catch (error) {
-    return { reason: 'unavailable', detail: error instanceof Error ? error.message : String(error) }
+    return { reason: 'unavailable', detail: withoutHostPaths(error instanceof Error ? error.message : String(error)) }
   }
+}
+
+/** A message with absolute paths and file URLs replaced by `<host path>`. */
+export function withoutHostPaths(message: string): string {
+  return message.replace(/(?:file:\/\/|[A-Za-z]:\\|(?<![\w.@-])\/)[^\s'"`()]*/g, '<host path>')
+}
+
+/** Strips with a loaded stripper. */
+export function stripWith(strip: TypeScriptStripper, source: string): StripOutcome {
   let unsupported = false
   const out = strip(source, () => {
     unsupported = true

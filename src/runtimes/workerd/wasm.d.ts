@@ -3,3 +3,12 @@ declare module '@jitl/quickjs-wasmfile-release-sync/wasm' {
   const wasmModule: WebAssembly.Module
   export default wasmModule
 }
+
+/**
+ * The package's private import of QuickJS for Node (package.json `imports`): src/runtimes/quickjs-node/index.ts
+ * under the `node` condition, `undefined` under every other.
+ */
+declare module '#quickjs-node' {
+  const quickJs: { variant: import('quickjs-emscripten-core').QuickJSSyncVariant; wasmBytes(): Uint8Array } | undefined
+  export default quickJs
+}
