@@ -10,7 +10,7 @@ import { createRunJs, memoryStore, openVfs, postgresStore, scopeRun, type RunVfs
 import { listExecutionIds, openAiCompatibleModel, readExecution, resumeTask, runTask, scriptedModel, type ExecutionEvent, type LanguageModel, type PendingAnswer, type PolicyRule, type TaskResult } from 'agent-vfs/agent'
 import { generateEpisodes } from './generator.js'
 import { InputError, readInputFolder } from './input.js'
-import { appendixModel, followUpModel } from './scripted.js'
+import { appendixModel, askingFirst, followUpModel } from './scripted.js'
 import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from './task.js'
 
 /** What the job prints to and asks through; the CLI passes the console and the terminal. */
@@ -31,6 +31,7 @@ export const USAGE = `usage: npm start -- [options]
   --session ID          workspace session; the same ID continues it (default: script-appendix)
   --interrupt-after N   stop after N tool calls (run again with the same --session to resume)
   --approve MODE        ask | all: how approvals and questions are answered (default: ask)
+  --ask-title           the agent asks for the appendix's title first (answered like --approve says)
   --model KIND          scripted | openai-compatible (default: scripted)
   --base-url URL --api-key KEY --model-id ID   for --model openai-compatible (key also from OPENAI_API_KEY)`
 
@@ -43,6 +44,7 @@ interface JobOptions {
   session: string
   interruptAfter?: number
   approve: 'ask' | 'all'
+  askTitle: boolean
   model: { kind: 'scripted' } | { kind: 'openai-compatible'; baseUrl: string; apiKey?: string; modelId: string }
 }
 
@@ -56,7 +58,7 @@ function parse(argv: string[], env: Record<string, string | undefined>): JobOpti
       allowPositionals: false,
       options: {
         input: { type: 'string' }, out: { type: 'string' }, store: { type: 'string' }, session: { type: 'string' },
-        'interrupt-after': { type: 'string' }, approve: { type: 'string' }, model: { type: 'string' },
+        'interrupt-after': { type: 'string' }, approve: { type: 'string' }, 'ask-title': { type: 'boolean' }, model: { type: 'string' },
         'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'model-id': { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
     }).values
@@ -90,7 +92,7 @@ function parse(argv: string[], env: Record<string, string | undefined>): JobOpti
     const apiKey = (values['api-key'] as string | undefined) ?? env.OPENAI_API_KEY
     model = { kind: 'openai-compatible', baseUrl, modelId, ...(apiKey ? { apiKey } : {}) }
   } else throw new UsageError('--model must be scripted or openai-compatible')
-  return { ...(values.input ? { input: resolve(String(values.input)) } : {}), out: resolve(String(values.out ?? 'out')), store: storeOption, session, ...(interruptAfter ? { interruptAfter } : {}), approve, model }
+  return { ...(values.input ? { input: resolve(String(values.input)) } : {}), out: resolve(String(values.out ?? 'out')), store: storeOption, session, ...(interruptAfter ? { interruptAfter } : {}), approve, askTitle: values['ask-title'] === true, model }
 }
 
 /** Opens the store; `close` releases it. */
@@ -144,7 +146,9 @@ export async function runJob(argv: string[], io: JobIo, env: Record<string, stri
   let input: Record<string, string>
   try {
     options = parse(argv, env)
-    input = options.input ? readInputFolder(options.input) : generateEpisodes().files
+    const skipped: string[] = []
+    input = options.input ? readInputFolder(options.input, skipped) : generateEpisodes().files
+    if (skipped.length) io.log(`--input: skipped ${skipped.length} file(s) that are not characters.md or *.fountain: ${skippedList(skipped)}`)
   } catch (error) {
     if (error instanceof UsageError) {
       io.error(error.message ? `${error.message}\n\n${USAGE}` : USAGE)
@@ -191,11 +195,15 @@ async function drive(run: RunVfs, options: JobOptions, input: Record<string, str
   const common = { vfs: run, policy, onEvent, signal: controller.signal, runJs: (vfs: RunVfs) => createRunJs({ vfs }) }
 
   const stages = [
-    { instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract, model: () => model(appendixModel) },
+    { instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract, model: () => model(options.askTitle ? () => askingFirst(appendixModel()) : appendixModel) },
     { instructions: FOLLOW_UP_INSTRUCTIONS, contract: undefined, model: () => model(followUpModel) },
   ] as const
   const ids = await listExecutionIds(run)
   if (ids.length === 0) await seedInput(run, input)
+  const finished = ids.length >= stages.length && (await Promise.all(ids.map((id) => readExecution(run, id)))).every((r) => r?.status === 'completed')
+  if (finished && options.interruptAfter !== undefined) {
+    io.log(`session ${options.session} is already complete, so there is nothing to interrupt: use a new --session (e.g. --session resume-demo) to watch a run stop and resume`)
+  }
   for (const [i, stage] of stages.entries()) {
     const id = ids[i]
     const record = id ? await readExecution(run, id) : undefined
@@ -253,4 +261,10 @@ async function copyOutputs(run: RunVfs, out: string): Promise<void> {
     mkdirSync(dirname(target), { recursive: true })
     writeFileSync(target, await run.readFile(path))
   }
+}
+
+/** The skipped paths for a log line: sorted, at most ten named. */
+function skippedList(paths: string[]): string {
+  const sorted = [...paths].sort()
+  return sorted.slice(0, 10).join(', ') + (sorted.length > 10 ? ` and ${sorted.length - 10} more` : '')
 }

@@ -1,7 +1,7 @@
 import { createRunJs, type RunJsOptions, type RunVfs } from 'agent-vfs'
-import { openAiCompatibleModel, scriptedModel, type OpenAiCompatibleOptions, type PolicyRule, type ScriptedTurn, type ScriptedView } from 'agent-vfs/agent'
+import { openAiCompatibleModel, scriptedModel, type OpenAiCompatibleOptions, type PolicyRule } from 'agent-vfs/agent'
 import type { AgentProfile } from 'agent-vfs/session'
-import { appendixModel, followUpModel } from './scripted.js'
+import { appendixModel, askingFirst, followUpModel } from './scripted.js'
 import { ALLOW_RUN_JS, ASK_OUTSIDE_WORK, ASK_RUN_JS, appendixContract } from './task.js'
 
 /** Options of {@link scriptAppendixProfile}. */
@@ -39,15 +39,5 @@ export function scriptAppendixProfile(options: ScriptAppendixProfileOptions = {}
         runJs: (vfs: RunVfs) => createRunJs({ ...options.runJs, vfs }),
       }
     },
-  }
-}
-
-/** Asks for a title before the first plan, then works as `decide` does (the answer is in the window's tool results). */
-function askingFirst(decide: (view: ScriptedView) => ScriptedTurn): (view: ScriptedView) => ScriptedTurn {
-  return (view) => {
-    if (!view.state?.plan && !view.results.some((r) => r.toolName === 'ask_user')) {
-      return { toolCalls: [{ toolName: 'ask_user', input: { question: 'What title should the appendix have?', options: ['Season One', 'Untitled'] } }] }
-    }
-    return decide(view)
   }
 }

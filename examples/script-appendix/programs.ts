@@ -110,13 +110,17 @@ await Promise.all([
 ])
 return { characters: assets.characters.length, locations: assets.locations.length, props: assets.props.length, missing: coverage.missing, pass: validation.pass }`
 
-/** Writes /outputs/appendix.md from the JSON outputs. */
+/** Where the asking profile keeps the title the user chose (the appendix program reads it). */
+export const TITLE_PATH = '/work/title.txt'
+
+/** Writes /outputs/appendix.md from the JSON outputs, under the user's title if one was chosen. */
 export const APPENDIX = `
+const title = (await vfs.exists(${JSON.stringify(TITLE_PATH)})) ? (await vfs.read(${JSON.stringify(TITLE_PATH)})).trim() : ''
 const assets = JSON.parse(await vfs.read('/outputs/assets.json'))
 const coverage = JSON.parse(await vfs.read('/outputs/coverage.json'))
 const validation = JSON.parse(await vfs.read('/outputs/validation.json'))
 const eps = (xs) => xs.join(', ')
-const md = ['# Production appendix', '', 'Episodes: ' + coverage.episodes + ', covered: ' + coverage.covered.length + (coverage.missing.length ? ', missing: ' + eps(coverage.missing) : ''), '', '## Characters', '']
+const md = ['# ' + (title || 'Production appendix'), '', 'Episodes: ' + coverage.episodes + ', covered: ' + coverage.covered.length + (coverage.missing.length ? ', missing: ' + eps(coverage.missing) : ''), '', '## Characters', '']
 for (const c of assets.characters) md.push('- **' + c.name + '**' + (c.aliases.length ? ' (' + c.aliases.join(', ') + ')' : '') + ': ' + c.lines + ' lines; episodes ' + eps(c.episodes))
 md.push('', '## Locations', '')
 for (const l of assets.locations) md.push('- ' + l.name + ': episodes ' + eps(l.episodes))

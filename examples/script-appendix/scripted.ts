@@ -1,5 +1,5 @@
 import type { ScriptedCall, ScriptedTurn, ScriptedView } from 'agent-vfs/agent'
-import { APPENDIX, BUILD, INDEX_BY_LOCATION, SURVEY, extract } from './programs.js'
+import { APPENDIX, BUILD, INDEX_BY_LOCATION, SURVEY, TITLE_PATH, extract } from './programs.js'
 
 /** A step of the scripted model's plan and the tool calls that do it, in order. */
 interface StepScript {
@@ -73,7 +73,7 @@ function stepMachine(steps: StepScript[], correction?: (problems: string[]) => S
     const script = steps.find((s) => s.id === next.id) ?? extra.get(next.id) ?? (correction ? rebuildFix(next.id, next.title, state.rejected ?? [], correction) : undefined)
     if (!script) return { text: `I do not know how to do step ${next.id}.` }
     const calls = script.calls(v)
-    const done = v.results.filter((r) => r.ok && r.toolName !== 'update_plan').length
+    const done = v.results.filter((r) => r.ok && r.toolName !== 'update_plan' && !isTitleWrite(r)).length
     if (done < calls.length) return { toolCalls: [calls[done]] }
     const i = plan.steps.findIndex((s) => s.id === next.id)
     return {
@@ -86,4 +86,50 @@ function stepMachine(steps: StepScript[], correction?: (problems: string[]) => S
 function rebuildFix(id: string, title: string, problems: string[], correction: (problems: string[]) => StepScript): StepScript {
   const fix = correction(problems)
   return { ...fix, id, title }
+}
+
+/**
+ * Asks for a title before the first plan, then works as `decide` does. The answer arrives as the
+ * ask_user result of the window that resumes after it, but a plan must come before any other tool
+ * call and ends that window: so the title goes into the first step's notes (the plan is what the
+ * next windows see), and the next window writes it to {@link TITLE_PATH}, where the appendix
+ * program reads it.
+ */
+export function askingFirst(decide: (view: ScriptedView) => ScriptedTurn): (view: ScriptedView) => ScriptedTurn {
+  return (view) => {
+    const plan = view.state?.plan
+    if (!plan) {
+      const asked = view.results.find((r) => r.toolName === 'ask_user' && r.ok)
+      if (!asked) return { toolCalls: [{ toolName: 'ask_user', input: { question: TITLE_QUESTION, options: ['Season One', 'Untitled'] } }] }
+      return withTitleNote(decide(view), titleFrom(asked.value))
+    }
+    const noted = plan.steps.map((s) => /^Title: (.+)$/m.exec(s.notes ?? '')?.[1]).find(Boolean)
+    const written = view.state?.files.some((f) => f.path === TITLE_PATH) || view.results.some(isTitleWrite)
+    if (noted && !written) return { toolCalls: [{ toolName: 'write_file', input: { path: TITLE_PATH, content: noted } }] }
+    return decide(view)
+  }
+}
+
+/** The write of the chosen title; the step machine does not count it as a step's work. */
+export const isTitleWrite = (r: { toolName: string; input: unknown }): boolean =>
+  r.toolName === 'write_file' && (r.input as { path?: unknown } | undefined)?.path === TITLE_PATH
+
+function withTitleNote(turn: ScriptedTurn, title: string): ScriptedTurn {
+  const calls = turn.toolCalls?.map((c) => {
+    const input = c.input as { steps?: Array<Record<string, unknown>> }
+    if (c.toolName !== 'update_plan' || !input.steps?.length) return c
+    const [first, ...rest] = input.steps
+    return { ...c, input: { ...input, steps: [{ ...first, notes: `Title: ${title}` }, ...rest] } }
+  })
+  return calls ? { ...turn, toolCalls: calls } : turn
+}
+
+/** What the asking profile asks before it plans. */
+export const TITLE_QUESTION = 'What title should the appendix have?'
+
+/** The answer as a one-line title (a person may type anything; the heading stays one line). */
+function titleFrom(value: unknown): string {
+  const answer = typeof value === 'string' ? value : (value as { answer?: unknown } | undefined)?.answer
+  const line = String(answer ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
+  return line || 'Production appendix'
 }

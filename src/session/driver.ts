@@ -144,7 +144,7 @@ export class SessionDriver {
     }
     const nextId = executionIdOf(lastId ? Number(lastId.slice(1)) + 1 : 1)
     // A message delivered as the task of an execution that was never created (a crash in between).
-    const orphan = messages.find((m) => m.state === 'delivered' && m.executionId === nextId && m.mode === 'follow-up')
+    const orphan = messages.find((m) => m.state === 'delivered' && m.executionId === nextId && m.mode !== 'steer')
     if (orphan) return { kind: 'start', message: orphan, executionId: nextId }
     if (queued.length > 0) return { kind: 'start', message: queued[0], executionId: nextId }
     return undefined

@@ -26,7 +26,7 @@ export const ListQuery = z.object({ cursor: z.string().regex(/^\d{1,15}$/).optio
 export const SessionPage = z.object({ items: z.array(Session), next: z.string().optional() }).openapi('SessionPage')
 
 export const Message = z
-  .object({ n: z.number(), text: z.string(), mode: z.enum(['follow-up', 'steer']), at: z.number(), state: z.enum(['queued', 'delivered']), executionId: z.string().optional() })
+  .object({ n: z.number(), text: z.string(), mode: z.enum(['task', 'follow-up', 'steer']), at: z.number(), state: z.enum(['queued', 'delivered']), executionId: z.string().optional() })
   .openapi('Message')
 export const SendMessage = z.object({ text: z.string().min(1).max(100_000), steer: z.boolean().optional() }).strict().openapi('SendMessage')
 
