@@ -307,7 +307,12 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
 
     async abort(sessionId) {
       const meta = await ctx.require(sessionId)
-      if (meta.record.status !== 'running' || !meta.record.executionId) throw new SessionError('not-running', `Session ${sessionId} has no running execution`)
+      const { status } = meta.record
+      if (status === 'waiting_approval' || status === 'waiting_input') {
+        const what = status === 'waiting_approval' ? 'approval' : 'an answer'
+        throw new SessionError('not-running', `Session ${sessionId} waits for ${what} (GET /sessions/${sessionId}/pending), so nothing runs to abort; answer it instead (deny refuses an approval)`)
+      }
+      if (status !== 'running' || !meta.record.executionId) throw new SessionError('not-running', `Session ${sessionId} has no running execution (it is ${status})`)
       await requestAbort(sessionId, meta.record.executionId)
     },
 
@@ -316,7 +321,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       const { ws } = await openSession(sessionId)
       const ids = await listExecutionIds(ws)
       const last = ids.length ? await readExecution(ws, ids[ids.length - 1]) : undefined
-      if (last?.status !== 'interrupted') throw new SessionError('not-running', `Session ${sessionId} has no interrupted execution to resume`)
+      if (last?.status !== 'interrupted') throw new SessionError('not-interrupted', `Session ${sessionId} has no interrupted execution to resume`)
       await updateRecords(store, namespace, scopeNames.meta(sessionId), (records) => ({ ops: [putJson(RESUME_PATH, { executionId: last.id, at: Date.now() }, versionOf(records, RESUME_PATH))], value: undefined }))
       void driver.kick(sessionId)
     },
