@@ -21,5 +21,6 @@ export type {
 } from './types.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
+export { sessionOpenApiDocument } from './http/openapi.js'
 export { mintToken, bearerAuth, type SessionAuth } from './http/auth.js'
 export { describeError, errorResponse, toErrorResponse } from './http/errors.js'

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scriptAppendixProfile } from '../../examples/script-appendix/profile.js'
 import { memoryStore } from '../../src/index.js'
-import { createSessionApp, createSessionHost, mintToken, type SessionHost } from '../../src/session/index.js'
+import { createSessionApp, createSessionHost, mintToken, sessionOpenApiDocument, sessionRoutes, type SessionHost } from '../../src/session/index.js'
 import { season } from '../session/harness.js'
 
 const secret = 'messages-secret-messages-secret-0123456'
@@ -66,4 +66,12 @@ describe('HTTP error messages', () => {
     expect(await message({ authorization: 'Bearer not-a-jwt' })).toMatch(/^the bearer token is malformed: a token is a JWT, three base64url parts/)
     expect(await message({ authorization: `Bearer ${token.slice(0, -2)}xx` })).toBe('the token is invalid or expired')
   })
+})
+
+it('/openapi.json of the Node host gives every operation a summary, the same document sessionOpenApiDocument builds', async () => {
+  const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, { summary?: string }>> }
+  const operations = Object.values(doc.paths).flatMap((p) => Object.values(p))
+  expect(operations.length).toBe(Object.keys(sessionRoutes).length)
+  for (const op of operations) expect(op.summary).toMatch(/^[A-Z].{5,}/)
+  expect(sessionOpenApiDocument().paths).toEqual(doc.paths)
 })
