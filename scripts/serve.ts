@@ -3,8 +3,9 @@
  *
  * Store: Postgres from DATABASE_URL (several servers may share it: LISTEN/NOTIFY carries events
  * between them), else PGlite in .agent-vfs/ (AGENT_VFS_DATA to move it). Auth: HS256 JWTs signed
- * with AGENT_VFS_JWT_SECRET; without it the server runs in dev mode: it makes a secret, mints a
- * token for the owner "dev" and prints it. Profiles: `appendix` (the script-appendix task; the
+ * with AGENT_VFS_JWT_SECRET; without it the server runs in dev mode: it keeps a secret in the data
+ * folder (so tokens survive restarts), mints a token for the owner "dev" and prints it. The port and
+ * the data folder (a lock file) are checked before anything is opened: see scripts/serve/. Profiles: `appendix` (the script-appendix task; the
  * scripted model, or an OpenAI-compatible one when OPENAI_BASE_URL and OPENAI_MODEL are set) and
  * `appendix-asking` (asks a question and wants approval for run_js).
  *
@@ -23,6 +24,10 @@ import { serve } from '@hono/node-server'
 import { mkdirSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join, resolve } from 'node:path'
+import { devSecret } from './serve/dev-secret.js'
+import { lockDataFolder } from './serve/lock.js'
+import { checkPortFree } from './serve/port.js'
+import { describePostgresFailure } from './serve/postgres-error.js'
 import { pacedProfile } from '../fixtures/script-appendix/paced.js'
 import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { postgresStore, type VfsStore } from 'agent-vfs'
@@ -34,6 +39,13 @@ const env = process.env
 const port = Number(env.PORT ?? 8787)
 const leaseMs = Number(env.LEASE_MS ?? 15_000)
 const delay = Number(env.MODEL_DELAY_MS ?? 0)
+const dataDir = resolve(env.AGENT_VFS_DATA ?? '.agent-vfs')
+
+/** Refuses to start, with a message and exit code 2, instead of a stack trace. */
+function refuse(message: string): never {
+  console.error(message)
+  process.exit(2)
+}
 
 /** A setting from `--name=value` / `--name value`, else the env variable; undefined when neither is set. */
 function setting(flag: string, variable: string): string | undefined {
@@ -100,15 +112,19 @@ async function openStore(): Promise<{ store: VfsStore; signals?: SessionSignals;
     const pg = (await import('pg')).default
     const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 10 })
     const listener = new pg.Client({ connectionString: env.DATABASE_URL })
-    await listener.connect()
     const store = postgresStore({ client: pool })
-    await store.migrate()
+    try {
+      await listener.connect()
+      await store.migrate()
+    } catch (error) {
+      await pool.end().catch(() => undefined)
+      refuse(describePostgresFailure(env.DATABASE_URL, error))
+    }
     const signals = await postgresSignals({ listen: listener, notify: pool })
     return { store, signals, label: 'Postgres (DATABASE_URL)', close: async () => { await signals.close?.(); await listener.end(); await pool.end() } }
   }
   const { PGlite } = await import('@electric-sql/pglite')
-  const dir = resolve(env.AGENT_VFS_DATA ?? '.agent-vfs')
-  mkdirSync(dir, { recursive: true })
+  const dir = dataDir
   const db = await PGlite.create(join(dir, 'sessions-pglite'))
   const store = postgresStore({ client: db })
   await store.migrate()
@@ -118,6 +134,16 @@ async function openStore(): Promise<{ store: VfsStore; signals?: SessionSignals;
 const slowed = (profile: AgentProfile) => inThreads(pacedProfile(profile, delay))
 
 const openAi = env.OPENAI_BASE_URL && env.OPENAI_MODEL ? { baseURL: env.OPENAI_BASE_URL, modelId: env.OPENAI_MODEL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) } : undefined
+mkdirSync(dataDir, { recursive: true })
+await checkPortFree('127.0.0.1', port).catch((error: Error) => refuse(error.message))
+let releaseLock = () => {}
+if (!env.DATABASE_URL) {
+  try {
+    releaseLock = lockDataFolder(dataDir)
+  } catch (error) {
+    refuse((error as Error).message)
+  }
+}
 const opened = await openStore()
 const host = createSessionHost({
   store: opened.store,
@@ -134,7 +160,8 @@ const host = createSessionHost({
 
 let secret = env.AGENT_VFS_JWT_SECRET
 const dev = !secret
-if (dev) secret = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join('')
+const kept = dev ? devSecret(dataDir) : undefined
+if (kept) secret = kept.secret
 if (secret!.length < 32) {
   console.error('AGENT_VFS_JWT_SECRET must be at least 32 characters')
   process.exit(2)
@@ -144,7 +171,7 @@ const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, async (i
   console.log(`agent-vfs sessions on http://127.0.0.1:${info.port} (${opened.label}, host ${host.hostId})`)
   const shown = Object.entries(quota).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'
   console.log(`quotas per owner: ${shown}; run_js: ${threads ? `${threads.stats().threads || 'up to ' + (threadCount ?? 'parallelism')} worker threads` : 'on this thread'}`)
-  if (dev) console.log(`dev token (owner "dev", 24 h): ${await mintToken(secret!, 'dev')}`)
+  if (dev) console.log(`dev token (owner "dev", 24 h): ${await mintToken(secret!, 'dev')}\n(dev secret kept in ${kept!.path}: tokens survive restarts)`)
   // Executions whose server died (lease expired) continue here: at start, then every lease period.
   await host.recover().catch((e) => console.error('recover failed:', e))
 })
@@ -160,6 +187,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await threads?.close()
     server.close()
     await opened.close().catch(() => undefined)
+    releaseLock()
     process.exit(0)
   })
 }

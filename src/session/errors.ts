@@ -1,6 +1,7 @@
 /** Why a session host call was refused. */
 export type SessionErrorCode =
-  | 'not-found' | 'closed' | 'invalid' | 'conflict' | 'quota' | 'not-running' | 'not-waiting' | 'busy' | 'unknown-profile' | 'too-many-running'
+  | 'not-found' | 'closed' | 'invalid' | 'conflict' | 'quota' | 'not-running' | 'not-interrupted' | 'not-waiting' | 'busy' | 'unknown-profile'
+  | 'too-many-running'
 
 const hints: Record<SessionErrorCode, string> = {
   'not-found': 'check the id; list your sessions to find it',
@@ -9,6 +10,7 @@ const hints: Record<SessionErrorCode, string> = {
   conflict: 'another writer changed it at the same time; retry',
   quota: 'delete sessions or files, or ask for a larger quota',
   'not-running': 'there is no running execution to act on',
+  'not-interrupted': 'only an execution stopped by an abort can be resumed; send a message to start a new one',
   'not-waiting': 'nothing is pending with that id; list the pending actions',
   busy: 'wait for the running execution, or abort it',
   'unknown-profile': 'use one of the profiles the host was created with',

@@ -219,7 +219,12 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     async abort(sessionId) {
       const meta = await ctx.require(sessionId)
       const executionId = meta.record.executionId
-      refuse(admit('abort', { status: meta.record.status, ...(executionId ? { executionId } : {}) }), `Session ${sessionId} has no running execution`)
+      const { status } = meta.record
+      if (status === 'waiting_approval' || status === 'waiting_input') {
+        const what = status === 'waiting_approval' ? 'approval' : 'an answer'
+        throw new SessionError('not-running', `Session ${sessionId} waits for ${what} (GET /sessions/${sessionId}/pending), so nothing runs to abort; answer it instead (deny refuses an approval)`)
+      }
+      refuse(admit('abort', { status, ...(executionId ? { executionId } : {}) }), `Session ${sessionId} has no running execution (it is ${status})`)
       await requestAbort(sessionId, executionId!)
     },
 

@@ -22,5 +22,6 @@ export type {
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
 export { bodyLimits, resolveBodyLimits, DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_DRAIN_BYTES, type BodyLimits } from './http/limits.js'
+export { sessionOpenApiDocument } from './http/openapi.js'
 export { mintToken, bearerAuth, type SessionAuth } from './http/auth.js'
 export { describeError, errorResponse, toErrorResponse } from './http/errors.js'

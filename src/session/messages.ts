@@ -26,11 +26,11 @@ export class MessageBox {
     return all(await loadRecords(this.store, this.namespace, this.scope)).map((m) => m.message)
   }
 
-  /** Stores a new queued message with the next number. */
-  add(text: string, mode: MessageMode): Promise<SessionMessage> {
+  /** Stores a new queued message with the next number; the first one is the session's `task`, whatever it asked for. */
+  add(text: string, mode: Exclude<MessageMode, 'task'>): Promise<SessionMessage> {
     return updateRecords(this.store, this.namespace, this.scope, (records) => {
       const n = all(records).reduce((max, m) => Math.max(max, m.message.n), 0) + 1
-      const message: SessionMessage = { n, text, mode, at: Date.now(), state: 'queued' }
+      const message: SessionMessage = { n, text, mode: n === 1 ? 'task' : mode, at: Date.now(), state: 'queued' }
       return { ops: [putJson(pathOf(n), message, 0)], value: message }
     })
   }

@@ -57,8 +57,8 @@ const executionIdOf = (n: number) => `e${String(n).padStart(4, '0')}`
 /** The id the next execution gets: one more than the newest. */
 export const nextExecutionId = (last?: { id: string }) => executionIdOf(last ? Number(last.id.slice(1)) + 1 : 1)
 const queued = (f: SessionFacts) => f.messages.filter((m) => m.state === 'queued')
-/** A follow-up delivered as the task of an execution that was never created (a crash in between). */
-const orphan = (f: SessionFacts) => f.messages.find((m) => m.state === 'delivered' && m.executionId === nextExecutionId(f.last) && m.mode === 'follow-up')
+/** A task or follow-up (not a steer) delivered as the task of an execution that was never created (a crash in between). */
+const orphan = (f: SessionFacts) => f.messages.find((m) => m.state === 'delivered' && m.executionId === nextExecutionId(f.last) && m.mode !== 'steer')
 const ended = (f: SessionFacts) => !f.last || f.last.status === 'completed' || f.last.status === 'failed'
 const resumeOf = (f: SessionFacts, o: { deliver?: boolean; aborted?: boolean; spend?: boolean } = {}): NextStep => ({
   kind: 'resume',
@@ -137,7 +137,7 @@ export function decide(facts: SessionFacts): Decision {
 export type SessionRequest = 'send' | 'answer' | 'abort' | 'resume' | 'close' | 'reopen'
 
 /** Why a request is refused: the API's error codes. */
-export type Refusal = { code: 'closed' | 'not-running' | 'not-waiting'; message: string }
+export type Refusal = { code: 'closed' | 'not-running' | 'not-interrupted' | 'not-waiting'; message: string }
 
 /**
  * Whether a request may be acknowledged now. `status` is the record's (what the person sees);
@@ -157,7 +157,7 @@ export function admit(request: SessionRequest, facts: Pick<SessionFacts, 'status
       return facts.status === 'running' && facts.executionId ? undefined : { code: 'not-running', message: 'the session has no running execution' }
     case 'resume':
       if (closed) return { code: 'closed', message: 'the session is closed' }
-      return facts.last?.status === 'interrupted' ? undefined : { code: 'not-running', message: 'the session has no interrupted execution to resume' }
+      return facts.last?.status === 'interrupted' ? undefined : { code: 'not-interrupted', message: 'the session has no interrupted execution to resume' }
     case 'close':
     case 'reopen':
       return undefined

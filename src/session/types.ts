@@ -26,8 +26,11 @@ export interface SessionRecord {
   executions: number
 }
 
-/** How a message is delivered while an execution runs. */
-export type MessageMode = 'follow-up' | 'steer'
+/**
+ * What a message is: `task`, the session's first message (it starts the first execution); `follow-up`,
+ * the task of a later execution (queued while one runs); `steer`, handed to the running execution.
+ */
+export type MessageMode = 'task' | 'follow-up' | 'steer'
 
 /** A message a person sent to a session, with what became of it. */
 export interface SessionMessage {

@@ -1,6 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
-import { bearerAuth, bodyLimits, errorResponse, newSessionId, resolveBodyLimits, sessionRoutes, SESSION_ID, toErrorResponse } from 'agent-vfs/session'
+import {
+  bearerAuth, bodyLimits, errorResponse, newSessionId, resolveBodyLimits, sessionOpenApiDocument, sessionRoutes, SESSION_ID, toErrorResponse,
+} from 'agent-vfs/session'
 import { d1OwnerIndex, sessionOwner } from './d1-owner-index.js'
 import { configureEdge, jwtSecret, type EdgeEnv, type EdgeOptions } from './options.js'
 
@@ -37,6 +39,10 @@ export function createEdgeApp(options: EdgeOptions): OpenAPIHono<EdgeAppEnv> {
     if (response.status === 500) console.error(error)
     return response
   })
+
+  // The same document as the Node host's /openapi.json, built once per isolate; no token needed.
+  let openApi: ReturnType<typeof sessionOpenApiDocument> | undefined
+  app.get('/openapi.json', (c) => c.json((openApi ??= sessionOpenApiDocument())))
 
   // One verifier per secret (a rotated secret gets its own).
   const verifiers = new Map<string, MiddlewareHandler<any>>()

@@ -98,7 +98,7 @@ export async function appendixFlow(page: Page, options: AppendixFlowOptions): Pr
   const appendix = await ui.openFile(page, '/outputs/appendix.md')
   const rendered = appendix.getByTestId('preview-markdown')
   await rendered.waitFor()
-  expect(await rendered.locator('h1').textContent()).toBe('Production appendix')
+  expect(await rendered.locator('h1').textContent()).toBe('Season One') // the answer to the title question
   expect(await rendered.textContent()).toContain(expected.summary)
   expect(await rendered.locator('li').allTextContents()).toEqual(expected.appendixItems)
   await stage(page, flow, '05-done')

@@ -92,4 +92,38 @@ describe('the example main job', () => {
       expect(o.err[0]).toMatch(/usage: npm start/)
     }
   })
+
+  it('--ask-title: the answer to the question is the appendix title', async () => {
+    const out = tmp()
+    const o = { ...io(), ask: async (prompt: string) => (prompt.startsWith('What title') ? 'The Lantern Years' : 'y') }
+    expect(await runJob(['--store', 'memory', '--ask-title', '--out', out], o)).toBe(EXIT.ok)
+    expect(o.out.join('\n')).toContain('? question: What title should the appendix have?')
+    expect(files(out)['appendix.md']).toMatch(/^# The Lantern Years\n\nEpisodes: 60, covered: 60\n/)
+  })
+
+  it('--interrupt-after on a finished session says to use a new --session', async () => {
+    const data = tmp()
+    const store = ['--store', `pglite:${data}`, '--session', 'done-once', '--out', tmp()]
+    expect(await runJob(store, io())).toBe(EXIT.ok)
+    const again = io()
+    expect(await runJob([...store, '--interrupt-after', '5'], again)).toBe(EXIT.ok)
+    expect(again.out.join('\n')).toContain('session done-once is already complete, so there is nothing to interrupt: use a new --session')
+  }, 180_000)
+
+  it('--input: refuses a file that is not UTF-8 and names the files it skipped', async () => {
+    const input = tmp()
+    writeFileSync(join(input, 'characters.md'), '# Characters\n\n- MARA VOSS: MARA\n')
+    writeFileSync(join(input, 'notes.txt'), 'not an episode\n')
+    mkdirSync(join(input, 'eps'))
+    writeFileSync(join(input, 'eps', 'a.fountain'), '# Episode 1: One\n\nINT. LIGHTHOUSE - NIGHT\n\nMARA\nHello.\n')
+    writeFileSync(join(input, 'eps', 'a.md'), 'draft\n')
+    const ok = io()
+    expect(await runJob(['--store', 'memory', '--input', input, '--out', tmp()], ok)).toBe(EXIT.ok)
+    expect(ok.out.join('\n')).toContain('--input: skipped 2 file(s) that are not characters.md or *.fountain: eps/a.md, notes.txt')
+    // "Café" in Latin-1: 0xE9 alone is not UTF-8.
+    writeFileSync(join(input, 'eps', 'b.fountain'), Buffer.from('# Episode 2: Caf\xe9\n\nEXT. HARBOUR - DAY\n', 'latin1'))
+    const bad = io()
+    expect(await runJob(['--store', 'memory', '--input', input], bad)).toBe(EXIT.usage)
+    expect(bad.err.join('\n')).toMatch(/b\.fountain is not UTF-8 text\. Save it as UTF-8 and run again\./)
+  })
 })

@@ -41,3 +41,68 @@ it('npm run serve in dev mode: PGlite in a folder, 127.0.0.1, a printed token th
     rmSync(data, { recursive: true, force: true })
   }
 }, 120_000)
+
+/** Starts `npm run serve` and resolves once it printed its URL (and dev token), or when it exits. */
+function serveProcess(env: NodeJS.ProcessEnv) {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let log = ''
+  proc.stdout!.on('data', (d) => (log += d))
+  proc.stderr!.on('data', (d) => (log += d))
+  const exited = new Promise<number | null>((r) => proc.once('exit', r))
+  const ready = new Promise<{ url: string; token: string } | undefined>((resolve) => {
+    const timer = setInterval(() => {
+      const u = /on (http:\/\/127\.0\.0\.1:\d+) /.exec(log)
+      const t = /dev token \(owner "dev", 24 h\): (\S+)/.exec(log)
+      if (u && t) {
+        clearInterval(timer)
+        resolve({ url: u[1], token: t[1] })
+      }
+    }, 50)
+    void exited.then(() => (clearInterval(timer), resolve(undefined)))
+  })
+  return { proc, ready, exited, log: () => log }
+}
+
+it('npm run serve refuses a held data folder, a busy port and an unreachable Postgres with a message; dev tokens survive a restart', async () => {
+  const data = mkdtempSync(join(tmpdir(), 'agent-vfs-serve-'))
+  const other = mkdtempSync(join(tmpdir(), 'agent-vfs-serve-'))
+  const base: NodeJS.ProcessEnv = { ...process.env, PORT: '0', AGENT_VFS_DATA: data }
+  delete base.DATABASE_URL
+  delete base.AGENT_VFS_JWT_SECRET
+  const first = serveProcess(base)
+  try {
+    const { url, token } = (await first.ready)!
+    expect(first.log()).toContain(`dev secret kept in ${join(data, 'dev-jwt-secret')}`)
+
+    const second = serveProcess(base)
+    expect(await second.exited).toBe(2)
+    expect(second.log()).toMatch(new RegExp(`${data} is used by another server \\(pid ${first.proc.pid};`))
+    expect(second.log()).not.toMatch(/PGlite in|\n\s+at /)
+
+    const busy = serveProcess({ ...base, AGENT_VFS_DATA: other, PORT: new URL(url).port })
+    expect(await busy.exited).toBe(2)
+    expect(busy.log()).toMatch(new RegExp(`port ${new URL(url).port} on 127\\.0\\.0\\.1 is already in use .*PORT=`))
+    expect(busy.log()).not.toMatch(/EADDRINUSE|\n\s+at /)
+
+    const pg = serveProcess({ ...base, AGENT_VFS_DATA: other, DATABASE_URL: 'postgres://ana:hunter2@127.0.0.1:1/nowhere' })
+    expect(await pg.exited).toBe(2)
+    expect(pg.log()).toContain('cannot use Postgres at postgres://ana:***@127.0.0.1:1/nowhere (DATABASE_URL): nothing listens there')
+    expect(pg.log()).not.toMatch(/hunter2|pg-pool|\n\s+at /)
+
+    first.proc.kill('SIGTERM')
+    expect(await first.exited).toBe(0)
+    const again = serveProcess(base)
+    try {
+      const restarted = (await again.ready)!
+      const listed = await fetch(`${restarted.url}/sessions`, { headers: { authorization: `Bearer ${token}` } })
+      expect(listed.status).toBe(200)
+    } finally {
+      again.proc.kill('SIGTERM')
+      await again.exited
+    }
+  } finally {
+    first.proc.kill('SIGKILL')
+    rmSync(data, { recursive: true, force: true })
+    rmSync(other, { recursive: true, force: true })
+  }
+}, 300_000)

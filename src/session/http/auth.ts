@@ -17,7 +17,7 @@ export function bearerAuth(auth: SessionAuth): MiddlewareHandler<AuthEnv> {
     const upgrade = c.req.header('upgrade')?.toLowerCase() === 'websocket'
     const header = c.req.header('authorization') ?? (upgrade ? bearerFromProtocols(c.req.header('sec-websocket-protocol')) : '')
     const m = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(header)
-    if (!m) return errorResponse(c, 401, 'unauthorized', 'send Authorization: Bearer <token>')
+    if (!m) return errorResponse(c, 401, 'unauthorized', malformed(header))
     let sub: unknown
     try {
       sub = (await verify(m[1], auth.secret, 'HS256')).sub
@@ -28,6 +28,13 @@ export function bearerAuth(auth: SessionAuth): MiddlewareHandler<AuthEnv> {
     c.set('owner', sub)
     await next()
   }
+}
+
+/** What is wrong with an Authorization header that is not `Bearer <jwt>`. */
+function malformed(header: string): string {
+  if (header === '') return 'no token: send Authorization: Bearer <token>'
+  if (!/^Bearer /i.test(header)) return 'the Authorization header is not a bearer token: send Authorization: Bearer <token>'
+  return 'the bearer token is malformed: a token is a JWT, three base64url parts separated by dots (header.payload.signature)'
 }
 
 /**

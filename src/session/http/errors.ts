@@ -5,7 +5,8 @@ import { VfsError } from 'agent-vfs'
 import { SessionError, type SessionErrorCode } from '../errors.js'
 
 const sessionStatus: Record<SessionErrorCode, ContentfulStatusCode> = {
-  'not-found': 404, closed: 409, invalid: 400, conflict: 409, quota: 413, 'not-running': 409, 'not-waiting': 409, busy: 409, 'unknown-profile': 400, 'too-many-running': 429,
+  'not-found': 404, closed: 409, invalid: 400, conflict: 409, quota: 413, 'not-running': 409, 'not-interrupted': 409, 'not-waiting': 409, busy: 409,
+  'unknown-profile': 400, 'too-many-running': 429,
 }
 const vfsStatus: Partial<Record<VfsError['code'], ContentfulStatusCode>> = { ENOENT: 404, EINVAL: 400, EISDIR: 400, ENOTDIR: 400, EACCES: 403, EQUOTA: 413, ECONFLICT: 409 }
 

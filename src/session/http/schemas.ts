@@ -26,13 +26,19 @@ export const ListQuery = z.object({ cursor: z.string().regex(/^\d{1,15}$/).optio
 export const SessionPage = z.object({ items: z.array(Session), next: z.string().optional() }).openapi('SessionPage')
 
 export const Message = z
-  .object({ n: z.number(), text: z.string(), mode: z.enum(['follow-up', 'steer']), at: z.number(), state: z.enum(['queued', 'delivered']), executionId: z.string().optional() })
+  .object({ n: z.number(), text: z.string(), mode: z.enum(['task', 'follow-up', 'steer']), at: z.number(), state: z.enum(['queued', 'delivered']), executionId: z.string().optional() })
   .openapi('Message')
 export const SendMessage = z.object({ text: z.string().min(1).max(100_000), steer: z.boolean().optional() }).strict().openapi('SendMessage')
 
 export const PendingParams = z.object({ id: SessionId, pendingId: z.string().regex(/^e\d{4,}-p\d+$/).openapi({ param: { name: 'pendingId', in: 'path' } }) })
 export const Answer = z
-  .union([z.object({ decision: z.enum(['approve', 'always', 'deny']), message: z.string().max(2000).optional() }).strict(), z.object({ answer: z.string().max(10_000) }).strict()])
+  .union(
+    [
+      z.object({ decision: z.enum(['approve', 'always', 'deny'], { error: 'decision must be "approve", "always" or "deny"' }), message: z.string().max(2000).optional() }).strict(),
+      z.object({ answer: z.string().max(10_000) }).strict(),
+    ],
+    { error: 'send {"decision":"approve"|"always"|"deny"} (and an optional "message") for an approval, or {"answer":"…"} for a question' },
+  )
   .openapi('Answer')
 export const Pending = z.object({ id: z.string(), executionId: z.string(), kind: z.enum(['approval', 'question']), toolName: z.string() }).passthrough().openapi('Pending')
 

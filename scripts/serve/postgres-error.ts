@@ -1,0 +1,26 @@
+/** What to tell a person whose DATABASE_URL cannot be used, instead of pg-pool's stack trace. */
+export function describePostgresFailure(url: string, error: unknown): string {
+  const e = error as { code?: string; message?: string }
+  const where = safeUrl(url)
+  const why: Record<string, string> = {
+    ECONNREFUSED: 'nothing listens there: start Postgres, or fix the host and port',
+    ENOTFOUND: 'the host name does not resolve: fix the host',
+    ETIMEDOUT: 'the connection timed out: check the host, the port and any firewall',
+    '28P01': 'the password is wrong',
+    '28000': 'the server refuses this user',
+    '3D000': 'the database does not exist: create it (createdb) or fix its name',
+  }
+  const reason = (e.code && why[e.code]) ?? e.message ?? String(error)
+  return `cannot use Postgres at ${where} (DATABASE_URL): ${reason}${e.code ? ` [${e.code}]` : ''}. Unset DATABASE_URL to use PGlite in a folder instead.`
+}
+
+/** The URL without its password. */
+function safeUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return 'an invalid URL'
+  }
+}
