@@ -71,6 +71,12 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
 
   /** The session, if the caller owns it: another owner's session is "not found", like a missing one. */
   const owned = async (c: { get(k: 'owner'): string }, id: string) => host.get(id, c.get('owner'))
+  /** The route's session id, once the caller is known to own it (another owner's session is not found). */
+  const ownedId = async (c: { get(k: 'owner'): string; req: { valid(t: 'param'): { id: string } } }) => {
+    const { id } = c.req.valid('param')
+    await owned(c, id)
+    return id
+  }
 
   const h = app as unknown as { openapi(route: unknown, handler: (c: any) => unknown): void }
   h.openapi(R.createSession, async (c) => {
@@ -83,18 +89,15 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
   })
   h.openapi(R.getSession, async (c) => c.json(await owned(c, c.req.valid('param').id), 200))
   h.openapi(R.closeSession, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     return c.json(await host.close(id), 200)
   })
   h.openapi(R.reopenSession, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     return c.json(await host.reopen(id), 200)
   })
   h.openapi(R.deleteSession, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     await host.delete(id)
     return c.json({ ok: true }, 200)
   })
@@ -113,55 +116,46 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     return c.json(out, 200)
   })
   h.openapi(R.uploadFiles, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     const files = await readMultipart(c, uploadDir(c.req.valid('query').dir), maxFiles)
     return c.json({ paths: await host.writeFiles(id, files) }, 201)
   })
   h.openapi(R.putFile, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     const data = new Uint8Array(await c.req.arrayBuffer())
     return c.json({ paths: await host.writeFiles(id, [{ path: c.req.valid('query').path, data }]) }, 201)
   })
   h.openapi(R.getFile, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     const ws = await host.workspace(id)
     return serveFile(c, ws, c.req.valid('query').path)
   })
   h.openapi(R.deleteFile, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     await host.deleteFile(id, c.req.valid('query').path)
     return c.json({ ok: true }, 200)
   })
   h.openapi(R.sendMessage, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     const { text, steer } = c.req.valid('json')
     return c.json(await host.send(id, { text, ...(steer ? { steer } : {}) }), 202)
   })
   h.openapi(R.listMessages, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     return c.json(await host.messages(id), 200)
   })
   h.openapi(R.abort, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     await host.abort(id)
     return c.json({ ok: true }, 202)
   })
   h.openapi(R.resume, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     await host.resume(id)
     return c.json({ ok: true }, 202)
   })
   h.openapi(R.listPending, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     return c.json(await host.pending(id), 200)
   })
   h.openapi(R.answerPending, async (c) => {
@@ -171,8 +165,7 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     return c.json({ ok: true }, 202)
   })
   h.openapi(R.listExecutions, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     return c.json(await host.executions(id), 200)
   })
   h.openapi(R.getExecution, async (c) => {
@@ -181,15 +174,13 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     return c.json(await host.execution(id, executionId), 200)
   })
   h.openapi(R.listEvents, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     // The stored lines pass through as they are: a page costs no parse and no serialisation per event.
     const lines = await host.eventLines(id, c.req.valid('query'))
     return c.body(`{"events":[${lines.map((l) => l.json).join(',')}]}`, 200, { 'content-type': 'application/json' })
   })
   h.openapi(R.streamEvents, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     const header = c.req.header('last-event-id')
     let after = c.req.valid('query').after ?? 0
     if (header !== undefined) {
@@ -218,8 +209,7 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     })
   })
   h.openapi(R.streamWebSocket, async (c) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
+    const id = await ownedId(c)
     if (!options.webSocket) return errorResponse(c, 501, 'not-implemented', 'this host serves no WebSockets; use GET /sessions/{id}/stream (SSE)')
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return errorResponse(c, 426, 'upgrade-required', 'send a WebSocket upgrade request (Upgrade: websocket)')
     // Checked here, counted by the host that keeps the socket (see SessionHostOptions.streamsElsewhere).
