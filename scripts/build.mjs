@@ -77,8 +77,8 @@ const common = {
 const external = (entry) =>
   // The core must not import itself by name; every other entry must not bundle it, except a script
   // for its own isolate (see `entries`). node: built-ins appear only in the Node entries
-  // (test/shared/bundle-checks.ts keeps them out of index.js).
-  entry.core || entry.isolate ? [...dependencies, 'node:*'] : [...dependencies, ...self, 'node:*', 'cloudflare:*']
+  // (test/shared/bundle-checks.ts keeps them out of index.js). The private imports resolve from dist/.
+  [...privateImports, ...(entry.core || entry.isolate ? [...dependencies, 'node:*'] : [...dependencies, ...self, 'node:*', 'cloudflare:*'])]
 
 /**
  * The names agent-vfs/internal exports at run time (its types are erased): dist/index.js carries each
@@ -101,7 +101,7 @@ function coreEntry(entry) {
 const options = (entry) => ({
   ...common,
   ...(entry.core ? coreEntry(entry) : { entryPoints: [{ in: entry.in, out: entry.out }] }),
-  external: [...privateImports, ...external(entry)],
+  external: external(entry),
 })
 const bundled = entries.filter((e) => !e.internal && !e.prebundled)
 for (const entry of bundled) await build(options(entry))
@@ -153,7 +153,7 @@ async function buildNodeQuickJs() {
   const embedBytes = {
     name: 'quickjs-wasm-bytes-inline',
     setup(b) {
-      b.onResolve({ filter: /\/quickjs-wasm-bytes\.js$/ }, () => ({ path: 'quickjs-wasm-bytes', namespace: 'inline' }))
+      b.onResolve({ filter: /\/wasm-bytes\.js$/ }, () => ({ path: 'quickjs-wasm-bytes', namespace: 'inline' }))
       b.onLoad({ filter: /.*/, namespace: 'inline' }, () => ({
         contents: `const base64 = ${JSON.stringify(base64)}\nexport default () => globalThis.Buffer.from(base64, 'base64')\n`,
         loader: 'js',
