@@ -237,11 +237,15 @@ describe('consumers: the packed package in fresh projects', () => {
   describe('a Node function bundled into one file (esbuild defaults), deployed as that file alone', () => {
     let dir: string
     const bundles = { cjs: 'fn.cjs', esm: 'fn.mjs' } as const
+    const threadBundles = { cjs: 'threads.cjs', esm: 'threads.mjs' } as const
     const call = (file: string) => (file.endsWith('.cjs') ? `require('./${file}')` : `import('./${file}')`)
     beforeAll(async () => {
       dir = project('node-fn')
       await tool(dir, bin.esbuild, ['handler.js', '--bundle', '--platform=node', `--outfile=out/${bundles.cjs}`, '--log-level=warning'])
       await tool(dir, bin.esbuild, ['handler.js', '--bundle', '--platform=node', '--format=esm', `--outfile=out/${bundles.esm}`, '--log-level=warning'])
+      for (const [format, file] of Object.entries(threadBundles)) {
+        await tool(dir, bin.esbuild, ['threads.js', '--bundle', '--platform=node', `--format=${format}`, `--outfile=out/${file}`, '--log-level=warning'])
+      }
       sizes.nodeFunction = { bundleKiB: kib(statSync(join(dir, 'out', bundles.esm)).size) }
     }, 120_000)
 
@@ -256,6 +260,22 @@ describe('consumers: the packed package in fresh projects', () => {
           expect(stderr).toBe('')
         }, 120_000)
       }
+    }
+
+    for (const [format, file] of Object.entries(threadBundles)) {
+      it(`runs run_js in workerThreads() as ${format.toUpperCase()} on Node 24 and 22, the worker script inside the bundle`, async () => {
+        const alone = mkdtempSync(join(tmp, 'deployed-threads-'))
+        cpSync(join(dir, 'out', file), join(alone, file))
+        const code = `Promise.resolve(${call(file)}).then((m) => m.handler()).then((r) => console.log(JSON.stringify(r)))`
+        for (const node of [process.execPath, await node22()]) {
+          const { stdout, stderr } = await run(node, ['-e', code], { cwd: alone, env })
+          const r = JSON.parse(stdout)
+          expect(r.result, stderr).toMatchObject({ success: true, result: 42 })
+          expect(r.written).toBe('42')
+          expect(r.stats).toMatchObject({ threads: 1, replaced: 0 })
+          expect(stderr).toBe('')
+        }
+      }, 120_000)
     }
 
     it('a host whose QuickJS cannot start tells the model it is the host’s fault, naming no host path', async () => {
