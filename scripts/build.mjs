@@ -122,6 +122,7 @@ await buildNodeQuickJs()
 // The D1 session index of agent-vfs/worker, for `migrations_dir = "node_modules/agent-vfs/dist/migrations"`.
 mkdirSync('dist/migrations')
 copyFileSync('worker-edge/migrations/0002_sessions.sql', 'dist/migrations/0001_sessions.sql')
+copyFileSync('worker-edge/migrations/0003_running.sql', 'dist/migrations/0002_running.sql')
 for (const entry of entries.filter((e) => e.prebundled)) await buildTypeScriptLoader(`dist/${entry.out}.js`, entry.in)
 
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })

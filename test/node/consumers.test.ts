@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uploadSize } from '../../scripts/wrangler-local.js'
 import { mintToken } from '../../src/session/index.js'
+import { D1_SESSION_SCHEMA } from '../../src/worker/d1-schema.js'
 
 // Test as the user consumes: the `npm pack` tarball installed with npm into fresh projects outside
 // this repository (test/consumers/*), built and run with each tool's defaults. `npm test` builds dist/
@@ -219,9 +220,9 @@ describe('consumers: the packed package in fresh projects', () => {
       }
     }, 240_000)
 
-    it('the workers vitest plugin runs the project’s tests', async () => {
+    it('the workers vitest plugin runs the project’s tests (migrateD1 on a fresh D1 among them)', async () => {
       const output = await tool(dir, bin.vitest, ['run'], 420_000)
-      expect(output).toMatch(/Tests\s+2 passed/)
+      expect(output).toMatch(/Tests\s+3 passed/)
     }, 480_000)
   })
 
@@ -232,6 +233,18 @@ describe('consumers: the packed package in fresh projects', () => {
     expect(existsSync(join(installed, 'ts-blank-space'))).toBe(false)
     expect(existsSync(join(installed, 'agent-vfs/node_modules/hono'))).toBe(false)
     expect(existsSync(join(installed, 'agent-vfs/dist/migrations/0001_sessions.sql'))).toBe(true)
+  })
+
+  it('ships the D1 session index: dist/migrations holds every migration, the same DDL as D1_SESSION_SCHEMA', () => {
+    const dir = join(tmp, 'installed/node_modules/agent-vfs/dist/migrations')
+    expect(readdirSync(dir).sort()).toEqual(['0001_sessions.sql', '0002_running.sql'])
+    const statements = (sql: string) =>
+      sql.replace(/--[^\n]*/g, '').split(';').map((s) => s.replace(/\s+/g, ' ').trim()).filter(Boolean)
+    const shipped = readdirSync(dir).sort().flatMap((f) => statements(readFileSync(join(dir, f), 'utf8')))
+    expect(shipped).toEqual(D1_SESSION_SCHEMA.map((s) => s.replace(/\s+/g, ' ').trim()))
+    // The declarations say so too (the Worker entry itself loads only in workerd).
+    const types = readFileSync(join(tmp, 'installed/node_modules/agent-vfs/dist/types/src/worker/index.d.ts'), 'utf8')
+    expect(types).toMatch(/D1_SESSION_SCHEMA, migrateD1/)
   })
 
   describe('a Node function bundled into one file (esbuild defaults), deployed as that file alone', () => {
