@@ -235,6 +235,25 @@ describe('consumers: the packed package in fresh projects', () => {
     expect(existsSync(join(installed, 'agent-vfs/dist/migrations/0001_sessions.sql'))).toBe(true)
   })
 
+  it('no `any` in the published declarations: every public type says what it takes', () => {
+    // `any` switches type checking off for the user; where one is unavoidable it goes here with why.
+    const allowed: Array<{ file: string; line: RegExp; why: string }> = []
+    const types = join(tmp, 'installed/node_modules/agent-vfs/dist')
+    const found: string[] = []
+    for (const file of filesUnder(types).filter((f) => f.endsWith('.d.ts'))) {
+      const lines = readFileSync(join(types, file), 'utf8')
+        // Comments and string literals are text, not types.
+        .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '))
+        .replace(/\/\/[^\n]*/g, '')
+        .replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, '""')
+        .split('\n')
+      lines.forEach((text, i) => {
+        if (/\bany\b/.test(text) && !allowed.some((a) => file.endsWith(a.file) && a.line.test(text))) found.push(`${file}:${i + 1}: ${text.trim()}`)
+      })
+    }
+    expect(found).toEqual([])
+  })
+
   it('ships the D1 session index: dist/migrations holds every migration, the same DDL as D1_SESSION_SCHEMA', () => {
     const dir = join(tmp, 'installed/node_modules/agent-vfs/dist/migrations')
     expect(readdirSync(dir).sort()).toEqual(['0001_sessions.sql', '0002_running.sql'])
