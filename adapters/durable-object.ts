@@ -10,7 +10,7 @@ type SqlValue = ArrayBuffer | string | number | null
  * and stays loadable in Node and browsers; the real `ctx.storage` satisfies it.
  */
 export interface DurableObjectSqlStorageLike {
-  sql: { exec(query: string, ...bindings: any[]): { toArray(): Record<string, SqlValue>[] } }
+  sql: { exec(query: string, ...bindings: SqlValue[]): { toArray(): Record<string, SqlValue>[] } }
   transactionSync<T>(closure: () => T): T
 }
 

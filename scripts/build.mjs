@@ -28,8 +28,9 @@ const privateImports = Object.keys(pkg.imports ?? {})
  * from the core beyond its user API, re-exported from the core (see `coreEntry`), so it adds no copy.
  * `prebundled: true` is built by its own script. `isolate: true` is a script that runs in its own
  * JavaScript isolate (a worker thread), where the app's core is not reachable and would not be the same
- * object anyway: it bundles its own copy of the core (entries.test.ts allows exactly these files); it is
- * started by path, so it is no package export.
+ * object anyway: it bundles its own copy of the core (entries.test.ts allows exactly these files) and
+ * everything else it needs (one CommonJS file, QuickJS's wasm inside), and the entry that starts it carries
+ * it as text (see `isolateOptions`), so it is no package export and an app's bundle needs no file beside it.
  */
 const entries = [
   { in: 'src/index.ts', out: 'index', core: true },
@@ -98,12 +99,17 @@ function coreEntry(entry) {
   return { stdin: { contents, resolveDir: process.cwd(), sourcefile: `${entry.out}-with-internals.ts`, loader: 'ts' }, outdir: undefined, outfile: `dist/${entry.out}.js` }
 }
 
-const options = (entry) => ({
-  ...common,
-  ...(entry.core ? coreEntry(entry) : { entryPoints: [{ in: entry.in, out: entry.out }] }),
-  external: external(entry),
-})
-const bundled = entries.filter((e) => !e.internal && !e.prebundled)
+const options = (entry) =>
+  entry.isolate
+    ? isolateOptions(entry)
+    : {
+        ...common,
+        ...(entry.core ? coreEntry(entry) : { entryPoints: [{ in: entry.in, out: entry.out }] }),
+        external: external(entry),
+        plugins: [...common.plugins, isolateAsText()],
+      }
+// Isolate scripts first: the entries that start them embed their text.
+const bundled = entries.filter((e) => !e.internal && !e.prebundled).sort((a, b) => Number(!!b.isolate) - Number(!!a.isolate))
 for (const entry of bundled) await build(options(entry))
 writeFileSync(
   `dist/${internalEntry.out}.js`,
@@ -116,6 +122,7 @@ await buildNodeQuickJs()
 // The D1 session index of agent-vfs/worker, for `migrations_dir = "node_modules/agent-vfs/dist/migrations"`.
 mkdirSync('dist/migrations')
 copyFileSync('worker-edge/migrations/0002_sessions.sql', 'dist/migrations/0001_sessions.sql')
+copyFileSync('worker-edge/migrations/0003_running.sql', 'dist/migrations/0002_running.sql')
 for (const entry of entries.filter((e) => e.prebundled)) await buildTypeScriptLoader(`dist/${entry.out}.js`, entry.in)
 
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
@@ -143,28 +150,69 @@ writeFileSync('dist/size.json', JSON.stringify(size, null, 2) + '\n')
 for (const [file, s] of Object.entries(size)) console.log(`dist/${file}: ${kib(s.bytes)} raw, ${kib(s.minified)} minified, ${kib(s.minifiedGzip)} minified+gzip`)
 
 /**
- * `#quickjs-node` (src/runtimes/quickjs-node/index.ts): the release variant and its wasm as base64, one
- * file, for Node only; every other condition gets dist/quickjs-none.js. Built with the `workerd`
- * condition: that emscripten build reads neither `import.meta.url` nor `require`, so the file works
- * inside a user's CJS or ESM bundle.
+ * A script for its own isolate (a worker thread): one CommonJS file with everything in it, node: built-ins
+ * aside, started as code (`new Worker(code, { eval: true })`, where a script is CommonJS and has no
+ * `import.meta`). QuickJS comes as in dist/quickjs-node.js: `#quickjs-node` is the Node module itself,
+ * bundled, its wasm inside as base64.
  */
-async function buildNodeQuickJs() {
-  const base64 = readFileSync('dist/quickjs.wasm').toString('base64')
-  const embedBytes = {
+function isolateOptions(entry) {
+  const quickJsNode = {
+    name: 'quickjs-node-bundled',
+    setup(b) {
+      b.onResolve({ filter: /^#quickjs-node$/ }, () => ({ path: `${process.cwd()}/src/runtimes/quickjs-node/index.ts` }))
+    },
+  }
+  return {
+    ...common,
+    entryPoints: [{ in: entry.in, out: entry.out }],
+    format: 'cjs',
+    conditions: ['workerd'],
+    external: ['node:*'],
+    plugins: [quickJsNode, wasmBytesInline()],
+  }
+}
+
+/** `./worker-script.js` (src/runtimes/node/worker-script.ts) becomes the built worker script's text. */
+function isolateAsText() {
+  return {
+    name: 'isolate-script-as-text',
+    setup(b) {
+      b.onResolve({ filter: /\/worker-script\.js$/ }, () => ({ path: 'run-js-node-worker', namespace: 'isolate-text' }))
+      b.onLoad({ filter: /.*/, namespace: 'isolate-text' }, (args) => ({
+        contents: `const code = ${JSON.stringify(readFileSync(`dist/${args.path}.js`, 'utf8'))}\nexport default () => code\n`,
+        loader: 'js',
+      }))
+    },
+  }
+}
+
+/** `./wasm-bytes.js` of src/runtimes/quickjs-node becomes the QuickJS wasm, base64 in the file. */
+function wasmBytesInline() {
+  const base64 = readFileSync(createRequire(import.meta.url).resolve(WASM_SPECIFIER)).toString('base64')
+  return {
     name: 'quickjs-wasm-bytes-inline',
     setup(b) {
-      b.onResolve({ filter: /\/wasm-bytes\.js$/ }, () => ({ path: 'quickjs-wasm-bytes', namespace: 'inline' }))
+      b.onResolve({ filter: /^\.\/wasm-bytes\.js$/ }, () => ({ path: 'quickjs-wasm-bytes', namespace: 'inline' }))
       b.onLoad({ filter: /.*/, namespace: 'inline' }, () => ({
         contents: `const base64 = ${JSON.stringify(base64)}\nexport default () => globalThis.Buffer.from(base64, 'base64')\n`,
         loader: 'js',
       }))
     },
   }
+}
+
+/**
+ * `#quickjs-node` (src/runtimes/quickjs-node/index.ts): the release variant and its wasm as base64, one
+ * file, for Node only; every other condition gets dist/quickjs-none.js. Built with the `workerd`
+ * condition: that emscripten build reads neither `import.meta.url` nor `require`, so the file works
+ * inside a user's CJS or ESM bundle.
+ */
+async function buildNodeQuickJs() {
   await build({
     ...common,
     entryPoints: [{ in: 'src/runtimes/quickjs-node/index.ts', out: 'quickjs-node' }],
     conditions: ['workerd'],
-    plugins: [embedBytes],
+    plugins: [wasmBytesInline()],
   })
   writeFileSync('dist/quickjs-none.js', '// #quickjs-node outside Node: nothing (see quickjs-node.js).\nexport default undefined\n')
 }

@@ -83,7 +83,7 @@ export interface ExecutionSetup {
   /** A fresh model for this execution (scripted models keep per-execution state). */
   model: LanguageModel
   /** Must be the same for every run of one execution (the runner refuses a resume without it). */
-  contract?: ResultContract<any>
+  contract?: ResultContract
   policy?: PolicyRule[]
   runJs?: RunJsSlot
   tools?: ToolSet

@@ -2,7 +2,7 @@ import { VfsError } from 'agent-vfs'
 import { SessionError, type OwnerIndex, type SessionRecord } from 'agent-vfs/session'
 
 /**
- * The owners' index of the edge in D1 (table `sessions`, worker-edge/migrations/0002_sessions.sql):
+ * The owners' index of the edge in D1 (table `sessions`, worker-edge/migrations/0002 and 0003, D1_SESSION_SCHEMA):
  * one row per session, written by the session's Durable Object and read by the Worker to list an
  * owner's sessions and to route a request only to a session its caller owns. A quota check and its
  * write are one D1 batch (a transaction): a guard row that violates a CHECK makes the whole batch
@@ -97,7 +97,8 @@ export async function sessionOwner(db: D1Database, sessionId: string): Promise<s
 const SESSION_INDEX_MISSING =
   'the D1 session index is missing (no `sessions` table): its migration ships in the package. In wrangler.toml set ' +
   '`migrations_dir = "node_modules/agent-vfs/dist/migrations"` for this D1 database (or copy node_modules/agent-vfs/dist/migrations/*.sql ' +
-  'into your migrations folder), then run wrangler d1 migrations apply <database> [--local]'
+  'into your migrations folder), then run wrangler d1 migrations apply <database> [--local]; ' +
+  'or call migrateD1(env.DB) from agent-vfs/worker once'
 
 /** A D1 error that says the session index was never migrated becomes one that says what to do. */
 function missingTable(error: unknown): unknown {

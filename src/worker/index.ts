@@ -12,4 +12,5 @@
 export { SessionObject, type CreateSessionResult } from './session-object.js'
 export { createEdgeApp, type EdgeAppEnv } from './edge-app.js'
 export { d1OwnerIndex, sessionOwner } from './d1-owner-index.js'
+export { D1_SESSION_SCHEMA, migrateD1, type D1Migratable } from './d1-schema.js'
 export type { EdgeEnv, EdgeOptions } from './options.js'

@@ -5,7 +5,7 @@ import type { SessionObject } from './session-object.js'
 export interface EdgeEnv {
   /** The `SessionObject` class: one SQLite-backed Durable Object per session. */
   SESSIONS: DurableObjectNamespace<SessionObject>
-  /** D1 with the `sessions` table (worker-edge/migrations/0002_sessions.sql): the owners' index. */
+  /** D1 with the `sessions` table (dist/migrations of the package, or `migrateD1`): the owners' index. */
   DB: D1Database
   /** The HS256 secret of the bearer JWTs (32+ characters): `wrangler secret put AGENT_VFS_JWT_SECRET`, or `.dev.vars` for `wrangler dev`. */
   AGENT_VFS_JWT_SECRET?: string

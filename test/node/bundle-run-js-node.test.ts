@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { bundleImports } from '../shared/bundle-checks.js'
 
 // `npm test` builds first (scripts/test.sh); this checks agent-vfs/run-js/node as users install it:
-// the worker script is found next to the entry, with no workerUrl.
+// the worker script is carried inside the entry (started as code), with no workerUrl.
 const dist = (file: string) => new URL(`../../dist/${file}`, import.meta.url)
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
 const dependencies = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.imports ?? {})]

@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uploadSize } from '../../scripts/wrangler-local.js'
 import { mintToken } from '../../src/session/index.js'
+import { D1_SESSION_SCHEMA } from '../../src/worker/d1-schema.js'
 
 // Test as the user consumes: the `npm pack` tarball installed with npm into fresh projects outside
 // this repository (test/consumers/*), built and run with each tool's defaults. `npm test` builds dist/
@@ -219,9 +220,9 @@ describe('consumers: the packed package in fresh projects', () => {
       }
     }, 240_000)
 
-    it('the workers vitest plugin runs the project’s tests', async () => {
+    it('the workers vitest plugin runs the project’s tests (migrateD1 on a fresh D1 among them)', async () => {
       const output = await tool(dir, bin.vitest, ['run'], 420_000)
-      expect(output).toMatch(/Tests\s+2 passed/)
+      expect(output).toMatch(/Tests\s+3 passed/)
     }, 480_000)
   })
 
@@ -234,14 +235,49 @@ describe('consumers: the packed package in fresh projects', () => {
     expect(existsSync(join(installed, 'agent-vfs/dist/migrations/0001_sessions.sql'))).toBe(true)
   })
 
+  it('no `any` in the published declarations: every public type says what it takes', () => {
+    // `any` switches type checking off for the user; where one is unavoidable it goes here with why.
+    const allowed: Array<{ file: string; line: RegExp; why: string }> = []
+    const types = join(tmp, 'installed/node_modules/agent-vfs/dist')
+    const found: string[] = []
+    for (const file of filesUnder(types).filter((f) => f.endsWith('.d.ts'))) {
+      const lines = readFileSync(join(types, file), 'utf8')
+        // Comments and string literals are text, not types.
+        .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '))
+        .replace(/\/\/[^\n]*/g, '')
+        .replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, '""')
+        .split('\n')
+      lines.forEach((text, i) => {
+        if (/\bany\b/.test(text) && !allowed.some((a) => file.endsWith(a.file) && a.line.test(text))) found.push(`${file}:${i + 1}: ${text.trim()}`)
+      })
+    }
+    expect(found).toEqual([])
+  })
+
+  it('ships the D1 session index: dist/migrations holds every migration, the same DDL as D1_SESSION_SCHEMA', () => {
+    const dir = join(tmp, 'installed/node_modules/agent-vfs/dist/migrations')
+    expect(readdirSync(dir).sort()).toEqual(['0001_sessions.sql', '0002_running.sql'])
+    const statements = (sql: string) =>
+      sql.replace(/--[^\n]*/g, '').split(';').map((s) => s.replace(/\s+/g, ' ').trim()).filter(Boolean)
+    const shipped = readdirSync(dir).sort().flatMap((f) => statements(readFileSync(join(dir, f), 'utf8')))
+    expect(shipped).toEqual(D1_SESSION_SCHEMA.map((s) => s.replace(/\s+/g, ' ').trim()))
+    // The declarations say so too (the Worker entry itself loads only in workerd).
+    const types = readFileSync(join(tmp, 'installed/node_modules/agent-vfs/dist/types/src/worker/index.d.ts'), 'utf8')
+    expect(types).toMatch(/D1_SESSION_SCHEMA, migrateD1/)
+  })
+
   describe('a Node function bundled into one file (esbuild defaults), deployed as that file alone', () => {
     let dir: string
     const bundles = { cjs: 'fn.cjs', esm: 'fn.mjs' } as const
+    const threadBundles = { cjs: 'threads.cjs', esm: 'threads.mjs' } as const
     const call = (file: string) => (file.endsWith('.cjs') ? `require('./${file}')` : `import('./${file}')`)
     beforeAll(async () => {
       dir = project('node-fn')
       await tool(dir, bin.esbuild, ['handler.js', '--bundle', '--platform=node', `--outfile=out/${bundles.cjs}`, '--log-level=warning'])
       await tool(dir, bin.esbuild, ['handler.js', '--bundle', '--platform=node', '--format=esm', `--outfile=out/${bundles.esm}`, '--log-level=warning'])
+      for (const [format, file] of Object.entries(threadBundles)) {
+        await tool(dir, bin.esbuild, ['threads.js', '--bundle', '--platform=node', `--format=${format}`, `--outfile=out/${file}`, '--log-level=warning'])
+      }
       sizes.nodeFunction = { bundleKiB: kib(statSync(join(dir, 'out', bundles.esm)).size) }
     }, 120_000)
 
@@ -256,6 +292,22 @@ describe('consumers: the packed package in fresh projects', () => {
           expect(stderr).toBe('')
         }, 120_000)
       }
+    }
+
+    for (const [format, file] of Object.entries(threadBundles)) {
+      it(`runs run_js in workerThreads() as ${format.toUpperCase()} on Node 24 and 22, the worker script inside the bundle`, async () => {
+        const alone = mkdtempSync(join(tmp, 'deployed-threads-'))
+        cpSync(join(dir, 'out', file), join(alone, file))
+        const code = `Promise.resolve(${call(file)}).then((m) => m.handler()).then((r) => console.log(JSON.stringify(r)))`
+        for (const node of [process.execPath, await node22()]) {
+          const { stdout, stderr } = await run(node, ['-e', code], { cwd: alone, env })
+          const r = JSON.parse(stdout)
+          expect(r.result, stderr).toMatchObject({ success: true, result: 42 })
+          expect(r.written).toBe('42')
+          expect(r.stats).toMatchObject({ threads: 1, replaced: 0 })
+          expect(stderr).toBe('')
+        }
+      }, 120_000)
     }
 
     it('a host whose QuickJS cannot start tells the model it is the host’s fault, naming no host path', async () => {

@@ -518,8 +518,9 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         const t0 = performance.now()
         const r = await runner(await open(), { ...fast, typescript: () => new Promise(() => {}) }).run(`const a: number = 1; return a`)
         expect(r.error?.name).toBe('TimeoutError')
-        expect(performance.now() - t0).toBeLessThan(20_000)
-      }, 40_000)
+        // Its bound is 30 s (a browser's first load through Vite's dev server takes 10-15 s), then it ends.
+        expect(performance.now() - t0).toBeLessThan(40_000)
+      }, 60_000)
 
       it('an instance left with an endless job queue is dropped, not disposed, and the next run works', async () => {
         const engine = recording()

@@ -16,7 +16,7 @@ import type { ToolSet } from '../tools/tool.js'
 export interface ExecutionContext {
   vfs: Vfs
   model: LanguageModel
-  contract?: ResultContract<any>
+  contract?: ResultContract
   limits: TaskLimits
   /** The caller's rules with the saved ones; run_js's view reads the same object. */
   policy: RunPolicy

@@ -47,9 +47,18 @@ export interface ScriptedModel extends LanguageModel {
   readonly supportedUrls: Record<string, RegExp[]>
   readonly calls: number
   doGenerate(options: ModelCallOptions): Promise<ScriptedGenerateResult>
-  /** Stream parts of the AI SDK v2 protocol (`any` so the model fits `LanguageModelV2` without importing it). */
-  doStream(options: ModelCallOptions): Promise<{ stream: ReadableStream<any> }>
+  /** Stream parts of the AI SDK v2 protocol, typed as that protocol's parts so the model fits `LanguageModelV2`. */
+  doStream(options: ModelCallOptions): Promise<{ stream: ReadableStream<ScriptedStreamPart> }>
 }
+
+/** The AI SDK v2 stream parts a scripted model sends: text in one delta, tool calls whole, one finish. */
+export type ScriptedStreamPart =
+  | { type: 'stream-start'; warnings: [] }
+  | { type: 'text-start'; id: string }
+  | { type: 'text-delta'; id: string; delta: string }
+  | { type: 'text-end'; id: string }
+  | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
+  | { type: 'finish'; finishReason: ScriptedGenerateResult['finishReason']; usage: ScriptedGenerateResult['usage'] }
 
 /** What a scripted model's `doGenerate` returns: text and tool-call parts only. */
 export interface ScriptedGenerateResult extends GenerateResult {
@@ -93,14 +102,14 @@ export function scriptedModel(decide: (view: ScriptedView) => ScriptedTurn | Pro
     doGenerate: generate,
     async doStream(opts: ModelCallOptions) {
       const r = await generate(opts)
-      const parts: unknown[] = [{ type: 'stream-start', warnings: [] }]
+      const parts: ScriptedStreamPart[] = [{ type: 'stream-start', warnings: [] }]
       for (const [i, c] of r.content.entries()) {
         if (c.type === 'text') parts.push({ type: 'text-start', id: `t${i}` }, { type: 'text-delta', id: `t${i}`, delta: c.text }, { type: 'text-end', id: `t${i}` })
         else parts.push(c)
       }
       parts.push({ type: 'finish', finishReason: r.finishReason, usage: r.usage })
       return {
-        stream: new ReadableStream<unknown>({
+        stream: new ReadableStream<ScriptedStreamPart>({
           start(controller) {
             for (const p of parts) controller.enqueue(p)
             controller.close()

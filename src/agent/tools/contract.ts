@@ -6,7 +6,10 @@ import { describeIssues } from './tool.js'
  * A check run on a result that passed the schema. Return (or resolve to) nothing when the result
  * is fine, else one problem or a list of problems, each concrete enough for the model to fix.
  */
-export type ResultCheck<T> = (result: T, context: { vfs: Vfs }) => void | string | string[] | Promise<void | string | string[]>
+export type ResultCheck<T> = {
+  // Method syntax on purpose: a check of a narrower result still fits a `ResultContract` (of `unknown`).
+  check(result: T, context: { vfs: Vfs }): void | string | string[] | Promise<void | string | string[]>
+}['check']
 
 /** What the caller requires of the task's result; `submit_result` validates against it. */
 export interface ResultContract<T = unknown> {

@@ -24,7 +24,7 @@ export interface AcceptedResult {
 export interface SubmitToolOptions {
   vfs: Vfs
   plan: PlanController
-  contract?: ResultContract<any>
+  contract?: ResultContract
   state: SubmissionState
   /** Called after a rejection changes `state`, so runTask can persist it before answering (an accepted result is saved by runTask when it completes the execution). */
   onState?: (state: SubmissionState) => Promise<void>

@@ -35,7 +35,7 @@ export type ToolEffect = 'suspends' | 'checkpoints' | 'completes'
  * accept. `execute` validates its input itself, so it is safe to call directly; errors are
  * {@link ToolError}s whose message tells the model what to do next.
  */
-export interface AgentTool<I = any, O = unknown> {
+export interface AgentTool<I = unknown, O = unknown> {
   description: string
   inputSchema: z.ZodType<I>
   execute(input: I, options?: ToolCallOptions): Promise<O>

@@ -4,6 +4,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads'
 import type { RunJsError, RunJsExecutor, RunJsJob, RunJsResult } from 'agent-vfs'
 import { DEFAULT_MAX_QUEUED, noteQueueWait, resolveRunJsCount, RunQueue, runJsAbortError, runQueued } from 'agent-vfs/internal'
 import type { AbortMessage, FromWorker, RunMessage, ToWorker } from './protocol.js'
+import workerScript from './worker-script.js'
 
 /** Options of {@link workerThreads}. */
 export interface WorkerThreadsOptions {
@@ -24,8 +25,9 @@ export interface WorkerThreadsOptions {
    */
   graceMs?: number
   /**
-   * The worker script. Default: `run-js-node-worker.js` next to this module in the published package.
-   * Set it if a bundler moved the files, or to start threads from source in development.
+   * The worker script. Default: the script the package carries inside this module (started with
+   * `eval: true`, so a one-file bundle of your app needs nothing beside it). Set it to start threads
+   * from another file, e.g. from source in development.
    */
   workerUrl?: string | URL
   /** V8 heap limits of each thread (QuickJS memory is capped per run by `limits.memoryBytes` anyway). */
@@ -191,8 +193,9 @@ class WorkerPool implements WorkerThreadsExecutor {
   }
 
   private spawn(): Thread {
-    const url = this.options.workerUrl ?? new URL('./run-js-node-worker.js', import.meta.url)
-    const worker = new Worker(url, this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {})
+    const limits = this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {}
+    const { workerUrl } = this.options
+    const worker = workerUrl === undefined ? new Worker(workerScript(), { ...limits, eval: true }) : new Worker(workerUrl, limits)
     worker.unref() // only a thread running a program keeps the process alive
     let ready!: (ok: boolean) => void
     const thread: Thread = { worker, ready: new Promise<boolean>((resolve) => (ready = resolve)), dead: false }

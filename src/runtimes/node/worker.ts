@@ -1,7 +1,8 @@
 /**
  * The worker-thread side of `workerThreads()`: runs one program at a time with the ordinary in-thread
  * runner, over stand-ins for the workspace and the tools that ask the host thread for everything.
- * Built as its own file (dist/run-js-node-worker.js); the pool starts it with `new Worker(url)`.
+ * Built as one self-contained CommonJS script (dist/run-js-node-worker.js: its own core, QuickJS and its
+ * wasm), which dist/run-js-node.js carries as text and starts with `new Worker(code, { eval: true })`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { parentPort } from 'node:worker_threads'
