@@ -2,6 +2,7 @@ import { requestAbort } from './conversation.js'
 import { SessionError } from './errors.js'
 import type { SessionHost } from './host-api.js'
 import type { HostParts } from './host-parts.js'
+import { requestMove } from './state.js'
 import { SESSION_ID, newSessionId, segmentOf } from './storage.js'
 import type { SessionRecord } from './types.js'
 
@@ -53,22 +54,21 @@ export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' |
 
     async close(sessionId) {
       const meta = await ctx.require(sessionId)
-      if (meta.record.status === 'closed') return meta.record
+      if (!requestMove('close', meta.record.status)) return meta.record
       const run = driver.active.get(sessionId)
       if (meta.record.status === 'running' && meta.record.executionId) await requestAbort(parts, sessionId, meta.record.executionId)
       if (run) await driver.settled(sessionId)
-      const record = await ctx.update(sessionId, (r) => ({ ...r, status: 'closed', closedAt: Date.now() }))
-      await ctx.emit(sessionId, { type: 'session-closed' })
-      return record!
+      // Through the table, in the write itself: of two closes at once, one closes (and logs it).
+      const { record, moved } = await ctx.requestStatus(sessionId, 'close')
+      if (moved) await ctx.emit(sessionId, { type: 'session-closed' })
+      return record ?? (await ctx.require(sessionId)).record
     },
 
     async reopen(sessionId) {
       const meta = await ctx.require(sessionId)
-      if (meta.record.status !== 'closed') return meta.record
-      await ctx.update(sessionId, (r) => {
-        const { closedAt: _closed, ...rest } = r
-        return { ...rest, status: 'idle' }
-      })
+      if (!requestMove('reopen', meta.record.status)) return meta.record
+      const { record, moved } = await ctx.requestStatus(sessionId, 'reopen')
+      if (!moved) return record ?? meta.record
       await ctx.emit(sessionId, { type: 'session-reopened' })
       await driver.settleStatus(sessionId)
       // Messages queued before the close, or an answer, may wait: recovery finds them if we die now.
