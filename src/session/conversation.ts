@@ -53,7 +53,8 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
       const record = await parts.requireOpen(sessionId)
       const { ws } = await parts.open(sessionId)
       const pending = typeof pendingId === 'string' && /^e\d{4,}-p\d+$/.test(pendingId) ? await readPending(ws, pendingId) : undefined
-      const facts = { status: record.status, ...(pending ? { pending: { kind: pending.kind, answered: pending.answer !== undefined } } : {}) }
+      const open = pending ? { pending: { kind: pending.kind, answered: pending.answer !== undefined } } : {}
+      const facts = { status: record.status, ...open }
       refuse(admit('answer', facts), `Nothing is pending with id ${JSON.stringify(String(pendingId).slice(0, 64))}`)
       try {
         await answerPending(ws, pendingId, answer)

@@ -18,7 +18,8 @@ export class HostParts {
   /** The session's workspace, limited to what the owner's byte quota leaves it. */
   async workspace(sessionId: string, owner: string): Promise<RunVfs> {
     const max = this.ctx.settings.quota.maxBytes
-    return this.ctx.workspaces.view(sessionId, max === undefined ? undefined : Math.max(0, max - (await this.ctx.index.othersBytes(owner, sessionId))))
+    if (max === undefined) return this.ctx.workspaces.view(sessionId)
+    return this.ctx.workspaces.view(sessionId, Math.max(0, max - (await this.ctx.index.othersBytes(owner, sessionId))))
   }
 
   /** The session's record and workspace, fresh from the store (not found: throws). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { admit, canMove, decide, REQUEST_MOVES, requestMove, STATUS_MOVES, TRANSITIONS, type SessionFacts, type TransitionName } from '../../src/session/state.js'
+import { admit, canMove, decide, REQUEST_MOVES, requestMove, STATUS_MOVES, TRANSITIONS } from '../../src/session/state.js'
+import type { SessionFacts, TransitionName } from '../../src/session/state.js'
 import type { SessionMessage, SessionStatus } from '../../src/session/types.js'
 
 const msg = (n: number, over: Partial<SessionMessage> = {}): SessionMessage => ({ n, text: `m${n}`, mode: 'follow-up', at: n, state: 'queued', ...over })

@@ -69,7 +69,8 @@ let ana: string
 
 beforeAll(async () => {
   // A long tick: the alarm the message set stays pending until the test runs it.
-  configureEdge({ agents: { byAlarm: byAlarm.profile, byRequest: byRequest.profile, beforeStart: beforeStart.profile, beforeResume: beforeResume.profile }, alarm: { tickMs: 600_000 } })
+  const agents = { byAlarm: byAlarm.profile, byRequest: byRequest.profile, beforeStart: beforeStart.profile, beforeResume: beforeResume.profile }
+  configureEdge({ agents, alarm: { tickMs: 600_000 } })
   ana = await token('ana')
 })
 
