@@ -4,7 +4,7 @@ import { EventLog, LOG_PATH, type LogHint } from './event-log.js'
 import type { Lease } from './leases.js'
 import { MessageBox } from './messages.js'
 import { putJson, versionOf, type RecordMap } from './records.js'
-import { canMove } from './state.js'
+import { canMove, requestMove, type StatusRequest } from './state.js'
 import { ABORT_PATH, DELETING_PATH, LEASE_PATH, RESUME_PATH, SESSION_ID, SESSION_PATH, SessionStorage } from './storage.js'
 import type { OwnerIndex } from './owner-index.js'
 import type { SessionSignals } from './signals.js'
@@ -126,6 +126,23 @@ export class HostContext {
   /** Stores the bytes a session's workspace holds in its owner's index (what the owner's byte quota sums). */
   recordBytes(owner: string, sessionId: string, bytes: number): Promise<void> {
     return this.index.setBytes(owner, sessionId, bytes)
+  }
+
+  /**
+   * Moves the status as a close or a reopen does, when state.ts's `REQUEST_MOVES` allows it from the
+   * stored status (checked in the same conditional write). Resolves to the record and whether it moved.
+   */
+  async requestStatus(sessionId: string, request: StatusRequest): Promise<{ record: SessionRecord | undefined; moved: boolean }> {
+    let moved = false
+    const record = await this.update(sessionId, (r) => {
+      moved = false
+      const to = requestMove(request, r.status)
+      if (!to) return undefined
+      moved = true
+      const { closedAt: _closed, ...open } = r
+      return to === 'closed' ? { ...r, status: to, closedAt: Date.now() } : { ...open, status: to }
+    })
+    return { record, moved }
   }
 
   /** Sets the status (when the move is allowed: never out of `closed`) and logs a `status` event when it changed. */

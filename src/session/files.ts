@@ -1,9 +1,25 @@
 import { isWithin, normalizePath, type RunVfs } from 'agent-vfs'
 import type { HostContext } from './context.js'
 import { SessionError } from './errors.js'
-import type { UploadFile } from './host-api.js'
+import type { SessionHost, UploadFile } from './host-api.js'
+import type { HostParts } from './host-parts.js'
 import type { SessionRecord } from './types.js'
 import { UPLOAD_ROOTS } from './workspace.js'
+
+/** The host's file uploads: writes and deletes in an open session's workspace. */
+export function fileMethods(parts: HostParts): Pick<SessionHost, 'writeFiles' | 'deleteFile'> {
+  return {
+    async writeFiles(sessionId, files) {
+      const record = await parts.requireOpen(sessionId)
+      return writeUpload(parts.ctx, record, () => parts.open(sessionId).then((o) => o.ws), files)
+    },
+
+    async deleteFile(sessionId, path) {
+      const record = await parts.requireOpen(sessionId)
+      return deleteUpload(parts.ctx, record, (await parts.open(sessionId)).ws, path)
+    },
+  }
+}
 
 /** A path a person may write: normalised, under an upload root (never /state), not a root itself. */
 export function uploadPath(path: unknown): string {
@@ -19,7 +35,7 @@ export function uploadPath(path: unknown): string {
 }
 
 /** Writes files into an open session's workspace in one commit, within the owner's byte quota. */
-export async function writeFiles(ctx: HostContext, record: SessionRecord, open: () => Promise<RunVfs>, files: UploadFile[]): Promise<string[]> {
+async function writeUpload(ctx: HostContext, record: SessionRecord, open: () => Promise<RunVfs>, files: UploadFile[]): Promise<string[]> {
   const sessionId = record.id
   if (!Array.isArray(files) || files.length === 0) throw new SessionError('invalid', 'give at least one file')
   const paths = files.map((f) => uploadPath(f.path))
@@ -47,7 +63,7 @@ export async function writeFiles(ctx: HostContext, record: SessionRecord, open: 
 }
 
 /** Deletes one uploaded file (never under /state) and updates the owner's bytes. */
-export async function deleteFile(ctx: HostContext, record: SessionRecord, ws: RunVfs, path: string): Promise<void> {
+async function deleteUpload(ctx: HostContext, record: SessionRecord, ws: RunVfs, path: string): Promise<void> {
   const p = uploadPath(path)
   const base = await ctx.workspaces.base(record.id)
   if (!(await ws.exists(p))) throw new SessionError('not-found', `There is no file ${JSON.stringify(p)}`)

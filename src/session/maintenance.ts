@@ -1,17 +1,26 @@
 import type { HostContext } from './context.js'
 import type { SessionDriver } from './driver.js'
 import { LOG_PATH, type LogHint } from './event-log.js'
-import type { GcOptions, GcReport } from './host-api.js'
+import type { GcOptions, GcReport, SessionHost } from './host-api.js'
+import type { HostParts } from './host-parts.js'
 import { putJson, versionOf } from './records.js'
 import { segmentOf } from './storage.js'
 import { pruneRunArchives } from './workspace.js'
+
+/** The host's maintenance: recovery of acknowledged work, and garbage collection (deleting through `remove`). */
+export function maintenanceMethods(parts: HostParts, remove: (sessionId: string) => Promise<void>): Pick<SessionHost, 'recover' | 'gc'> {
+  return {
+    recover: () => recoverSessions(parts.ctx, parts.driver),
+    gc: (options = {}) => collectGarbage(parts.ctx, parts.driver, remove, options),
+  }
+}
 
 /**
  * Recovery: every session in the work index (acknowledged work, or an execution running
  * somewhere) whose lease is free, expired or this host's is kicked; the driver decides what is
  * left to do. Resolves to the sessions this host took on.
  */
-export async function recoverSessions(ctx: HostContext, driver: SessionDriver): Promise<string[]> {
+async function recoverSessions(ctx: HostContext, driver: SessionDriver): Promise<string[]> {
   const taken: string[] = []
   for (const { sessionId } of await ctx.storage.workEntries()) {
     const meta = await ctx.meta(sessionId)
@@ -29,7 +38,7 @@ export async function recoverSessions(ctx: HostContext, driver: SessionDriver): 
 }
 
 /** Deletes closed sessions past their time (through `remove`), old event segments and old run_js archives. */
-export async function collectGarbage(ctx: HostContext, driver: SessionDriver, remove: (sessionId: string) => Promise<void>, options: GcOptions): Promise<GcReport> {
+async function collectGarbage(ctx: HostContext, driver: SessionDriver, remove: (sessionId: string) => Promise<void>, options: GcOptions): Promise<GcReport> {
   const { closedOlderThan, keepEvents, keepRunArchives } = options
   const report: GcReport = { sessionsDeleted: [], segmentsDeleted: 0, archivesDeleted: 0 }
   for (const id of await ctx.storage.sessionIds()) {

@@ -165,8 +165,9 @@ export function admit(request: SessionRequest, facts: Pick<SessionFacts, 'status
 }
 
 /**
- * The status moves a host may store. `closed` is left only by the reopen request (never by a status move); everything
- * else follows the executions. A move not in the table is refused (the record keeps its status).
+ * The status moves a host may store when it settles a session on what {@link decide} says. `closed`
+ * is left only by the reopen request ({@link REQUEST_MOVES}), never by a settle; everything else
+ * follows the executions. A move not in the table is refused (the record keeps its status).
  */
 export const STATUS_MOVES: Record<SessionStatus, readonly SessionStatus[]> = {
   idle: ['running', 'waiting_input', 'waiting_approval', 'closed'],
@@ -178,3 +179,23 @@ export const STATUS_MOVES: Record<SessionStatus, readonly SessionStatus[]> = {
 
 /** Whether the record may go from `from` to `to` (staying put is always allowed). */
 export const canMove = (from: SessionStatus, to: SessionStatus) => from === to || STATUS_MOVES[from].includes(to)
+
+/** The requests that move the record's status themselves, not through the executions. */
+export type StatusRequest = Extract<SessionRequest, 'close' | 'reopen'>
+
+/**
+ * The status moves of a person's requests: close (any open status to `closed`) and reopen
+ * (`closed` to `idle`, after which the session settles on what {@link decide} says). The only way
+ * out of `closed`. A request from a status not in its row changes nothing (closing a closed
+ * session, reopening an open one).
+ */
+export const REQUEST_MOVES: Record<StatusRequest, { from: readonly SessionStatus[]; to: SessionStatus }> = {
+  close: { from: ['idle', 'running', 'waiting_input', 'waiting_approval'], to: 'closed' },
+  reopen: { from: ['closed'], to: 'idle' },
+}
+
+/** The status `request` moves the record to from `from`, or undefined when it changes nothing. */
+export function requestMove(request: StatusRequest, from: SessionStatus): SessionStatus | undefined {
+  const move = REQUEST_MOVES[request]
+  return move.from.includes(from) ? move.to : undefined
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { admit, canMove, decide, STATUS_MOVES, TRANSITIONS, type SessionFacts, type TransitionName } from '../../src/session/state.js'
+import { admit, canMove, decide, REQUEST_MOVES, requestMove, STATUS_MOVES, TRANSITIONS } from '../../src/session/state.js'
+import type { SessionFacts, TransitionName } from '../../src/session/state.js'
 import type { SessionMessage, SessionStatus } from '../../src/session/types.js'
 
 const msg = (n: number, over: Partial<SessionMessage> = {}): SessionMessage => ({ n, text: `m${n}`, mode: 'follow-up', at: n, state: 'queued', ...over })
@@ -100,5 +101,16 @@ describe('session state machine', () => {
     for (const to of all) expect(canMove('closed', to)).toBe(to === 'closed')
     for (const from of all.filter((s) => s !== 'closed')) for (const to of all) expect(canMove(from, to)).toBe(from === to || STATUS_MOVES[from].includes(to))
     expect(STATUS_MOVES.idle).toContain('closed')
+  })
+
+  it('close moves every open status to closed; reopen moves only closed, to idle; anything else changes nothing', () => {
+    const all: SessionStatus[] = ['idle', 'running', 'waiting_input', 'waiting_approval', 'closed']
+    for (const from of all) expect([from, requestMove('close', from)]).toEqual([from, from === 'closed' ? undefined : 'closed'])
+    for (const from of all) expect([from, requestMove('reopen', from)]).toEqual([from, from === 'closed' ? 'idle' : undefined])
+    // The reopen request is the only move out of closed: no settle leaves it, no other request does.
+    const leaving = Object.entries(REQUEST_MOVES).filter(([, m]) => m.from.includes('closed') && m.to !== 'closed')
+    expect(leaving.map(([request]) => request)).toEqual(['reopen'])
+    // A close goes where a settle may go too (a host that saw the close settles there).
+    for (const from of REQUEST_MOVES.close.from) expect(canMove(from, 'closed')).toBe(true)
   })
 })

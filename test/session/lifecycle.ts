@@ -137,6 +137,21 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     expect((await h.list('bo')).items.map((x) => x.id)).not.toContain(s.id)
   })
 
+  it('closes and reopens through the state table: of two closes (or reopens) at once, one moves the status and is logged', async () => {
+    const h = await open()
+    const s = await h.create({ owner: 'bo', profile: 'appendix' })
+    const closed = await Promise.all([h.close(s.id), h.close(s.id)])
+    expect(closed.map((r) => r.status)).toEqual(['closed', 'closed'])
+    expect((await h.close(s.id)).closedAt).toBe(closed[0].closedAt ?? closed[1].closedAt)
+    const reopened = await Promise.all([h.reopen(s.id), h.reopen(s.id)])
+    expect(reopened.map((r) => r.status)).toEqual(['idle', 'idle'])
+    expect(reopened[0].closedAt).toBeUndefined()
+    expect((await h.reopen(s.id)).status).toBe('idle')
+    const types = (await h.events(s.id)).map((e) => e.type)
+    expect(types.filter((t) => t === 'session-closed')).toHaveLength(1)
+    expect(types.filter((t) => t === 'session-reopened')).toHaveLength(1)
+  })
+
   it('observe sends heartbeats while idle and ends after its idle timeout', async () => {
     const h = await open()
     const s = await h.create({ owner: 'ed', profile: 'appendix' })

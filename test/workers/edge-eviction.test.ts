@@ -2,7 +2,8 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
-import type { AgentProfile } from '../../src/session/index.js'
+import { durableObjectStore } from '../../src/index.js'
+import type { AgentProfile, SessionRecord } from '../../src/session/index.js'
 import { completions, expectContiguous } from '../session/harness.js'
 import { appendixProfile, call, configureEdge, createSession, events, expectJson, token, uploadSeason, waitStatus } from './edge-harness.js'
 
@@ -36,13 +37,40 @@ function hangingOnce(at: number) {
   return { profile, state }
 }
 
+/**
+ * `base` whose setups number `at` (1 = the first) never resolve: the object dies after it stored
+ * the work (a delivered message, an answer) and before the execution runs on. Counted across
+ * instances (module state outlives a reset), so the setup after the reset goes through.
+ */
+function setupHangs(base: AgentProfile, at: number[]) {
+  const state = { setups: 0, hung: 0 }
+  const profile: AgentProfile = {
+    setup(e) {
+      if (!at.includes(++state.setups)) return base.setup(e)
+      state.hung++
+      return new Promise(() => undefined)
+    },
+  }
+  return { profile, state }
+}
+
+/** Waits (bounded) until `hang` has hung `n` setups. */
+async function hungSetups(hang: ReturnType<typeof setupHangs>, n: number) {
+  for (let i = 0; i < 2000 && hang.state.hung < n; i++) await new Promise((r) => setTimeout(r, 10))
+  expect(hang.state.hung).toBe(n)
+}
+
 const byAlarm = hangingOnce(5)
 const byRequest = hangingOnce(5)
+const beforeStart = setupHangs(appendixProfile(), [1])
+// The resume after the answer (setup 2) and the one after the approval (setup 4, after the reset's setup 3).
+const beforeResume = setupHangs(appendixProfile({ askFirst: true, approveRunJs: true }), [2, 4])
 let ana: string
 
 beforeAll(async () => {
   // A long tick: the alarm the message set stays pending until the test runs it.
-  configureEdge({ agents: { byAlarm: byAlarm.profile, byRequest: byRequest.profile }, alarm: { tickMs: 600_000 } })
+  const agents = { byAlarm: byAlarm.profile, byRequest: byRequest.profile, beforeStart: beforeStart.profile, beforeResume: beforeResume.profile }
+  configureEdge({ agents, alarm: { tickMs: 600_000 } })
   ana = await token('ana')
 })
 
@@ -94,5 +122,77 @@ describe('a session object evicted mid-execution', () => {
     expect(Date.now() - start).toBeLessThan(25_000)
     expect(byRequest.state.runs).toBe(2)
     await expectContinued(s.id, before)
+  })
+})
+
+/**
+ * Runs the object's alarm until none is set (each run waits for the work a bounded time, then sets
+ * the next): what the runtime does on its own, with no request in between.
+ */
+async function alarmsUntilQuiet(stub: DurableObjectStub) {
+  let runs = 0
+  while (await runDurableObjectAlarm(stub)) expect(++runs).toBeLessThan(20)
+  expect(runs).toBeGreaterThan(0)
+}
+
+/** The status the record has now, read from the object's storage (a request could nudge the session). */
+async function storedStatus(stub: DurableObjectStub, id: string): Promise<string> {
+  return runInDurableObject(stub, async (_o, state) => {
+    const meta = await durableObjectStore(state.storage).load('sessions', `session/${id}`)
+    const record = meta.entries.find((e) => e.path === '/session.json')
+    return record?.kind === 'file' ? (JSON.parse(new TextDecoder().decode(record.data)) as SessionRecord).status : 'missing'
+  })
+}
+
+const ends = (all: Awaited<ReturnType<typeof events>>) => all.filter((e) => e.type === 'execution-end').map((e) => (e as any).status)
+
+describe('a session object reset right after it acknowledged a request', () => {
+  for (const point of ['at once', 'after delivery, before the execution exists'] as const) {
+    it(`a message (202), reset ${point}: the alarm alone runs it to the end`, async () => {
+      const s = await createSession(ana, point === 'at once' ? 'appendix' : 'beforeStart')
+      await uploadSeason(ana, s.id)
+      await expectJson(call('POST', `/sessions/${s.id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS }), 202)
+      if (point !== 'at once') await hungSetups(beforeStart, 1)
+      await abortAllDurableObjects()
+      const stub = env.SESSIONS.getByName(s.id)
+      await alarmsUntilQuiet(stub)
+      expect(await storedStatus(stub, s.id)).toBe('idle')
+      const all = await events(ana, s.id)
+      expectContiguous(all)
+      // One execution, started once (a start the reset cut short is continued, not started again).
+      expect(all.filter((e) => e.type === 'execution-start' && !(e as any).resumed)).toHaveLength(1)
+      expect(ends(all)).toEqual(['completed'])
+      const done = completions(all)
+      expect(new Set(done).size).toBe(done.length)
+      const messages = await expectJson<any[]>(call('GET', `/sessions/${s.id}/messages`, ana), 200)
+      expect(messages.map((m) => [m.state, m.executionId])).toEqual([['delivered', 'e0001']])
+    })
+  }
+
+  it('an answer (202), reset before the execution resumes: the alarm alone resumes it with the answer; an approval the same', async () => {
+    const s = await createSession(ana, 'beforeResume')
+    await uploadSeason(ana, s.id)
+    await expectJson(call('POST', `/sessions/${s.id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS }), 202)
+    expect(await waitStatus(ana, s.id, ['waiting_input'])).toBe('waiting_input')
+    const [question] = await expectJson<any[]>(call('GET', `/sessions/${s.id}/pending`, ana), 200)
+    await expectJson(call('POST', `/sessions/${s.id}/pending/${question.id}`, ana, { answer: 'Season One' }), 202)
+    await hungSetups(beforeResume, 1)
+    await abortAllDurableObjects()
+    await alarmsUntilQuiet(env.SESSIONS.getByName(s.id))
+    expect(await storedStatus(env.SESSIONS.getByName(s.id), s.id)).toBe('waiting_approval')
+    const [approval] = await expectJson<any[]>(call('GET', `/sessions/${s.id}/pending`, ana), 200)
+    expect(approval).toMatchObject({ kind: 'approval', toolName: 'run_js' })
+    await expectJson(call('POST', `/sessions/${s.id}/pending/${approval.id}`, ana, { decision: 'always' }), 202)
+    await hungSetups(beforeResume, 2)
+    await abortAllDurableObjects()
+    await alarmsUntilQuiet(env.SESSIONS.getByName(s.id))
+    expect(await storedStatus(env.SESSIONS.getByName(s.id), s.id)).toBe('idle')
+    const all = await events(ana, s.id)
+    expectContiguous(all)
+    expect(all.find((e) => e.type === 'tool-result' && (e as any).toolName === 'ask_user')).toMatchObject({ ok: true, output: { answer: 'Season One' } })
+    expect(all.filter((e) => e.type === 'pending-answered')).toHaveLength(2)
+    expect(ends(all)).toEqual(['suspended', 'suspended', 'completed'])
+    const done = completions(all)
+    expect(new Set(done).size).toBe(done.length)
   })
 })

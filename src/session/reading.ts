@@ -1,0 +1,71 @@
+import { listExecutionIds, readEvents, readExecution, type ExecutionRecord } from 'agent-vfs/agent'
+import { SessionError } from './errors.js'
+import type { SessionHost, SessionHostOptions } from './host-api.js'
+import type { HostParts } from './host-parts.js'
+import { LogTails, type TailListener } from './log-tail.js'
+import { observeLog } from './observe.js'
+import { StreamCounter } from './stream-quota.js'
+import { sessionTailSource } from './tail-source.js'
+import type { SessionEvent } from './types.js'
+
+/**
+ * The host's reading of a session: executions, stored events, live observers and their streams,
+ * the workspace. Observers of a session share one reader of its log (see log-tail.ts).
+ */
+export function readingMethods(
+  parts: HostParts,
+  options: Pick<SessionHostOptions, 'streamsElsewhere'>,
+): Pick<SessionHost, 'executions' | 'execution' | 'events' | 'eventLines' | 'observe' | 'openStream' | 'workspace'> {
+  const { ctx } = parts
+  const tails = new LogTails((id) => sessionTailSource(ctx, id), ctx.settings.pollMs)
+  const streams = new StreamCounter(ctx.settings.quota.maxStreams, options.streamsElsewhere)
+  return {
+    async executions(sessionId) {
+      const { ws } = await parts.open(sessionId)
+      const out: ExecutionRecord[] = []
+      for (const id of await listExecutionIds(ws)) {
+        const r = await readExecution(ws, id)
+        if (r) out.push(r)
+      }
+      return out
+    },
+
+    async execution(sessionId, executionId) {
+      const { ws } = await parts.open(sessionId)
+      const record = typeof executionId === 'string' && /^e\d{4,}$/.test(executionId) ? await readExecution(ws, executionId) : undefined
+      if (!record) throw new SessionError('not-found', `There is no execution ${JSON.stringify(String(executionId).slice(0, 32))}`)
+      return { record, events: await readEvents(ws, executionId) }
+    },
+
+    async events(sessionId, { after = 0, limit = 1000 } = {}) {
+      const lines = await ctx.eventLines(sessionId, pageAfter(after), pageLimit(limit, 1000))
+      return lines.map((l) => JSON.parse(l.json) as SessionEvent)
+    },
+
+    async eventLines(sessionId, { after = 0, limit = 1000 } = {}) {
+      return ctx.eventLines(sessionId, pageAfter(after), pageLimit(limit, 10_000))
+    },
+
+    observe(sessionId, observeOptions = {}) {
+      return (async function* () {
+        await ctx.require(sessionId)
+        const source = {
+          read: (after: number, limit: number) => ctx.log(sessionId).readLines(after, limit),
+          subscribe: (listener: TailListener, pollMs?: number) => tails.subscribe(sessionId, listener, pollMs),
+        }
+        yield* observeLog(source, { heartbeatMs: ctx.settings.heartbeatMs, ...observeOptions })
+      })()
+    },
+
+    openStream: (owner) => streams.open(owner),
+
+    async workspace(sessionId) {
+      return (await parts.open(sessionId)).ws
+    },
+  }
+}
+
+/** A page's `after`: a whole number >= 0 (anything else: 0). */
+const pageAfter = (after: unknown) => Math.max(0, Math.floor(Number(after) || 0))
+/** A page's `limit`: a whole number in 1 … max (anything else: 1,000). */
+const pageLimit = (limit: unknown, max: number) => Math.min(max, Math.max(1, Math.floor(Number(limit) || 1000)))
