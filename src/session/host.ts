@@ -276,6 +276,8 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       })()
     },
 
+    tail: (sessionId, listener, pollMs) => tails.subscribe(sessionId, listener, pollMs),
+
     openStream: (owner) => streams.open(owner),
 
     async workspace(sessionId) {
