@@ -71,6 +71,27 @@ describe('observers of a session object', () => {
     expect(live).toEqual((await events(ana, s.id, last)).slice(0, live.length))
   })
 
+  it('sockets at many sequences, opened at once beside an SSE stream, share the tail: each gets exactly its events', async () => {
+    const s = await createSession(ana, 'appendix-asking')
+    await uploadSeason(ana, s.id)
+    await expectJson(call('POST', `/sessions/${s.id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS }), 202)
+    await waitStatus(ana, s.id, ['waiting_input'])
+    const last = (await events(ana, s.id)).at(-1)!.seq
+    const [question] = await expectJson<any[]>(call('GET', `/sessions/${s.id}/pending`, ana), 200)
+    // Ten sockets from 0, last/2 … last (several at one sequence), all open while the answer's events are appended.
+    const cursors = Array.from({ length: 10 }, (_, i) => Math.floor((last * (i % 5)) / 4))
+    const stop = (e: any) => e.type === 'approval-required'
+    let answered: Promise<unknown> | undefined
+    const sse = call('GET', `/sessions/${s.id}/stream?after=${last}`, ana).then((res) => readSse(res, (m) => m.event === 'approval-required'))
+    const got = await Promise.all(cursors.map((after, i) => wsUntil(s.id, after, stop, async () => {
+      if (i === cursors.length - 1) answered = expectJson(call('POST', `/sessions/${s.id}/pending/${question.id}`, ana, { answer: 'Season One' }), 202)
+    })))
+    await answered
+    const end = got[0].at(-1)!.seq
+    cursors.forEach((after, i) => expect(got[i].map((e) => e.seq)).toEqual(range(after + 1, end)))
+    expect((await sse).filter((m) => m.id).map((m) => Number(m.id))).toEqual(range(last + 1, end))
+  })
+
   it('a WebSocket ends after session-closed; `ping` gets `pong`; a plain GET is 426', async () => {
     const s = await createSession(ana)
     expect((await call('GET', `/sessions/${s.id}/ws`, ana)).status).toBe(426)
