@@ -65,7 +65,8 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     const options = edgeOptions()
     return (this.#app ??= createSessionApp(this.#hostOf(), {
       auth: { secret: jwtSecret(this.env) },
-      webSocket: (request, session) => this.#sockets.accept(session.id, session.owner, session.after, request.headers.get('sec-websocket-protocol')),
+      webSocket: (request, session) =>
+        this.#sockets.accept(session.id, session.owner, session.after, request.headers.get('sec-websocket-protocol'), new URL(request.url).searchParams.get('batch') === '1'),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),

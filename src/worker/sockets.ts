@@ -6,6 +6,8 @@ interface SocketState {
   sent: number
   /** Whose socket it is: counted against the owner's `maxStreams`. */
   owner?: string
+  /** Asked with `?batch=1`: each message is a JSON array of the events of one read (a catch-up page, a tail batch). */
+  batch?: true
 }
 
 /** Where the sockets' events come from: the store for catch-ups, the host's shared tail for the rest. */
@@ -34,6 +36,8 @@ interface Joined {
  * has not (just accepted with `after`, or found open after the object woke) reads its missing
  * events from the store up to the tail's head, sockets at the same sequence sharing each read, then
  * joins the live ones with no await in between, so it gets every event once and in order.
+ * A socket opened with `?batch=1` gets each read as one message, a JSON array of events (a
+ * catch-up of 1,000 events in one message); without it, one event per message.
  */
 export class SocketHub {
   readonly #joined = new Map<string, Promise<Joined>>()
@@ -49,11 +53,11 @@ export class SocketHub {
   ) {}
 
   /** Accepts a socket for `sessionId` that has seen events up to `after`; resolves to the 101 response. */
-  accept(sessionId: string, owner: string, after: number, protocols: string | null): Response {
+  accept(sessionId: string, owner: string, after: number, protocols: string | null, batch = false): Response {
     const pair = new WebSocketPair()
     const [client, server] = [pair[0], pair[1]]
     this.ctx.acceptWebSocket(server)
-    server.serializeAttachment({ session: sessionId, sent: after, owner } satisfies SocketState)
+    server.serializeAttachment({ session: sessionId, sent: after, owner, ...(batch ? { batch: true } : {}) } satisfies SocketState)
     void this.#catchUp(server)
     // A browser that offered the token as a subprotocol fails the handshake unless one is chosen.
     const offered = protocols?.split(',').map((p) => p.trim()) ?? []
@@ -119,15 +123,18 @@ export class SocketHub {
     const before = state.sent
     let closed = false
     try {
+      const batch: string[] = []
       for (const line of lines) {
         if (line.seq <= state.sent) continue
-        ws.send(line.json)
+        if (state.batch) batch.push(line.json)
+        else ws.send(line.json)
         state.sent = line.seq
         if (line.type === 'session-closed') {
           closed = true
           break
         }
       }
+      if (batch.length > 0) ws.send(`[${batch.join(',')}]`)
       if (state.sent !== before) ws.serializeAttachment(state)
       // As the SSE stream does: a closed session ends the stream (reopening starts a new one).
       if (closed) ws.close(1000, 'session closed')
