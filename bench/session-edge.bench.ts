@@ -22,7 +22,7 @@
  *   text is not in the log; baseline: requests sent.
  *
  * Ratios are edge / Node host, measured in the same run, ours and the baseline alternating.
- * Sizes: SESSION_EDGE_MESSAGES (1000 in one session; 20 sessions get a tenth each), WINDOW (8).
+ * Sizes: SESSION_EDGE_MESSAGES (1000 in one session; 20 sessions get a tenth each), WINDOW (8), SESSION_EDGE_ROUNDS (3).
  * Run: `node --import tsx bench/session-edge.bench.ts [filter]` (starts and stops its own wrangler).
  */
 import { PGlite } from '@electric-sql/pglite'
@@ -292,7 +292,7 @@ async function observersBench(): Promise<void> {
 const node = await nodeTarget()
 const edge = await edgeTarget()
 try {
-  const rounds = smoke ? 1 : 3
+  const rounds = smoke ? 1 : Number(process.env.SESSION_EDGE_ROUNDS ?? 3)
   const edgeSent: Array<{ id: string; tag: string; count: number }> = []
   let catchupSession: Record<'node' | 'edge', string> | undefined
 

@@ -44,6 +44,8 @@ export class SocketHub {
   /** Caught-up sockets: they take the tail's batches. */
   readonly #live = new Set<WebSocket>()
   readonly #catching = new Set<WebSocket>()
+  /** Each socket's attachment as this instance knows it: deserialized once, written back when it changes. */
+  readonly #states = new WeakMap<WebSocket, SocketState | null>()
   /** Catch-up reads in flight, by `session:after`: sockets at the same sequence share one. */
   readonly #reads = new Map<string, Promise<EventLine[]>>()
 
@@ -57,7 +59,9 @@ export class SocketHub {
     const pair = new WebSocketPair()
     const [client, server] = [pair[0], pair[1]]
     this.ctx.acceptWebSocket(server)
-    server.serializeAttachment({ session: sessionId, sent: after, owner, ...(batch ? { batch: true } : {}) } satisfies SocketState)
+    const state: SocketState = { session: sessionId, sent: after, owner, ...(batch ? { batch: true as const } : {}) }
+    server.serializeAttachment(state)
+    this.#states.set(server, state)
     void this.#catchUp(server)
     // A browser that offered the token as a subprotocol fails the handshake unless one is chosen.
     const offered = protocols?.split(',').map((p) => p.trim()) ?? []
@@ -67,7 +71,7 @@ export class SocketHub {
   /** The open sockets of `owner` (they outlive the object's sleep, so the runtime's list is the count). */
   count(owner: string): number {
     let n = 0
-    for (const ws of this.ctx.getWebSockets()) if ((ws.deserializeAttachment() as SocketState | null)?.owner === owner) n++
+    for (const ws of this.ctx.getWebSockets()) if (this.#state(ws)?.owner === owner) n++
     return n
   }
 
@@ -83,10 +87,16 @@ export class SocketHub {
 
   /** A socket the client closed: it leaves; the last one leaves the tail. */
   closed(ws: WebSocket): void {
-    const state = ws.deserializeAttachment() as SocketState | null
+    const state = this.#state(ws)
     this.#live.delete(ws)
     this.#catching.delete(ws)
     if (state) this.#leaveIfAlone(state.session)
+  }
+
+  #state(ws: WebSocket): SocketState | null {
+    let state = this.#states.get(ws)
+    if (state === undefined) this.#states.set(ws, (state = ws.deserializeAttachment() as SocketState | null))
+    return state
   }
 
   #join(sessionId: string): Promise<Joined> {
@@ -101,7 +111,7 @@ export class SocketHub {
   }
 
   #leaveIfAlone(sessionId: string): void {
-    for (const ws of [...this.#live, ...this.#catching]) if ((ws.deserializeAttachment() as SocketState | null)?.session === sessionId) return
+    for (const ws of [...this.#live, ...this.#catching]) if (this.#state(ws)?.session === sessionId) return
     const joined = this.#joined.get(sessionId)
     this.#joined.delete(sessionId)
     void joined?.then((j) => j.off(), () => undefined)
@@ -112,7 +122,7 @@ export class SocketHub {
     if (batch.length === 0) return
     joined.head = Math.max(joined.head, batch[batch.length - 1].event.seq)
     for (const ws of this.#live) {
-      const state = ws.deserializeAttachment() as SocketState | null
+      const state = this.#state(ws)
       if (state?.session !== sessionId) continue
       this.#send(ws, state, batch.map((e) => ({ seq: e.event.seq, type: e.event.type, json: e.json })))
     }
@@ -149,7 +159,7 @@ export class SocketHub {
   /** Reads the socket's missing events from the store up to the tail's head, then makes it live. */
   async #catchUp(ws: WebSocket): Promise<void> {
     if (this.#live.has(ws) || this.#catching.has(ws)) return
-    const state = ws.deserializeAttachment() as SocketState | null
+    const state = this.#state(ws)
     if (!state) return
     this.#catching.add(ws)
     try {
