@@ -13,13 +13,22 @@
  *   `GET /events` pages and an SSE replay from 0, on the edge; must be 0. Baseline: the events the
  *   reads had to find.
  *
+ * - `session.edge.observers.lost`, `.duplicated`, `.run`: a scripted run in one session object with 200
+ *   SSE streams open on it (SESSION_EDGE_OBSERVERS) vs the same run unobserved; every stream must get
+ *   every event once.
+ * - `session.edge.retries`: requests sent again because `wrangler dev` restarted the Worker under them
+ *   (503 "Your worker restarted mid-request", a dropped connection, a stream cut short). Retried: GETs,
+ *   PUTs, session creations, streams (resumed with Last-Event-ID), and a message only when its unique
+ *   text is not in the log; baseline: requests sent.
+ *
  * Ratios are edge / Node host, measured in the same run, ours and the baseline alternating.
- * Sizes: SESSION_EDGE_MESSAGES (1000 in one session; 20 sessions get a tenth each), WINDOW (8).
+ * Sizes: SESSION_EDGE_MESSAGES (1000 in one session; 20 sessions get a tenth each), WINDOW (8), SESSION_EDGE_ROUNDS (3).
  * Run: `node --import tsx bench/session-edge.bench.ts [filter]` (starts and stops its own wrangler).
  */
 import { PGlite } from '@electric-sql/pglite'
 import { postgresStore } from '../src/index.js'
 import { createSessionApp, createSessionHost, mintToken } from '../src/session/index.js'
+import { generateEpisodes } from '../fixtures/script-appendix/generator.js'
 import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { listen, readSse } from '../test/session/http-client.js'
 import { startWorker } from '../test/wrangler-dev/harness.js'
@@ -64,15 +73,62 @@ async function edgeTarget(): Promise<Target> {
   return { label: 'wrangler dev', url: dev.url, token: await dev.token('bench'), stop: () => dev.stop() }
 }
 
+/** Requests answered 503 "Your worker restarted mid-request" (or dropped) by wrangler dev, and sent again. */
+let retries = 0
+let requests = 0
+
+/** wrangler dev's answer when the Worker restarted under a non-GET request (GETs it retries itself). */
+const restarted = (status: number, text: string) => status === 503 && /restarted mid-request/i.test(text)
+
+/**
+ * One request. A request the Worker's restart cut off is sent again when that is safe: GETs, PUTs
+ * (idempotent), a session creation (at worst one unused session more), and a message only once the
+ * log shows it was not stored (its text is unique); anything else fails the bench.
+ */
 async function call<T>(t: Target, method: string, path: string, body?: unknown, expect = 200): Promise<T> {
-  const res = await fetch(`${t.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${t.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  if (res.status !== expect) throw new Error(`${t.label}: ${method} ${path} answered ${res.status}, wanted ${expect}: ${text.slice(0, 500)}`)
-  return JSON.parse(text) as T
+  for (let attempt = 0; ; attempt++) {
+    requests++
+    let res: Response
+    let text: string
+    try {
+      res = await fetch(`${t.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${t.token}`, ...(body === undefined ? {} : { 'content-type': typeof body === 'string' ? 'application/octet-stream' : 'application/json' }) },
+        // A string is sent as it is (a file's bytes); anything else as JSON.
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      })
+      text = await res.text()
+    } catch (error) {
+      const next = attempt < 5 ? await afterCutOff(t, method, path, body) : 'fail'
+      if (next === 'fail') throw error
+      retries++
+      if (next === 'stored') return undefined as T
+      continue
+    }
+    if (res.status !== expect && restarted(res.status, text) && attempt < 5) {
+      const next = await afterCutOff(t, method, path, body)
+      if (next !== 'fail') {
+        retries++
+        if (next === 'stored') return undefined as T
+        await new Promise((r) => setTimeout(r, 200 * (attempt + 1)))
+        continue
+      }
+    }
+    if (res.status !== expect) throw new Error(`${t.label}: ${method} ${path} answered ${res.status}, wanted ${expect}: ${text.slice(0, 500)}`)
+    return JSON.parse(text) as T
+  }
+}
+
+/** What to do with a request the restart cut off: send it again, count it done (a message the log holds), or fail. */
+async function afterCutOff(t: Target, method: string, path: string, body: unknown): Promise<'retry' | 'stored' | 'fail'> {
+  if (method === 'GET' || method === 'PUT' || (method === 'POST' && path === '/sessions')) return 'retry'
+  const message = /^\/sessions\/([^/]+)\/messages$/.exec(path)
+  if (method !== 'POST' || !message) return 'fail'
+  const text = (body as { text: string }).text
+  // Stored or not: the log says (give the restarted Worker a moment first).
+  await new Promise((r) => setTimeout(r, 200))
+  const events = await readAll(t, message[1])
+  return events.some((e) => e.type === 'message' && e.text === text) ? 'stored' : 'retry'
 }
 
 /** A session whose execution has asked its question and waits: later messages only queue. */
@@ -125,12 +181,25 @@ async function readAll(t: Target, id: string): Promise<Stored[]> {
   }
 }
 
-/** The session's events as an SSE stream replays them from `after` up to `last`. */
+/**
+ * The session's events as an SSE stream replays them from `after` up to `last`. A stream the
+ * Worker's restart cut off is resumed from the last event received (Last-Event-ID), and counted.
+ */
 async function streamed(t: Target, id: string, after: number, last: number): Promise<Stored[]> {
-  const res = await fetch(`${t.url}/sessions/${id}/stream`, { headers: { authorization: `Bearer ${t.token}`, 'last-event-id': String(after) } })
-  if (res.status !== 200) throw new Error(`${t.label}: stream answered ${res.status}`)
-  const got = await readSse(res, (m) => m.id !== undefined && Number(m.id) >= last)
-  return got.filter((m) => m.id !== undefined).map((m) => ({ seq: Number(m.id), ...(JSON.parse(m.data!) as { type: string; text?: string }) }))
+  const out: Stored[] = []
+  for (let from = after, attempt = 0; ; attempt++) {
+    requests++
+    const res = await fetch(`${t.url}/sessions/${id}/stream`, { headers: { authorization: `Bearer ${t.token}`, 'last-event-id': String(from) } }).catch(() => undefined)
+    if (res && res.status !== 200 && res.status !== 503) throw new Error(`${t.label}: stream answered ${res.status}`)
+    if (res?.status === 200) {
+      const got = await readSse(res, (m) => m.id !== undefined && Number(m.id) >= last).catch(() => [])
+      for (const m of got) if (m.id !== undefined) out.push({ seq: Number(m.id), ...(JSON.parse(m.data!) as { type: string; text?: string }) })
+    } else await res?.text()
+    if (out.length > 0 && out[out.length - 1].seq >= last) return out
+    if (attempt >= 5) throw new Error(`${t.label}: the stream from ${after} ended at ${out.at(-1)?.seq ?? from}, before ${last}`)
+    retries++
+    from = out.at(-1)?.seq ?? from
+  }
 }
 
 /** Messages `tag-0 … tag-(count-1)` missing from, and found more than once in, `events`; and seqs seen twice. */
@@ -154,10 +223,76 @@ function check(events: Stored[], tag: string, count: number): { lost: number; du
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
+/**
+ * `session.edge.observers.*`: a scripted run (the `appendix` profile, run_js included) in one session
+ * object with OBSERVED SSE streams open on it, against the same run unobserved (wall time from the
+ * message's 202 to the session leaving `running`); every stream must receive every event of the log once.
+ */
+async function observersBench(): Promise<void> {
+  const OBSERVED = Number(process.env.SESSION_EDGE_OBSERVERS ?? size(200, 10))
+  const files = Object.entries(generateEpisodes({ count: size(20, 4) }).files)
+  const timedRun = async (streams: number) => {
+    const { id } = await call<{ id: string }>(edge, 'POST', '/sessions', { profile: 'appendix', title: `observed by ${streams}` }, 201)
+    for (const [p, data] of files) await call(edge, 'PUT', `/sessions/${id}/file?path=${encodeURIComponent(`/context/${p}`)}`, data, 201)
+    const halt = new AbortController()
+    const seen = Array.from({ length: streams }, () => [] as number[])
+    const open = async (into: number[]) => {
+      // Reconnects (a restart cut the stream, or the backlog refused it) resume after the last event received.
+      for (let attempt = 0; !halt.signal.aborted && attempt < 20; attempt++) {
+        const last = into.at(-1)
+        const res = await fetch(`${edge.url}/sessions/${id}/stream`, {
+          headers: { authorization: `Bearer ${edge.token}`, ...(last ? { 'last-event-id': String(last) } : {}) },
+          signal: halt.signal,
+        }).catch(() => undefined)
+        if (res?.status === 200) {
+          await readSse(res, (m) => (m.id && into.push(Number(m.id)), false)).catch(() => undefined)
+          if (halt.signal.aborted) return
+        } else await res?.text().catch(() => undefined)
+        if (!halt.signal.aborted) retries++
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+    const readers: Array<Promise<void>> = []
+    for (let o = 0; o < streams; o++) {
+      readers.push(open(seen[o]))
+      // Opened in waves of 50: each waits until its streams have their first event (session-created).
+      if (o % 50 === 49 || o === streams - 1) while (seen.slice(0, o + 1).some((x) => x.length === 0)) await new Promise((r) => setTimeout(r, 50))
+    }
+    const t = performance.now()
+    await call(edge, 'POST', `/sessions/${id}/messages`, { text: 'go' }, 202)
+    for (;;) {
+      const s = await call<{ status: string }>(edge, 'GET', `/sessions/${id}`)
+      if (s.status !== 'running') break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    const ms = performance.now() - t
+    const log = await readAll(edge, id)
+    const total = log[log.length - 1].seq
+    const deadline = Date.now() + 60_000
+    while (seen.some((x) => (x.at(-1) ?? 0) < total) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    halt.abort()
+    await Promise.all(readers)
+    let lost = 0
+    let duplicated = 0
+    for (const x of seen) {
+      const set = new Set(x)
+      duplicated += x.length - set.size
+      for (const e of log) if (!set.has(e.seq)) lost++
+    }
+    return { ms, lost, duplicated, expected: streams * log.length }
+  }
+  const alone = await timedRun(0)
+  const observed = await timedRun(OBSERVED)
+  const label = `events ${OBSERVED} SSE observers of one session object had to receive`
+  results.add({ name: 'session.edge.observers.lost', unit: 'events', better: 'lower', ours: observed.lost, baseline: observed.expected, target: 'ours = 0', baselineLabel: label })
+  results.add({ name: 'session.edge.observers.duplicated', unit: 'events', better: 'lower', ours: observed.duplicated, baseline: observed.expected, target: 'ours = 0', baselineLabel: label })
+  results.add({ name: 'session.edge.observers.run', unit: 'ms', better: 'lower', ours: observed.ms, baseline: alone.ms, target: 'ratio <= 1.5', baselineLabel: 'the same run unobserved' })
+}
+
 const node = await nodeTarget()
 const edge = await edgeTarget()
 try {
-  const rounds = smoke ? 1 : 3
+  const rounds = smoke ? 1 : Number(process.env.SESSION_EDGE_ROUNDS ?? 3)
   const edgeSent: Array<{ id: string; tag: string; count: number }> = []
   let catchupSession: Record<'node' | 'edge', string> | undefined
 
@@ -230,6 +365,8 @@ try {
     results.add({ name: 'session.edge.duplicated', unit: 'events', better: 'lower', ours: duplicated, baseline: expected, target: 'ours = 0', baselineLabel: 'acknowledged messages read back (pages + SSE replay)' })
     if (lost > 0 || duplicated > 0) throw new Error(`the edge lost ${lost} and duplicated ${duplicated} acknowledged events`)
   }
+  if (wanted('session.edge.observers')) await observersBench()
+  results.add({ name: 'session.edge.retries', unit: 'requests', better: 'lower', ours: retries, baseline: requests, baselineLabel: 'requests sent (a restart of the Worker under wrangler dev cut the retried ones off)' })
 } finally {
   await edge.stop()
   await node.stop()

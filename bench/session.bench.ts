@@ -41,6 +41,7 @@ import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { scopeNames } from '../src/session/storage.js'
 import { listen, readSse } from '../test/session/http-client.js'
 import { compareMedian, Results, size, smoke, wanted } from './harness.js'
+import { observerClients } from './observer-clients.js'
 
 const results = new Results('session.json')
 const SESSIONS = Number(process.env.SESSION_BENCH_SESSIONS ?? 100)
@@ -208,7 +209,8 @@ await pool.end()
 void memoryStore
 
 /**
- * `session.observers.*`: one Node host on Postgres (HTTP on loopback, the clients in this process),
+ * `session.observers.*`: one Node host on Postgres (HTTP on loopback; the SSE clients in a process of their own,
+ * bench/observer-clients.ts, so this process's CPU is the host's),
  * OBS SSE observers over OBS_SESSIONS sessions while a writer appends events to each (signalled as
  * the host's own writes are). Lost/duplicated over all observers; the CPU of this process while the
  * observers stay open and nothing happens (% of a core); `GET /sessions/{id}` p99 while the events
@@ -239,30 +241,9 @@ async function observersBench(): Promise<void> {
   }
   const p99 = (xs: number[]) => xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]
   const quietGets = await getTimes(size(300, 20))
-  const stop = new AbortController()
-  const seen = Array.from({ length: OBS }, () => [] as number[])
-  /** Opens a stream; a connection the listen backlog refused (1,000 at once) is tried again. */
-  const openStream = async (path: string, signal: AbortSignal) => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await fetch(`${server.url}${path}`, { headers: auth, signal })
-      } catch (error) {
-        if (signal.aborted || attempt >= 10) throw error
-        await new Promise((r) => setTimeout(r, 50 * (attempt + 1)))
-      }
-    }
-  }
-  // Opened in waves of 100 (each waits for its response headers), as clients arriving over a second would.
-  const opened: Array<Promise<Response>> = []
-  for (let o = 0; o < OBS; o++) {
-    opened.push(openStream(`/sessions/${ids[o % ids.length]}/stream`, stop.signal))
-    if (o % 100 === 99) await Promise.all(opened.slice(-100))
-  }
-  const streams = seen.map(async (into, o) => {
-    await readSse(await opened[o], (m) => (m.id && into.push(Number(m.id)), false)).catch(() => undefined)
-  })
-  // Every observer has its first event (session-created) before the writers start.
-  while (seen.some((s) => s.length === 0)) await new Promise((r) => setTimeout(r, 50))
+  // The observers live in another process: their SSE parsing is not the host's CPU.
+  const clients = observerClients()
+  await clients.open('idle', server.url, token, Array.from({ length: OBS }, (_, o) => `/sessions/${ids[o % ids.length]}/stream`))
   let writing = true
   const writers = Promise.all(
     ids.map(async (id) => {
@@ -273,40 +254,25 @@ async function observersBench(): Promise<void> {
   const busyGets = await getTimes(size(300, 20), () => !writing)
   await writers
   const total = PER_SESSION + 1
-  const deadline = Date.now() + 120_000
-  while (seen.some((s) => s.length < total) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-  let lost = 0
-  let duplicated = 0
-  for (const s of seen) {
-    const set = new Set(s)
-    duplicated += s.length - set.size
-    for (let q = 1; q <= total; q++) if (!set.has(q)) lost++
-  }
+  const { lost, duplicated } = await clients.count('idle', total)
   results.add({ name: 'session.observers.lost', unit: 'events', better: 'lower', ours: lost, baseline: OBS * total, target: 'ours = 0', baselineLabel: `events ${OBS} observers over ${OBS_SESSIONS} sessions had to receive` })
   results.add({ name: 'session.observers.duplicated', unit: 'events', better: 'lower', ours: duplicated, baseline: OBS * total, target: 'ours = 0', baselineLabel: `events ${OBS} observers over ${OBS_SESSIONS} sessions had to receive` })
   results.add({ name: 'session.observers.get.p99', unit: 'ms', better: 'lower', ours: p99(busyGets), baseline: p99(quietGets), target: 'ours <= 100', baselineLabel: 'the same GETs with no observer open' })
-  // Idle: the observers stay open, nothing is appended.
+  // Idle: the observers stay open, nothing is appended; this process is the host alone.
   const idleMs = size(10_000, 500)
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
   await new Promise((r) => setTimeout(r, idleMs))
   const cpu = process.cpuUsage(cpu0)
   const idle = ((cpu.user + cpu.system) / 1000 / (performance.now() - t0)) * 100
-  results.add({ name: 'session.observers.idle.cpu', unit: '% of a core', better: 'lower', ours: idle, baseline: 100, target: 'ours <= 5', baselineLabel: `one core; ${OBS} idle SSE streams open` })
-  stop.abort()
-  await Promise.all(streams)
-  // A scripted run alone, then the same run with 200 streams on its session.
+  results.add({ name: 'session.observers.idle.cpu', unit: '% of a core', better: 'lower', ours: idle, baseline: 100, target: 'ours <= 5', baselineLabel: `one core; ${OBS} idle SSE streams open (clients in another process)` })
+  await clients.close('idle')
+  // A scripted run alone, then the same run with 200 streams (in the client process) on its session.
   const timedRun = async (streams: number) => {
     const { id } = await host.create({ owner: 'bench', profile: 'run' })
     await host.writeFiles(id, Object.entries(generateEpisodes({ count: size(20, 4) }).files).map(([p, data]) => ({ path: `/context/${p}`, data })))
-    const halt = new AbortController()
-    const responses: Array<Promise<Response>> = []
-    for (let o = 0; o < streams; o++) {
-      responses.push(openStream(`/sessions/${id}/stream`, halt.signal))
-      if (o % 100 === 99) await Promise.all(responses.slice(-100))
-    }
-    await Promise.all(responses)
-    const open = responses.map(async (res) => readSse(await res, () => false).catch(() => undefined))
+    const group = `run-${id}`
+    await clients.open(group, server.url, token, Array.from({ length: streams }, () => `/sessions/${id}/stream`))
     const t = performance.now()
     await host.send(id, { text: 'go' })
     for (;;) {
@@ -315,13 +281,13 @@ async function observersBench(): Promise<void> {
       await new Promise((r) => setTimeout(r, 20))
     }
     const ms = performance.now() - t
-    halt.abort()
-    await Promise.all(open)
+    await clients.close(group)
     return ms
   }
   const alone = await timedRun(0)
   const observed = await timedRun(size(200, 10))
   results.add({ name: 'session.observers.run', unit: 'ms', better: 'lower', ours: observed, baseline: alone, target: 'ratio <= 1.5', baselineLabel: 'the same run unobserved' })
+  await clients.stop()
   await host.stop()
   await server.close()
 }

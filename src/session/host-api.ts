@@ -1,5 +1,6 @@
 import type { RunVfs, VfsStore } from 'agent-vfs'
 import type { ExecutionEvent, ExecutionRecord, PendingAnswer, PendingSummary } from 'agent-vfs/agent'
+import type { TailListener } from './log-tail.js'
 import type { ObserveOptions } from './observe.js'
 import type { OwnerIndex } from './owner-index.js'
 import type { SessionSignals } from './signals.js'
@@ -99,6 +100,14 @@ export interface SessionHost {
   eventLines(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventLine[]>
   /** Events after `after`, stored then live; see {@link ObserveOptions}. */
   observe(sessionId: string, options?: ObserveOptions): AsyncIterable<SessionEvent | Heartbeat>
+  /**
+   * Joins the session's shared tail (the one reader its observers share on this host): `listener`
+   * hears every stored event above the returned `head`, a batch per store read; the events up to
+   * `head` are the caller's to read (`eventLines`). `pollMs: Infinity` adds no poll (a host whose
+   * own commits are the only writes, e.g. a Durable Object). For hosts that fan events out
+   * themselves (the Worker's WebSockets); `observe` is the iterator built on it.
+   */
+  tail(sessionId: string, listener: TailListener, pollMs?: number): Promise<{ head: number; off: () => void }>
   /** Counts an event stream of `owner` against `quota.maxStreams`: its release (call it when the stream ends), or undefined at the limit. */
   openStream(owner: string): (() => void) | undefined
   /** The session's workspace, fresh from the store. Write through {@link SessionHost.writeFiles}. */

@@ -14,6 +14,7 @@ export { SessionError, type SessionErrorCode } from './errors.js'
 export { localSignals, combineSignals, type SessionSignals } from './signals.js'
 export { postgresSignals, type ListeningClient } from './postgres-signals.js'
 export type { ObserveOptions } from './observe.js'
+export type { TailEvent, TailListener } from './log-tail.js'
 export { SEGMENT_EVENTS, SESSION_ID, newSessionId, storedSessionIds } from './storage.js'
 export { storeOwnerIndex, DEFAULT_OWNER_QUOTA, type OwnerIndex } from './owner-index.js'
 export type {

@@ -97,12 +97,14 @@ export class LogTail {
   /** One poll for the whole tail, as often as its most eager listener asks. */
   #schedule(): void {
     const pollMs = Math.min(...this.#listeners.values())
-    if (pollMs === this.#pollMs && this.#timer !== undefined) return
+    if (pollMs === this.#pollMs && (this.#timer !== undefined || !Number.isFinite(pollMs))) return
     clearInterval(this.#timer)
     this.#pollMs = pollMs
-    this.#timer = setInterval(() => void this.#pull(), pollMs)
+    // Listeners that want no poll (a Durable Object's sockets: its own commits wake the tail) set no timer,
+    // so the object may hibernate.
+    this.#timer = Number.isFinite(pollMs) ? setInterval(() => void this.#pull(), pollMs) : undefined
     // A poll must not keep a Node process alive on its own.
-    ;(this.#timer as { unref?: () => void }).unref?.()
+    ;(this.#timer as { unref?: () => void } | undefined)?.unref?.()
   }
 
   #stop(): void {

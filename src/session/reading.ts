@@ -15,7 +15,7 @@ import type { SessionEvent } from './types.js'
 export function readingMethods(
   parts: HostParts,
   options: Pick<SessionHostOptions, 'streamsElsewhere'>,
-): Pick<SessionHost, 'executions' | 'execution' | 'events' | 'eventLines' | 'observe' | 'openStream' | 'workspace'> {
+): Pick<SessionHost, 'executions' | 'execution' | 'events' | 'eventLines' | 'observe' | 'tail' | 'openStream' | 'workspace'> {
   const { ctx } = parts
   const tails = new LogTails((id) => sessionTailSource(ctx, id), ctx.settings.pollMs)
   const streams = new StreamCounter(ctx.settings.quota.maxStreams, options.streamsElsewhere)
@@ -56,6 +56,8 @@ export function readingMethods(
         yield* observeLog(source, { heartbeatMs: ctx.settings.heartbeatMs, ...observeOptions })
       })()
     },
+
+    tail: (sessionId, listener, pollMs) => tails.subscribe(sessionId, listener, pollMs),
 
     openStream: (owner) => streams.open(owner),
 

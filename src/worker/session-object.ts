@@ -34,7 +34,11 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     super(ctx, env)
     // Answered by the runtime without waking the object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('ping', 'pong'))
-    this.#sockets = new SocketHub(ctx, (id, after, limit) => this.#hostOf().eventLines(id, { after, limit }))
+    this.#sockets = new SocketHub(ctx, {
+      read: (id, after, limit) => this.#hostOf().eventLines(id, { after, limit }),
+      // The object's own commits are the only writes to its log and they wake the tail: no poll, so it may hibernate.
+      tail: (id, listener) => this.#hostOf().tail(id, listener, Infinity),
+    })
   }
 
   #hostOf(): SessionHost {
@@ -51,8 +55,9 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
-      // Every durable event reaches the WebSockets; SSE observers in this object hear the host's own signals.
-      signals: { publish: () => void this.#sockets.push(), subscribe: () => () => undefined },
+      // The WebSockets and SSE observers share the host's tail, which the host's own commits wake; after a wake
+      // from hibernation, a commit also brings the sockets this instance does not follow yet onto the tail.
+      signals: { publish: () => this.#sockets.push(), subscribe: () => () => undefined },
     }))
   }
 
@@ -60,7 +65,8 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     const options = edgeOptions()
     return (this.#app ??= createSessionApp(this.#hostOf(), {
       auth: { secret: jwtSecret(this.env) },
-      webSocket: (request, session) => this.#sockets.accept(session.id, session.owner, session.after, request.headers.get('sec-websocket-protocol')),
+      webSocket: (request, session) =>
+        this.#sockets.accept(session.id, session.owner, session.after, request.headers.get('sec-websocket-protocol'), new URL(request.url).searchParams.get('batch') === '1'),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
@@ -132,6 +138,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    this.#sockets.closed(ws)
     try {
       ws.close(code === 1005 ? 1000 : code, reason)
     } catch {

@@ -71,6 +71,58 @@ describe('observers of a session object', () => {
     expect(live).toEqual((await events(ana, s.id, last)).slice(0, live.length))
   })
 
+  it('sockets at many sequences, opened at once beside an SSE stream, share the tail: each gets exactly its events', async () => {
+    const s = await createSession(ana, 'appendix-asking')
+    await uploadSeason(ana, s.id)
+    await expectJson(call('POST', `/sessions/${s.id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS }), 202)
+    await waitStatus(ana, s.id, ['waiting_input'])
+    const last = (await events(ana, s.id)).at(-1)!.seq
+    const [question] = await expectJson<any[]>(call('GET', `/sessions/${s.id}/pending`, ana), 200)
+    // Ten sockets from 0, last/2 … last (several at one sequence), all open while the answer's events are appended.
+    const cursors = Array.from({ length: 10 }, (_, i) => Math.floor((last * (i % 5)) / 4))
+    const stop = (e: any) => e.type === 'approval-required'
+    let answered: Promise<unknown> | undefined
+    const sse = call('GET', `/sessions/${s.id}/stream?after=${last}`, ana).then((res) => readSse(res, (m) => m.event === 'approval-required'))
+    const got = await Promise.all(cursors.map((after, i) => wsUntil(s.id, after, stop, async () => {
+      if (i === cursors.length - 1) answered = expectJson(call('POST', `/sessions/${s.id}/pending/${question.id}`, ana, { answer: 'Season One' }), 202)
+    })))
+    await answered
+    const end = got[0].at(-1)!.seq
+    cursors.forEach((after, i) => expect(got[i].map((e) => e.seq)).toEqual(range(after + 1, end)))
+    expect((await sse).filter((m) => m.id).map((m) => Number(m.id))).toEqual(range(last + 1, end))
+  })
+
+  it('with ?batch=1 a WebSocket gets each read as one message, a JSON array: the catch-up in one, then the live batches', async () => {
+    const s = await createSession(ana, 'appendix-asking')
+    await uploadSeason(ana, s.id)
+    await expectJson(call('POST', `/sessions/${s.id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS }), 202)
+    await waitStatus(ana, s.id, ['waiting_input'])
+    const stored = await events(ana, s.id)
+    const last = stored.at(-1)!.seq
+    const [question] = await expectJson<any[]>(call('GET', `/sessions/${s.id}/pending`, ana), 200)
+    const res = await call('GET', `/sessions/${s.id}/ws?after=0&batch=1`, ana, undefined, { upgrade: 'websocket' })
+    expect(res.status).toBe(101)
+    const ws = res.webSocket!
+    const messages: any[][] = []
+    const done = new Promise<void>((resolve) => {
+      ws.addEventListener('message', (m) => {
+        messages.push(JSON.parse(m.data as string))
+        if (messages.at(-1)!.some((e) => e.type === 'approval-required')) resolve()
+      })
+    })
+    ws.accept()
+    // The catch-up first, in one message, before any live event exists.
+    await new Promise<void>((r) => { const t = setInterval(() => messages.length > 0 && (clearInterval(t), r()), 10) })
+    expect(messages[0]).toEqual(stored)
+    await expectJson(call('POST', `/sessions/${s.id}/pending/${question.id}`, ana, { answer: 'Season One' }), 202)
+    await done
+    ws.close(1000)
+    const all = messages.flat()
+    expect(messages.every((m) => Array.isArray(m) && m.length > 0)).toBe(true)
+    expect(all.map((e) => e.seq)).toEqual(range(1, all.at(-1).seq))
+    expect(all.slice(last)).toEqual((await events(ana, s.id, last)).slice(0, all.length - last))
+  })
+
   it('a WebSocket ends after session-closed; `ping` gets `pong`; a plain GET is 426', async () => {
     const s = await createSession(ana)
     expect((await call('GET', `/sessions/${s.id}/ws`, ana)).status).toBe(426)

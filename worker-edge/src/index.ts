@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import { d1Store, openVfs } from 'agent-vfs'
 import { workerdEngine } from 'agent-vfs/run-js/workerd'
+import { DEFAULT_OWNER_QUOTA } from 'agent-vfs/session'
 import { createEdgeApp } from 'agent-vfs/worker'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import type { Env } from './env.js'
@@ -23,6 +24,8 @@ export const sessions = createEdgeApp({
     appendix: scriptAppendixProfile({ runJs }),
     'appendix-asking': scriptAppendixProfile({ askFirst: true, approveRunJs: true, runJs }),
   },
+  // The default quota, with room for the 200 SSE observers of one session that bench/session-edge.bench.ts opens.
+  quota: { ...DEFAULT_OWNER_QUOTA, maxStreams: 256 },
 })
 
 /**
