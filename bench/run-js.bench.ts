@@ -151,7 +151,8 @@ async function read1mb() {
 /** Bundles a tiny entry next to node_modules and times fresh `node` processes running it. */
 async function cold() {
   if (!wanted('runjs.cold')) return
-  const dir = join(root, 'node_modules', '.cache', 'agent-vfs-bench')
+  // Inside the repository but not under node_modules: the entries import agent-vfs by its own name.
+  const dir = join(root, '.tmp', 'bench-cold')
   mkdirSync(dir, { recursive: true })
   const entries: Record<string, string> = {
     'ours-js': `import { createRunJs, memoryStore, openVfs } from ${JSON.stringify(join(root, 'src/index.ts'))}
