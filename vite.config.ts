@@ -27,11 +27,11 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     // QuickJS's wasm is an asset of its own (emscripten-module.wasm, fetched by the worker), never inlined.
-    assetsInlineLimit: (file) => (file.endsWith('.wasm') ? false : undefined),
+    assetsInlineLimit: file => (file.endsWith('.wasm') ? false : undefined),
   },
   server: {
     host: '127.0.0.1',
-    proxy: Object.fromEntries(apiPaths.map((p) => [p, { target: devHost, changeOrigin: true }])),
+    proxy: Object.fromEntries(apiPaths.map(p => [p, { target: devHost, changeOrigin: true }])),
   },
   preview: { host: '127.0.0.1' },
 })

@@ -18,7 +18,10 @@ export default defineConfig({
       {
         extends: true,
         // Keep PGlite out of Vite's pre-bundling, or Vite reloads the page mid-run.
-        optimizeDeps: { exclude: ['@electric-sql/pglite'], include: ['ts-blank-space', '@hono/zod-openapi', 'hono/jwt', 'hono/streaming', 'hono/body-limit', 'hono/http-exception'] },
+        optimizeDeps: {
+          exclude: ['@electric-sql/pglite'],
+          include: ['ts-blank-space', '@hono/zod-openapi', 'hono/jwt', 'hono/streaming', 'hono/body-limit', 'hono/http-exception'],
+        },
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
@@ -35,7 +38,14 @@ export default defineConfig({
         extends: true,
         // The demo (demo/) built once and driven by Playwright from Node in Debian's Chromium, one
         // file at a time (one browser at a time on a shared machine); see test/demo/global-setup.ts.
-        test: { name: 'demo', environment: 'node', include: ['test/demo/**/*.test.ts'], globalSetup: ['test/demo/global-setup.ts'], fileParallelism: false, testTimeout: 300_000 },
+        test: {
+          name: 'demo',
+          environment: 'node',
+          include: ['test/demo/**/*.test.ts'],
+          globalSetup: ['test/demo/global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 300_000,
+        },
       },
       // The workers project runs in workerd through @cloudflare/vitest-plugin; its own config.
       './test/workers/vitest.config.ts',

@@ -1,5 +1,17 @@
 import { VfsError } from '../src/contract/errors.js'
-import { conflictError, expectationMet, subtreeChecks, type HeldEntry, subtreeConflictError, subtreeRange, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import {
+  conflictError,
+  expectationMet,
+  subtreeChecks,
+  type HeldEntry,
+  subtreeConflictError,
+  subtreeRange,
+  type EntryKind,
+  type ScopeSnapshot,
+  type StoredEntry,
+  type StoreOp,
+  type VfsStore,
+} from '../src/contract/store.js'
 import { joinChunks, splitChunks, TOMBSTONE, VFS_ENTRY_TABLES, VFS_TABLES } from './sql-layout.js'
 
 /**
@@ -57,14 +69,17 @@ const MAX_HEX_PER_STATEMENT = 2 * 1024 * 1024
  */
 export function d1Store(raw: D1DatabaseLike, options: D1StoreOptions = {}): D1Store {
   let schema: Promise<void> | undefined
-  const db: D1DatabaseLike = { prepare: (query) => raw.prepare(query), batch: (statements) => raw.batch(statements).catch(missingSchema) }
+  const db: D1DatabaseLike = {
+    prepare: query => raw.prepare(query),
+    batch: statements => raw.batch(statements).catch(missingSchema),
+  }
   const migrate = async () => {
-    await raw.batch(D1_SCHEMA.map((ddl) => raw.prepare(ddl)))
+    await raw.batch(D1_SCHEMA.map(ddl => raw.prepare(ddl)))
   }
   const ready = () => {
     if (options.autoMigrate === false) return Promise.resolve()
     // A failed attempt is forgotten, so the next call retries instead of failing forever.
-    schema ??= migrate().catch((error) => {
+    schema ??= migrate().catch(error => {
       schema = undefined
       throw error
     })
@@ -79,8 +94,12 @@ export function d1Store(raw: D1DatabaseLike, options: D1StoreOptions = {}): D1St
       // One batch, one transaction: the three reads see the same commit.
       const [scopes, rows, chunks] = await db.batch([
         db.prepare('SELECT version FROM vfs_scopes WHERE namespace = ?1 AND scope = ?2').bind(namespace, scope),
-        db.prepare('SELECT path, kind, size, version, mtime, ctime FROM vfs_entries WHERE namespace = ?1 AND scope = ?2').bind(namespace, scope),
-        db.prepare('SELECT path, hex(data) AS hex FROM vfs_chunks WHERE namespace = ?1 AND scope = ?2 ORDER BY path, chunk').bind(namespace, scope),
+        db
+          .prepare('SELECT path, kind, size, version, mtime, ctime FROM vfs_entries WHERE namespace = ?1 AND scope = ?2')
+          .bind(namespace, scope),
+        db
+          .prepare('SELECT path, hex(data) AS hex FROM vfs_chunks WHERE namespace = ?1 AND scope = ?2 ORDER BY path, chunk')
+          .bind(namespace, scope),
       ])
       const version = Math.abs((scopes.results as { version: number }[] | undefined)?.[0]?.version ?? 0)
       const parts = new Map<string, Uint8Array[]>()
@@ -89,8 +108,15 @@ export function d1Store(raw: D1DatabaseLike, options: D1StoreOptions = {}): D1St
         if (list) list.push(fromHex(c.hex))
         else parts.set(c.path, [fromHex(c.hex)])
       }
-      const entries: StoredEntry[] = ((rows.results ?? []) as { path: string; kind: EntryKind; size: number; version: number; mtime: number; ctime: number }[]).map((r) => ({
-        path: r.path, kind: r.kind, data: joinChunks(parts.get(r.path) ?? [], r.size, r.path), version: r.version, mtime: r.mtime, ctime: r.ctime,
+      const entries: StoredEntry[] = (
+        (rows.results ?? []) as { path: string; kind: EntryKind; size: number; version: number; mtime: number; ctime: number }[]
+      ).map(r => ({
+        path: r.path,
+        kind: r.kind,
+        data: joinChunks(parts.get(r.path) ?? [], r.size, r.path),
+        version: r.version,
+        mtime: r.mtime,
+        ctime: r.ctime,
       }))
       return { version, entries }
     },
@@ -108,13 +134,17 @@ export function d1Store(raw: D1DatabaseLike, options: D1StoreOptions = {}): D1St
     },
     async deleteScope(namespace, scope) {
       await ready()
-      await db.batch([...VFS_ENTRY_TABLES, TOMBSTONE].map((t) => db.prepare(t === TOMBSTONE ? t : `DELETE FROM ${t} WHERE namespace = ?1 AND scope = ?2`).bind(namespace, scope)))
+      await db.batch(
+        [...VFS_ENTRY_TABLES, TOMBSTONE].map(t =>
+          db.prepare(t === TOMBSTONE ? t : `DELETE FROM ${t} WHERE namespace = ?1 AND scope = ?2`).bind(namespace, scope),
+        ),
+      )
     },
     async listScopes(namespace) {
       await ready()
       const [r] = await db.batch([db.prepare('SELECT scope FROM vfs_scopes WHERE namespace = ?1 AND version > 0').bind(namespace)])
       // Sorted here: SQLite orders by UTF-8 bytes, JavaScript (and memoryStore) by UTF-16 units.
-      return ((r.results ?? []) as { scope: string }[]).map((x) => x.scope).sort()
+      return ((r.results ?? []) as { scope: string }[]).map(x => x.scope).sort()
     },
   }
 }
@@ -125,7 +155,12 @@ export function d1Store(raw: D1DatabaseLike, options: D1StoreOptions = {}): D1St
  */
 function missingSchema(error: unknown): never {
   if (/no such table: vfs_/.test(String((error as Error | null)?.message ?? error))) {
-    throw new VfsError('ESTORE', undefined, 'the D1 tables of agent-vfs do not exist: apply the migration that creates them (`wrangler d1 migrations apply <database>`, with --local under wrangler dev), call migrate() once, or leave autoMigrate on', { cause: error })
+    throw new VfsError(
+      'ESTORE',
+      undefined,
+      'the D1 tables of agent-vfs do not exist: apply the migration that creates them (`wrangler d1 migrations apply <database>`, with --local under wrangler dev), call migrate() once, or leave autoMigrate on',
+      { cause: error },
+    )
   }
   throw error
 }
@@ -153,7 +188,16 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
   const chunks: { path: string; index: number; hex: string }[] = []
   for (const op of ops) {
     const path = op.path
-    if (op.expectedVersion !== null) checks.push({ path, expected: op.expectedVersion === 'dir' ? DIR : op.expectedVersion === 0 && op.op === 'put' && op.kind === 'dir' ? DIR_OR_ABSENT : op.expectedVersion })
+    if (op.expectedVersion !== null)
+      checks.push({
+        path,
+        expected:
+          op.expectedVersion === 'dir'
+            ? DIR
+            : op.expectedVersion === 0 && op.op === 'put' && op.kind === 'dir'
+              ? DIR_OR_ABSENT
+              : op.expectedVersion,
+      })
     if (op.op === 'check') continue
     touched.push(path)
     if (op.op === 'delete') {
@@ -177,7 +221,7 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
          WHEN ${DIR} THEN COALESCE((SELECT e.kind FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), '') != 'dir'
          WHEN ${DIR_OR_ABSENT} THEN COALESCE((SELECT e.kind FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), 'dir') != 'dir'
          ELSE COALESCE((SELECT e.version FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), 0) != x.column2 END)`,
-      group.flatMap((c) => [c.path, c.expected]),
+      group.flatMap(c => [c.path, c.expected]),
     )
   }
   // Entries below a directory are one key range (SQLite compares TEXT bytewise); each count must match.
@@ -186,7 +230,7 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
     add(
       `INSERT INTO vfs_guard (ok) SELECT NOT EXISTS (SELECT 1 FROM (VALUES ${group.map((_, i) => slots(i, 3)).join(', ')}) AS x
        WHERE (SELECT count(*) FROM vfs_entries AS e WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path >= x.column1 AND e.path < x.column2) != x.column3)`,
-      group.flatMap((c) => {
+      group.flatMap(c => {
         const { from, to } = subtreeRange(c.path)
         return [from, to, c.expected]
       }),
@@ -194,8 +238,11 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
   }
   const bumpIndex = statements.length
   // A deleted scope keeps its version negated (see deleteScope): continue from it.
-  add(`INSERT INTO vfs_scopes (namespace, scope, version) VALUES (?1, ?2, 1)
-       ON CONFLICT (namespace, scope) DO UPDATE SET version = abs(version) + 1 RETURNING version`, [])
+  add(
+    `INSERT INTO vfs_scopes (namespace, scope, version) VALUES (?1, ?2, 1)
+       ON CONFLICT (namespace, scope) DO UPDATE SET version = abs(version) + 1 RETURNING version`,
+    [],
+  )
   for (const group of groups(touched, MAX_PARAMS - 2)) {
     add(`DELETE FROM vfs_chunks WHERE namespace = ?1 AND scope = ?2 AND path IN ${slots(0, group.length)}`, group)
   }
@@ -208,13 +255,13 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
       `INSERT OR REPLACE INTO vfs_entries (namespace, scope, path, kind, size, version, mtime, ctime)
        SELECT ?1, ?2, x.column1, x.column2, x.column3, s.version, x.column4, x.column5
        FROM (VALUES ${group.map((_, i) => slots(i, 5)).join(', ')}) AS x, vfs_scopes AS s WHERE s.namespace = ?1 AND s.scope = ?2`,
-      group.flatMap((p) => [p.path, p.kind, p.size, p.mtime, p.ctime]),
+      group.flatMap(p => [p.path, p.kind, p.size, p.mtime, p.ctime]),
     )
   }
-  for (const group of groups(chunks, Math.floor((MAX_PARAMS - 2) / 3), (c) => c.hex.length, MAX_HEX_PER_STATEMENT)) {
+  for (const group of groups(chunks, Math.floor((MAX_PARAMS - 2) / 3), c => c.hex.length, MAX_HEX_PER_STATEMENT)) {
     add(
       `INSERT INTO vfs_chunks (namespace, scope, path, chunk, data) VALUES ${group.map((_, i) => `(?1, ?2, ?${3 + 3 * i}, ?${4 + 3 * i}, unhex(?${5 + 3 * i}))`).join(', ')}`,
-      group.flatMap((c) => [c.path, c.index, c.hex]),
+      group.flatMap(c => [c.path, c.index, c.hex]),
     )
   }
   if (checks.length > 0 || subtrees.length > 0) statements.push(db.prepare('DELETE FROM vfs_guard'))
@@ -244,20 +291,39 @@ function groups<T>(items: T[], size: number, weight?: (item: T) => number, budge
  * The guard says only that some check failed. Read the versions back to name the path; if another
  * commit has moved them again meanwhile, name the first checked path.
  */
-async function explainConflict(db: D1DatabaseLike, namespace: string, scope: string, ops: StoreOp[], checks: Check[], subtrees: Check[], cause: unknown): Promise<VfsError> {
+async function explainConflict(
+  db: D1DatabaseLike,
+  namespace: string,
+  scope: string,
+  ops: StoreOp[],
+  checks: Check[],
+  subtrees: Check[],
+  cause: unknown,
+): Promise<VfsError> {
   try {
     for (const c of subtrees) {
       const { from, to } = subtreeRange(c.path)
-      const [r] = await db.batch([db.prepare('SELECT count(*) AS n FROM vfs_entries WHERE namespace = ?1 AND scope = ?2 AND path >= ?3 AND path < ?4').bind(namespace, scope, from, to)])
+      const [r] = await db.batch([
+        db
+          .prepare('SELECT count(*) AS n FROM vfs_entries WHERE namespace = ?1 AND scope = ?2 AND path >= ?3 AND path < ?4')
+          .bind(namespace, scope, from, to),
+      ])
       const has = (r.results as { n: number }[])[0].n
       if (has !== c.expected) return subtreeConflictError(c.path, c.expected, has)
     }
     const found = new Map<string, HeldEntry>()
-    const results = await db.batch(groups(checks, MAX_PARAMS - 2).map((group) =>
-      db.prepare(`SELECT path, version, kind FROM vfs_entries WHERE namespace = ?1 AND scope = ?2 AND path IN (${group.map((_, i) => `?${i + 3}`).join(', ')})`)
-        .bind(namespace, scope, ...group.map((c) => c.path))))
-    for (const r of results) for (const row of (r.results ?? []) as { path: string; version: number; kind: EntryKind }[]) found.set(row.path, row)
-    const bad = ops.find((op) => !expectationMet(op, found.get(op.path)))
+    const results = await db.batch(
+      groups(checks, MAX_PARAMS - 2).map(group =>
+        db
+          .prepare(
+            `SELECT path, version, kind FROM vfs_entries WHERE namespace = ?1 AND scope = ?2 AND path IN (${group.map((_, i) => `?${i + 3}`).join(', ')})`,
+          )
+          .bind(namespace, scope, ...group.map(c => c.path)),
+      ),
+    )
+    for (const r of results)
+      for (const row of (r.results ?? []) as { path: string; version: number; kind: EntryKind }[]) found.set(row.path, row)
+    const bad = ops.find(op => !expectationMet(op, found.get(op.path)))
     if (bad) return conflictError(bad.path, bad.expectedVersion, found.get(bad.path), { cause })
   } catch {
     // The diagnosis is a courtesy; the conflict stands either way.

@@ -1,5 +1,14 @@
 import { joinChunks, splitChunks, TOMBSTONE, VFS_ENTRY_TABLES, VFS_TABLES } from './sql-layout.js'
-import { checkExpectedVersions, checkSubtrees, subtreeRange, type EntryKind, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import {
+  checkExpectedVersions,
+  checkSubtrees,
+  subtreeRange,
+  type EntryKind,
+  type ScopeSnapshot,
+  type StoredEntry,
+  type StoreOp,
+  type VfsStore,
+} from '../src/contract/store.js'
 
 /** A value SQLite-backed Durable Object storage binds and returns. */
 type SqlValue = ArrayBuffer | string | number | null
@@ -33,7 +42,7 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
     storage.sql.exec(query, ...bindings).toArray() as T[]
   const schema = () => {
     if (ready.has(storage)) return
-    storage.transactionSync(() => VFS_TABLES.forEach((ddl) => sql(ddl)))
+    storage.transactionSync(() => VFS_TABLES.forEach(ddl => sql(ddl)))
     ready.add(storage)
   }
 
@@ -43,18 +52,31 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
       schema()
       // One synchronous transaction: no commit can interleave between the three reads.
       return storage.transactionSync(() => {
-        const version = Math.abs(sql<{ version: number }>('SELECT version FROM vfs_scopes WHERE namespace = ? AND scope = ?', namespace, scope)[0]?.version ?? 0)
+        const version = Math.abs(
+          sql<{ version: number }>('SELECT version FROM vfs_scopes WHERE namespace = ? AND scope = ?', namespace, scope)[0]?.version ?? 0,
+        )
         const rows = sql<{ path: string; kind: EntryKind; size: number; version: number; mtime: number; ctime: number }>(
-          'SELECT path, kind, size, version, mtime, ctime FROM vfs_entries WHERE namespace = ? AND scope = ?', namespace, scope)
+          'SELECT path, kind, size, version, mtime, ctime FROM vfs_entries WHERE namespace = ? AND scope = ?',
+          namespace,
+          scope,
+        )
         const chunks = new Map<string, ArrayBuffer[]>()
         for (const c of sql<{ path: string; data: ArrayBuffer }>(
-          'SELECT path, data FROM vfs_chunks WHERE namespace = ? AND scope = ? ORDER BY path, chunk', namespace, scope)) {
+          'SELECT path, data FROM vfs_chunks WHERE namespace = ? AND scope = ? ORDER BY path, chunk',
+          namespace,
+          scope,
+        )) {
           const list = chunks.get(c.path)
           if (list) list.push(c.data)
           else chunks.set(c.path, [c.data])
         }
-        const entries: StoredEntry[] = rows.map((r) => ({
-          path: r.path, kind: r.kind, data: joinChunks(chunks.get(r.path) ?? [], r.size, r.path), version: r.version, mtime: r.mtime, ctime: r.ctime,
+        const entries: StoredEntry[] = rows.map(r => ({
+          path: r.path,
+          kind: r.kind,
+          data: joinChunks(chunks.get(r.path) ?? [], r.size, r.path),
+          version: r.version,
+          mtime: r.mtime,
+          ctime: r.ctime,
         }))
         return { version, entries }
       })
@@ -63,17 +85,34 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
       schema()
       // Throwing inside the closure (a conflict, a bad op) rolls back everything it wrote.
       return storage.transactionSync(() => {
-        checkExpectedVersions(ops, (path) =>
-          sql<{ version: number; kind: EntryKind }>('SELECT version, kind FROM vfs_entries WHERE namespace = ? AND scope = ? AND path = ?', namespace, scope, path)[0])
+        checkExpectedVersions(
+          ops,
+          path =>
+            sql<{ version: number; kind: EntryKind }>(
+              'SELECT version, kind FROM vfs_entries WHERE namespace = ? AND scope = ? AND path = ?',
+              namespace,
+              scope,
+              path,
+            )[0],
+        )
         // SQLite compares TEXT bytewise, so the paths below a directory are one range of the key.
-        checkSubtrees(ops, (path) => {
+        checkSubtrees(ops, path => {
           const { from, to } = subtreeRange(path)
-          return sql<{ n: number }>('SELECT count(*) AS n FROM vfs_entries WHERE namespace = ? AND scope = ? AND path >= ? AND path < ?', namespace, scope, from, to)[0].n
+          return sql<{ n: number }>(
+            'SELECT count(*) AS n FROM vfs_entries WHERE namespace = ? AND scope = ? AND path >= ? AND path < ?',
+            namespace,
+            scope,
+            from,
+            to,
+          )[0].n
         })
         // A deleted scope keeps its version negated (see deleteScope): continue from it.
         const version = sql<{ version: number }>(
           `INSERT INTO vfs_scopes (namespace, scope, version) VALUES (?, ?, 1)
-           ON CONFLICT (namespace, scope) DO UPDATE SET version = abs(version) + 1 RETURNING version`, namespace, scope)[0].version
+           ON CONFLICT (namespace, scope) DO UPDATE SET version = abs(version) + 1 RETURNING version`,
+          namespace,
+          scope,
+        )[0].version
         for (const op of ops) {
           if (op.op === 'check') continue
           const path = op.path
@@ -83,11 +122,28 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
             continue
           }
           const data = op.data
-          sql('INSERT OR REPLACE INTO vfs_entries (namespace, scope, path, kind, size, version, mtime, ctime) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-            namespace, scope, path, op.kind, data.length, version, op.mtime, op.ctime)
+          sql(
+            'INSERT OR REPLACE INTO vfs_entries (namespace, scope, path, kind, size, version, mtime, ctime) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            namespace,
+            scope,
+            path,
+            op.kind,
+            data.length,
+            version,
+            op.mtime,
+            op.ctime,
+          )
           // The binding takes an ArrayBuffer; splitChunks copies, so each buffer is exactly its chunk.
           splitChunks(data, CHUNK).forEach((part, i) =>
-            sql('INSERT INTO vfs_chunks (namespace, scope, path, chunk, data) VALUES (?, ?, ?, ?, ?)', namespace, scope, path, i, part.buffer as ArrayBuffer))
+            sql(
+              'INSERT INTO vfs_chunks (namespace, scope, path, chunk, data) VALUES (?, ?, ?, ?, ?)',
+              namespace,
+              scope,
+              path,
+              i,
+              part.buffer as ArrayBuffer,
+            ),
+          )
         }
         return version
       })
@@ -103,7 +159,9 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
       schema()
       // Every commit writes a version row and deleteScope removes it, so vfs_scopes lists them all.
       // Sorted here, not in SQL: SQLite orders by UTF-8 bytes, JavaScript (and memoryStore) by UTF-16.
-      return sql<{ scope: string }>('SELECT scope FROM vfs_scopes WHERE namespace = ? AND version > 0', namespace).map((r) => r.scope).sort()
+      return sql<{ scope: string }>('SELECT scope FROM vfs_scopes WHERE namespace = ? AND version > 0', namespace)
+        .map(r => r.scope)
+        .sort()
     },
   }
 }

@@ -1,6 +1,15 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb'
 import { VfsError } from '../src/contract/errors.js'
-import { checkExpectedVersions, checkSubtrees, subtreeChecks, subtreeRange, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import {
+  checkExpectedVersions,
+  checkSubtrees,
+  subtreeChecks,
+  subtreeRange,
+  type ScopeSnapshot,
+  type StoredEntry,
+  type StoreOp,
+  type VfsStore,
+} from '../src/contract/store.js'
 
 /** Options of {@link indexedDbStore}. */
 export interface IndexedDbStoreOptions {
@@ -40,7 +49,11 @@ const noop = () => undefined
 export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
   const dbName = options.dbName ?? 'agent-vfs'
   if (typeof indexedDB === 'undefined') {
-    throw new VfsError('ESTORE', undefined, `IndexedDB is not available in this runtime, so indexedDbStore({ dbName: ${JSON.stringify(dbName)} }) cannot work; use it in a browser (window or worker), or pick memoryStore(), postgresStore() or a Cloudflare store`)
+    throw new VfsError(
+      'ESTORE',
+      undefined,
+      `IndexedDB is not available in this runtime, so indexedDbStore({ dbName: ${JSON.stringify(dbName)} }) cannot work; use it in a browser (window or worker), or pick memoryStore(), postgresStore() or a Cloudflare store`,
+    )
   }
   const keyOf = (ns: string, scope: string) => JSON.stringify([ns, scope])
   const watchers = new Map<string, Set<(version: number) => void>>()
@@ -49,7 +62,8 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
   let closed = false
 
   const connect = (): Promise<IDBPDatabase<VfsDb>> => {
-    if (closed) return Promise.reject(new VfsError('ECLOSED', undefined, `this indexedDbStore (${dbName}) was closed; create a new indexedDbStore()`))
+    if (closed)
+      return Promise.reject(new VfsError('ECLOSED', undefined, `this indexedDbStore (${dbName}) was closed; create a new indexedDbStore()`))
     db ??= openDB<VfsDb>(dbName, SCHEMA_VERSION, {
       upgrade(d) {
         d.createObjectStore('entries', { keyPath: ['namespace', 'scope', 'path'] })
@@ -58,7 +72,7 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
       // Another tab wants a newer schema or to delete the database: step aside instead of
       // blocking it forever. The next call here reopens (and fails clearly if the schema moved on).
       blocking() {
-        void db?.then((d) => d.close(), noop)
+        void db?.then(d => d.close(), noop)
         db = undefined
       },
       // The browser closed the connection (storage cleared, disk error): reopen on the next call.
@@ -66,9 +80,14 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
         db = undefined
       },
       // `blocked` is not handled: our own old connections close on `blocking`, so waiting is right.
-    }).catch((cause) => {
+    }).catch(cause => {
       db = undefined
-      throw new VfsError('ESTORE', undefined, `cannot open IndexedDB database ${JSON.stringify(dbName)}: ${String(cause?.message ?? cause)}; check that site storage is allowed (private modes and sandboxed iframes may forbid it)`, { cause })
+      throw new VfsError(
+        'ESTORE',
+        undefined,
+        `cannot open IndexedDB database ${JSON.stringify(dbName)}: ${String(cause?.message ?? cause)}; check that site storage is allowed (private modes and sandboxed iframes may forbid it)`,
+        { cause },
+      )
     })
     return db
   }
@@ -94,7 +113,11 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
 
     async load(namespace, scope): Promise<ScopeSnapshot> {
       const tx = (await connect()).transaction(['entries', 'scopes'], 'readonly')
-      const [head, records] = await Promise.all([tx.objectStore('scopes').get([namespace, scope]), tx.objectStore('entries').getAll(scopeRange(namespace, scope)), tx.done])
+      const [head, records] = await Promise.all([
+        tx.objectStore('scopes').get([namespace, scope]),
+        tx.objectStore('entries').getAll(scopeRange(namespace, scope)),
+        tx.done,
+      ])
       const entries = records.map(({ path, kind, data, version, mtime, ctime }) => ({ path, kind, data, version, mtime, ctime }))
       return { version: head?.version ?? 0, entries }
     },
@@ -110,25 +133,39 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
         // The checks run in the same transaction as the writes: IndexedDB serialises overlapping
         // readwrite transactions (across tabs too), so nobody can commit between check and write.
         // The scope head and the checked entries are read in one round trip.
-        const checked = ops.filter((op) => op.expectedVersion !== null)
+        const checked = ops.filter(op => op.expectedVersion !== null)
         const subtrees = subtreeChecks(ops)
         const [head, counts, ...current] = await Promise.all([
           track(tx.objectStore('scopes').get([namespace, scope])),
-          Promise.all(subtrees.map(({ path }) => {
-            const { from, to } = subtreeRange(path)
-            return track(entries.count(IDBKeyRange.bound([namespace, scope, from], [namespace, scope, to], false, true)))
-          })),
-          ...checked.map((op) => track(entries.get(keyOfPath(op.path)))),
+          Promise.all(
+            subtrees.map(({ path }) => {
+              const { from, to } = subtreeRange(path)
+              return track(entries.count(IDBKeyRange.bound([namespace, scope, from], [namespace, scope, to], false, true)))
+            }),
+          ),
+          ...checked.map(op => track(entries.get(keyOfPath(op.path)))),
         ])
         const version = ((head as { version?: number } | undefined)?.version ?? 0) + 1
         const found = new Map(checked.map((op, i) => [op.path, current[i] as EntryRecord | undefined]))
-        checkExpectedVersions(checked, (path) => found.get(path))
+        checkExpectedVersions(checked, path => found.get(path))
         const below = new Map(subtrees.map(({ path }, i) => [path, (counts as number[])[i]]))
-        checkSubtrees(ops, (path) => below.get(path) ?? 0)
+        checkSubtrees(ops, path => below.get(path) ?? 0)
         for (const op of ops) {
           if (op.op === 'check') continue
           if (op.op === 'delete') track(entries.delete(keyOfPath(op.path)))
-          else track(entries.put({ namespace, scope, path: op.path, kind: op.kind, data: ownBytes(op.data), version, mtime: op.mtime, ctime: op.ctime }))
+          else
+            track(
+              entries.put({
+                namespace,
+                scope,
+                path: op.path,
+                kind: op.kind,
+                data: ownBytes(op.data),
+                version,
+                mtime: op.mtime,
+                ctime: op.ctime,
+              }),
+            )
         }
         track(tx.objectStore('scopes').put({ namespace, scope, version }))
         await Promise.all([...requests, tx.done])
@@ -143,7 +180,13 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
         }
         for (const r of [...requests, tx.done]) r.catch(noop)
         // When IndexedDB itself aborts (quota), requests fail with a bare AbortError; the reason is on the transaction.
-        const reason = error instanceof DOMException && error.name === 'AbortError' ? await tx.done.then(() => error, (e: unknown) => e) : error
+        const reason =
+          error instanceof DOMException && error.name === 'AbortError'
+            ? await tx.done.then(
+                () => error,
+                (e: unknown) => e,
+              )
+            : error
         throw explain(reason, namespace, scope)
       }
     },
@@ -162,7 +205,7 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
     async listScopes(namespace) {
       // Every commit writes the scope's version record, so the scopes store alone lists them all.
       const heads = await (await connect()).getAll('scopes', IDBKeyRange.bound([namespace], [namespace, []]))
-      return heads.filter((h) => !h.deleted).map((h) => h.scope)
+      return heads.filter(h => !h.deleted).map(h => h.scope)
     },
 
     watch(namespace, scope, listener) {
@@ -207,7 +250,12 @@ function ownBytes(data: Uint8Array): Uint8Array {
 /** Turns the one IndexedDB failure users can act on into a typed error; everything else passes as is. */
 function explain(error: unknown, namespace: string, scope: string): unknown {
   if (error instanceof DOMException && error.name === 'QuotaExceededError') {
-    return new VfsError('ESTORE', undefined, `the browser's storage quota is full; nothing of the batch on ${namespace}/${scope} was written. Delete scopes, or ask for more with navigator.storage.persist()`, { cause: error })
+    return new VfsError(
+      'ESTORE',
+      undefined,
+      `the browser's storage quota is full; nothing of the batch on ${namespace}/${scope} was written. Delete scopes, or ask for more with navigator.storage.persist()`,
+      { cause: error },
+    )
   }
   return error
 }

@@ -1,4 +1,12 @@
-import { checkExpectedVersions, checkSubtrees, subtreeRange, type ScopeSnapshot, type StoredEntry, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import {
+  checkExpectedVersions,
+  checkSubtrees,
+  subtreeRange,
+  type ScopeSnapshot,
+  type StoredEntry,
+  type StoreOp,
+  type VfsStore,
+} from '../src/contract/store.js'
 
 interface MemoryScope {
   version: number
@@ -21,13 +29,13 @@ export function memoryStore(): VfsStore {
     async load(namespace, scope): Promise<ScopeSnapshot> {
       const s = scopes.get(keyOf(namespace, scope))
       if (!s) return { version: 0, entries: [] }
-      return { version: s.version, entries: [...s.entries.values()].map((e) => ({ ...e, data: e.data.slice() })) }
+      return { version: s.version, entries: [...s.entries.values()].map(e => ({ ...e, data: e.data.slice() })) }
     },
     async commit(namespace, scope, ops: StoreOp[]) {
       const key = keyOf(namespace, scope)
       const s = scopes.get(key) ?? { version: 0, deleted: false, entries: new Map<string, StoredEntry>() }
-      checkExpectedVersions(ops, (path) => s.entries.get(path))
-      checkSubtrees(ops, (path) => {
+      checkExpectedVersions(ops, path => s.entries.get(path))
+      checkSubtrees(ops, path => {
         const { prefix } = subtreeRange(path)
         let n = 0
         for (const p of s.entries.keys()) if (p.startsWith(prefix)) n++
@@ -37,7 +45,11 @@ export function memoryStore(): VfsStore {
       // scope untouched; the cost is the batch's, not the scope's.
       const version = s.version + 1
       const staged = ops.flatMap((op): Array<[string, StoredEntry | null]> =>
-        op.op === 'check' ? [] : op.op === 'delete' ? [[op.path, null]] : [[op.path, { path: op.path, kind: op.kind, data: op.data.slice(), version, mtime: op.mtime, ctime: op.ctime }]],
+        op.op === 'check'
+          ? []
+          : op.op === 'delete'
+            ? [[op.path, null]]
+            : [[op.path, { path: op.path, kind: op.kind, data: op.data.slice(), version, mtime: op.mtime, ctime: op.ctime }]],
       )
       for (const [path, entry] of staged) {
         if (entry) s.entries.set(path, entry)

@@ -1,5 +1,15 @@
 import { VfsError } from '../src/contract/errors.js'
-import { checkExpectedVersions, checkSubtrees, type EntryKind, type HeldEntry, subtreeChecks, subtreeRange, type ScopeSnapshot, type StoreOp, type VfsStore } from '../src/contract/store.js'
+import {
+  checkExpectedVersions,
+  checkSubtrees,
+  type EntryKind,
+  type HeldEntry,
+  subtreeChecks,
+  subtreeRange,
+  type ScopeSnapshot,
+  type StoreOp,
+  type VfsStore,
+} from '../src/contract/store.js'
 
 /**
  * What the adapter needs from a Postgres driver: `query(text, params)` resolving to `{ rows }`.
@@ -58,7 +68,11 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     throw new VfsError('EINVAL', undefined, 'postgresStore needs { client } with query(text, params), e.g. a pg.Pool or PGlite')
   }
   if (typeof table !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,47}$/.test(table)) {
-    throw new VfsError('EINVAL', undefined, `table must be a plain SQL identifier (letters, digits, _; at most 48), got ${JSON.stringify(table)}`)
+    throw new VfsError(
+      'EINVAL',
+      undefined,
+      `table must be a plain SQL identifier (letters, digits, _; at most 48), got ${JSON.stringify(table)}`,
+    )
   }
   const scopes = `"${table}_scopes"`
   const entries = `"${table}_entries"`
@@ -66,20 +80,27 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   // Before migrate() every statement fails with "relation does not exist": say what to do instead.
   const missingTables = (error: unknown): never => {
     if ((error as { code?: unknown } | null)?.code === UNDEFINED_TABLE) {
-      throw new VfsError('ESTORE', undefined, `the tables ${table}_scopes and ${table}_entries do not exist: call migrate() once before use (e.g. at deploy)`, { cause: error })
+      throw new VfsError(
+        'ESTORE',
+        undefined,
+        `the tables ${table}_scopes and ${table}_entries do not exist: call migrate() once before use (e.g. at deploy)`,
+        { cause: error },
+      )
     }
     throw error
   }
-  const transact: Transact = (fn) => raw.transact(fn).catch(missingTables)
-  const read: Transact = (fn) => raw.read(fn).catch(missingTables)
+  const transact: Transact = fn => raw.transact(fn).catch(missingTables)
+  const read: Transact = fn => raw.read(fn).catch(missingTables)
 
   return {
     kind: 'postgres',
     async migrate() {
-      await raw.transact(async (q) => {
+      await raw.transact(async q => {
         // Two processes migrating at once would race on CREATE TABLE IF NOT EXISTS; serialise them.
         await q.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`agent-vfs migrate ${table}`])
-        await q.query(`CREATE TABLE IF NOT EXISTS ${scopes} (namespace text NOT NULL, scope text NOT NULL, version int8 NOT NULL, PRIMARY KEY (namespace, scope))`)
+        await q.query(
+          `CREATE TABLE IF NOT EXISTS ${scopes} (namespace text NOT NULL, scope text NOT NULL, version int8 NOT NULL, PRIMARY KEY (namespace, scope))`,
+        )
         await q.query(
           `CREATE TABLE IF NOT EXISTS ${entries} (namespace text NOT NULL, scope text NOT NULL, path text NOT NULL, kind text NOT NULL, ` +
             `data bytea NOT NULL, version int8 NOT NULL, mtime float8 NOT NULL, ctime float8 NOT NULL, PRIMARY KEY (namespace, scope, path))`,
@@ -91,7 +112,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     },
     loadMany,
     commit(namespace, scope, ops: StoreOp[]) {
-      return transact(async (q) => {
+      return transact(async q => {
         const bumped = await q.query(
           `INSERT INTO ${scopes} AS s (namespace, scope, version) VALUES ($1, $2, 1) ` +
             `ON CONFLICT (namespace, scope) DO UPDATE SET version = abs(s.version) + 1 RETURNING s.version`,
@@ -110,8 +131,12 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
             `UNION ALL SELECT d.path, NULL, NULL, (SELECT count(*) FROM ${entries} e WHERE e.namespace = $1 AND e.scope = $2 AND starts_with(e.path, d.prefix)) ` +
             `FROM unnest($5::text[], $6::text[]) AS d(path, prefix)`,
           [
-            namespace, scope, ops.filter((op) => op.op !== 'check').map((op) => op.path), ops.filter((op) => op.op === 'check').map((op) => op.path),
-            subtrees.map((c) => c.path), subtrees.map((c) => subtreeRange(c.path).prefix),
+            namespace,
+            scope,
+            ops.filter(op => op.op !== 'check').map(op => op.path),
+            ops.filter(op => op.op === 'check').map(op => op.path),
+            subtrees.map(c => c.path),
+            subtrees.map(c => subtreeRange(c.path).prefix),
           ],
         )
         const current = new Map<string, HeldEntry>()
@@ -120,29 +145,30 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
           if (r.below === null) current.set(r.path, { version: Number(r.version), kind: r.kind })
           else below.set(r.path, Number(r.below))
         }
-        checkExpectedVersions(ops, (path) => current.get(path))
-        checkSubtrees(ops, (path) => below.get(path) ?? 0)
+        checkExpectedVersions(ops, path => current.get(path))
+        checkSubtrees(ops, path => below.get(path) ?? 0)
         const puts = ops.filter((op): op is Extract<StoreOp, { op: 'put' }> => op.op === 'put')
-        for (let i = 0; i < puts.length; i += ROWS_PER_INSERT) await insert(q, namespace, scope, version, puts.slice(i, i + ROWS_PER_INSERT))
+        for (let i = 0; i < puts.length; i += ROWS_PER_INSERT)
+          await insert(q, namespace, scope, version, puts.slice(i, i + ROWS_PER_INSERT))
         return version
       })
     },
     async deleteScope(namespace, scope) {
-      await transact(async (q) => {
+      await transact(async q => {
         // The row stays, version negated: the next commit continues from it and listScopes skips it.
         await q.query(`UPDATE ${scopes} SET version = -abs(version) WHERE namespace = $1 AND scope = $2`, [namespace, scope])
         await q.query(`DELETE FROM ${entries} WHERE namespace = $1 AND scope = $2`, [namespace, scope])
       })
     },
     async listScopes(namespace) {
-      const { rows } = await read((q) => q.query(`SELECT scope FROM ${scopes} WHERE namespace = $1 AND version > 0`, [namespace]))
-      return (rows as { scope: string }[]).map((r) => r.scope).sort()
+      const { rows } = await read(q => q.query(`SELECT scope FROM ${scopes} WHERE namespace = $1 AND version > 0`, [namespace]))
+      return (rows as { scope: string }[]).map(r => r.scope).sort()
     },
   }
 
   /** Loads scopes in one statement, so each scope's version and entries come from the same snapshot. */
   async function loadMany(namespace: string, names: readonly string[]): Promise<ScopeSnapshot[]> {
-    const { rows } = await read((q) =>
+    const { rows } = await read(q =>
       q.query(
         `SELECT s.scope, abs(s.version) AS scope_version, e.path, e.kind, e.data, e.version, e.mtime, e.ctime FROM ${scopes} s ` +
           `LEFT JOIN ${entries} e ON e.namespace = s.namespace AND e.scope = s.scope WHERE s.namespace = $1 AND s.scope = ANY($2::text[])`,
@@ -154,9 +180,16 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       let snapshot = byScope.get(r.scope)
       if (!snapshot) byScope.set(r.scope, (snapshot = { version: Number(r.scope_version), entries: [] }))
       if (r.path === null) continue // a scope whose entries were all deleted
-      snapshot.entries.push({ path: r.path, kind: r.kind, data: bytesOf(r.data), version: Number(r.version), mtime: Number(r.mtime), ctime: Number(r.ctime) })
+      snapshot.entries.push({
+        path: r.path,
+        kind: r.kind,
+        data: bytesOf(r.data),
+        version: Number(r.version),
+        mtime: Number(r.mtime),
+        ctime: Number(r.ctime),
+      })
     }
-    return names.map((name) => byScope.get(name) ?? { version: 0, entries: [] })
+    return names.map(name => byScope.get(name) ?? { version: 0, entries: [] })
   }
 
   /** One multi-row INSERT. Each row's content is its own parameter, so drivers send it as binary. */
@@ -197,30 +230,30 @@ function bytesOf(data: Uint8Array): Uint8Array {
 function transactionsFor(client: SqlClient): { transact: Transact; read: Transact } {
   const c = client as SqlClient & Record<string, unknown>
   if (typeof c.transaction === 'function') {
-    const transact: Transact = (fn) => (c.transaction as (f: typeof fn) => ReturnType<typeof fn>)(fn)
-    return { transact, read: (fn) => fn(client) }
+    const transact: Transact = fn => (c.transaction as (f: typeof fn) => ReturnType<typeof fn>)(fn)
+    return { transact, read: fn => fn(client) }
   }
   if (typeof c.connect === 'function' && typeof c.totalCount === 'number') {
     const pool = client as PoolLike
-    const transact: Transact = async (fn) => {
+    const transact: Transact = async fn => {
       const conn = await pool.connect()
       let broken: Error | undefined
       try {
-        return await inTransaction(conn, fn, (error) => (broken = error))
+        return await inTransaction(conn, fn, error => (broken = error))
       } finally {
         conn.release(broken) // a connection whose ROLLBACK failed is discarded, not reused
       }
     }
-    return { transact, read: (fn) => fn(client) }
+    return { transact, read: fn => fn(client) }
   }
   // One connection: queue everything, so a read never runs inside another call's transaction.
   let tail: Promise<unknown> = Promise.resolve()
-  const serial: Transact = (fn) => {
+  const serial: Transact = fn => {
     const run = tail.then(() => fn(client))
     tail = run.catch(() => undefined)
     return run
   }
-  return { transact: (fn) => serial((q) => inTransaction(q, fn, () => undefined)), read: serial }
+  return { transact: fn => serial(q => inTransaction(q, fn, () => undefined)), read: serial }
 }
 
 /** BEGIN, `fn`, COMMIT on one connection; ROLLBACK and rethrow if anything fails. */

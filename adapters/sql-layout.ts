@@ -51,6 +51,7 @@ export function joinChunks(parts: Array<Uint8Array | ArrayBuffer>, size: number,
     out.set(bytes, at)
     at += bytes.length
   }
-  if (at !== size) throw new VfsError('ESTORE', path, `the stored content does not add up to the ${size} bytes its entry records; the store is damaged`)
+  if (at !== size)
+    throw new VfsError('ESTORE', path, `the stored content does not add up to the ${size} bytes its entry records; the store is damaged`)
   return out
 }

@@ -36,7 +36,14 @@ import { createRunJs, memoryStore, openVfs, postgresStore, scopeRun, type RunVfs
 import { resumeTask, runTask, scriptedModel, type ExecutionEvent, type Plan, type PolicyRule, type TaskResult } from '../src/agent/index.js'
 import { generateEpisodes } from '../fixtures/script-appendix/generator.js'
 import { appendixModel, followUpModel } from '../fixtures/script-appendix/scripted.js'
-import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, FOLLOW_UP_INSTRUCTIONS, appendixContract, seedInput } from '../fixtures/script-appendix/task.js'
+import {
+  ALLOW_RUN_JS,
+  APPENDIX_INSTRUCTIONS,
+  ASK_OUTSIDE_WORK,
+  FOLLOW_UP_INSTRUCTIONS,
+  appendixContract,
+  seedInput,
+} from '../fixtures/script-appendix/task.js'
 import { Killed, killable } from '../test/agent/kill-switch.js'
 import { compareMedian, Results, size, smoke, wanted } from './harness.js'
 
@@ -56,16 +63,32 @@ async function session(store: VfsStore, scope = freshScope()): Promise<{ base: V
 }
 
 /** The main job's two stages on one session, as `npm start` runs them (without printing). */
-async function endToEnd(store: VfsStore, options: { batchedSeed?: boolean; phases?: number[] } = {}): Promise<{ first: TaskResult; follow: TaskResult }> {
+async function endToEnd(
+  store: VfsStore,
+  options: { batchedSeed?: boolean; phases?: number[] } = {},
+): Promise<{ first: TaskResult; follow: TaskResult }> {
   const t0 = performance.now()
   const { base, run } = await session(store)
   // The example seeds one awaited file at a time (61 commits); batchedSeed issues them together (group commit), for the diagnostic.
   if (options.batchedSeed) await Promise.all(Object.entries(files).map(([path, text]) => run.seed(`/context/${path}`, text)))
   else await seedInput(run, files)
   options.phases?.push(performance.now() - t0)
-  const first = await runTask({ vfs: run, model: scriptedModel(appendixModel()), instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract, policy, runJs })
+  const first = await runTask({
+    vfs: run,
+    model: scriptedModel(appendixModel()),
+    instructions: APPENDIX_INSTRUCTIONS,
+    contract: appendixContract,
+    policy,
+    runJs,
+  })
   if (first.status !== 'completed') throw new Error(`first execution ${first.status}: ${first.error?.message}`)
-  const follow = await runTask({ vfs: run, model: scriptedModel(followUpModel()), instructions: FOLLOW_UP_INSTRUCTIONS, policy, runJs })
+  const follow = await runTask({
+    vfs: run,
+    model: scriptedModel(followUpModel()),
+    instructions: FOLLOW_UP_INSTRUCTIONS,
+    policy,
+    runJs,
+  })
   if (follow.status !== 'completed') throw new Error(`follow-up ${follow.status}: ${follow.error?.message}`)
   await base.close()
   return { first, follow }
@@ -98,7 +121,7 @@ function metered(store: VfsStore) {
       }
     },
     deleteScope: (ns, scope) => store.deleteScope(ns, scope),
-    listScopes: (ns) => store.listScopes(ns),
+    listScopes: ns => store.listScopes(ns),
   }
   return { store: wrapped, m }
 }
@@ -107,8 +130,13 @@ function metered(store: VfsStore) {
 async function pglite(dir?: string): Promise<{ store: VfsStore; close(): Promise<void>; statements: { n: number } }> {
   const db = dir ? await PGlite.create(join(dir, 'pglite')) : await PGlite.create()
   const statements = { n: 0 }
-  const counted = (q: { query: PGlite['query'] }) => ({ query: (text: string, params?: unknown[]) => (statements.n++, q.query(text, params)) })
-  const client = { query: counted(db).query, transaction: <T>(fn: (tx: unknown) => Promise<T>) => db.transaction((tx) => fn(counted(tx))) }
+  const counted = (q: { query: PGlite['query'] }) => ({
+    query: (text: string, params?: unknown[]) => (statements.n++, q.query(text, params)),
+  })
+  const client = {
+    query: counted(db).query,
+    transaction: <T>(fn: (tx: unknown) => Promise<T>) => db.transaction(tx => fn(counted(tx))),
+  }
   const store = postgresStore({ client })
   await store.migrate()
   return { store, close: () => db.close(), statements }
@@ -123,9 +151,17 @@ async function persistence(): Promise<void> {
   const mem = memoryStore()
   try {
     const rounds = Number(process.env.AGENT_BENCH_ROUNDS ?? 7)
-    const r = await compareMedian(() => endToEnd(pg.store), () => endToEnd(mem), { rounds, warmup: 2, setup: gc })
+    const r = await compareMedian(
+      () => endToEnd(pg.store),
+      () => endToEnd(mem),
+      { rounds, warmup: 2, setup: gc },
+    )
     results.add({
-      name: 'agent.persistence.overhead', unit: 'ms', better: 'lower', ...r, target: 'ratio <= 1.5',
+      name: 'agent.persistence.overhead',
+      unit: 'ms',
+      better: 'lower',
+      ...r,
+      target: 'ratio <= 1.5',
       baselineLabel: 'the same 60-episode example end to end (seed, first execution, follow-up) on memoryStore',
     })
 
@@ -135,8 +171,11 @@ async function persistence(): Promise<void> {
     try {
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
       const cases = [
-        ['PGlite (temp dir)', pg.store, pg.statements, false], ['PGlite (in memory)', memPg.store, memPg.statements, false], ['memoryStore', mem, undefined, false],
-        ['PGlite (temp dir), seeding batched', pg.store, pg.statements, true], ['memoryStore, seeding batched', mem, undefined, true],
+        ['PGlite (temp dir)', pg.store, pg.statements, false],
+        ['PGlite (in memory)', memPg.store, memPg.statements, false],
+        ['memoryStore', mem, undefined, false],
+        ['PGlite (temp dir), seeding batched', pg.store, pg.statements, true],
+        ['memoryStore, seeding batched', mem, undefined, true],
       ] as const
       for (const [label, store, statements, batchedSeed] of cases) {
         const totals: number[] = []
@@ -202,10 +241,20 @@ async function interruptedRun(
     if (e.type === 'tool-result' && e.ok) before++
     if (e.type === 'plan-updated') pendingPlan = e.plan
     if (e.type === 'checkpoint') confirmed = pendingPlan
-    if (e.type === 'tool-call' && ++calls >= ('afterCalls' in interrupt ? interrupt.afterCalls : Infinity) && !controller.signal.aborted) controller.abort()
+    if (e.type === 'tool-call' && ++calls >= ('afterCalls' in interrupt ? interrupt.afterCalls : Infinity) && !controller.signal.aborted)
+      controller.abort()
   }
   try {
-    const r = await runTask({ vfs, model: scriptedModel(appendixModel()), instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract, policy, runJs, onEvent, signal: controller.signal })
+    const r = await runTask({
+      vfs,
+      model: scriptedModel(appendixModel()),
+      instructions: APPENDIX_INSTRUCTIONS,
+      contract: appendixContract,
+      policy,
+      runJs,
+      onEvent,
+      signal: controller.signal,
+    })
     if (r.status !== 'interrupted') throw new Error(`expected an interruption, got ${r.status}`)
   } catch (error) {
     if (!(error instanceof Killed)) throw error
@@ -214,26 +263,34 @@ async function interruptedRun(
 
   // A new process: reopen the session from the store and resume from the last checkpoint.
   const again = await session(store, scope)
-  const stored = (await again.run.exists('/state/plan.json')) ? (JSON.parse(await again.run.readFile('/state/plan.json', 'utf8')) as Plan) : undefined
-  const completedAtStop = [...new Set([...(confirmed?.steps ?? []), ...(stored?.steps ?? [])].filter((s) => s.status === 'completed').map((s) => s.id))]
+  const stored = (await again.run.exists('/state/plan.json'))
+    ? (JSON.parse(await again.run.readFile('/state/plan.json', 'utf8')) as Plan)
+    : undefined
+  const completedAtStop = [
+    ...new Set([...(confirmed?.steps ?? []), ...(stored?.steps ?? [])].filter(s => s.status === 'completed').map(s => s.id)),
+  ]
   const model = appendixModel()
   let redone = 0
   let after = 0
   const r = await resumeTask({
-    vfs: again.run, contract: appendixContract, policy, runJs,
-    onEvent: (e) => {
+    vfs: again.run,
+    contract: appendixContract,
+    policy,
+    runJs,
+    onEvent: e => {
       if (e.type === 'tool-call') after++
     },
-    model: scriptedModel((v) => {
+    model: scriptedModel(v => {
       const turn = model(v)
       const step = v.state?.nextStep?.id
-      const work = turn.toolCalls?.filter((c) => c.toolName !== 'update_plan' && c.toolName !== 'submit_result').length ?? 0
+      const work = turn.toolCalls?.filter(c => c.toolName !== 'update_plan' && c.toolName !== 'submit_result').length ?? 0
       if (step && completedAtStop.includes(step)) redone += work
       return turn
     }),
   })
   if (r.status !== 'completed') throw new Error(`resume after ${before} calls ended ${r.status}: ${r.error?.message}`)
-  if (!same(await outputsOf(again.run), expected)) throw new Error(`resume after ${before} calls: outputs differ from the uninterrupted run`)
+  if (!same(await outputsOf(again.run), expected))
+    throw new Error(`resume after ${before} calls: outputs differ from the uninterrupted run`)
   await again.base.close()
   return { before, callsBefore: calls, after, redone, completedAtStop }
 }
@@ -243,22 +300,48 @@ async function resume(): Promise<void> {
   const store = memoryStore()
   const clean = await session(store)
   await seedInput(clean.run, files)
-  const reference = await runTask({ vfs: clean.run, model: scriptedModel(appendixModel()), instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract, policy, runJs })
+  const reference = await runTask({
+    vfs: clean.run,
+    model: scriptedModel(appendixModel()),
+    instructions: APPENDIX_INSTRUCTIONS,
+    contract: appendixContract,
+    policy,
+    runJs,
+  })
   const expected = await outputsOf(clean.run)
   let extractWrites = 0
   const kills: Array<[string, (m: string, a: unknown[]) => boolean]> = [
     ['inside run_js (writing assets.json)', (m, a) => m === 'writeFile' && a[0] === '/outputs/assets.json'],
-    ['between run_js and the checkpoint', (m, a) => m === 'writeFile' && a[0] === '/state/plan.json' && String(a[1]).includes('"revision": 4')],
+    [
+      'between run_js and the checkpoint',
+      (m, a) => m === 'writeFile' && a[0] === '/state/plan.json' && String(a[1]).includes('"revision": 4'),
+    ],
     ['inside the correction step', (m, a) => m === 'writeFile' && a[0] === '/work/extract.json' && ++extractWrites === 2],
   ]
-  const runs: Array<{ label: string; before: number; callsBefore: number; after: number; redone: number; completedAtStop: string[] }> = []
-  for (let k = 1; k < reference.toolCalls; k++) runs.push({ label: `abort after ${k} calls`, ...(await interruptedRun(store, expected, { afterCalls: k })) })
+  const runs: Array<{
+    label: string
+    before: number
+    callsBefore: number
+    after: number
+    redone: number
+    completedAtStop: string[]
+  }> = []
+  for (let k = 1; k < reference.toolCalls; k++)
+    runs.push({ label: `abort after ${k} calls`, ...(await interruptedRun(store, expected, { afterCalls: k })) })
   for (const [label, kill] of kills) runs.push({ label: `killed ${label}`, ...(await interruptedRun(store, expected, { kill })) })
-  for (const r of runs) console.log(`  ${r.label.padEnd(44)} ok calls before ${String(r.before).padStart(2)}, calls after resume ${String(r.after).padStart(2)}, completed then [${r.completedAtStop.join(' ')}], their calls redone ${r.redone}; calls beyond the uninterrupted run ${r.callsBefore + r.after - reference.toolCalls}`)
+  for (const r of runs)
+    console.log(
+      `  ${r.label.padEnd(44)} ok calls before ${String(r.before).padStart(2)}, calls after resume ${String(r.after).padStart(2)}, completed then [${r.completedAtStop.join(' ')}], their calls redone ${r.redone}; calls beyond the uninterrupted run ${r.callsBefore + r.after - reference.toolCalls}`,
+    )
   const ours = runs.reduce((s, r) => s + r.redone, 0)
   const baseline = runs.reduce((s, r) => s + r.before, 0)
   results.add({
-    name: 'agent.resume.redone', unit: 'tool calls redone', better: 'lower', ours, baseline, target: '0 redone (ratio 0)',
+    name: 'agent.resume.redone',
+    unit: 'tool calls redone',
+    better: 'lower',
+    ours,
+    baseline,
+    target: '0 redone (ratio 0)',
     baselineLabel: `restart from scratch: successful tool calls made before each of ${runs.length} interruptions, summed (uninterrupted run: ${reference.toolCalls} calls; interrupted after each call 1..${reference.toolCalls - 1} and killed at 3 points)`,
   })
 }
@@ -267,7 +350,12 @@ async function followUp(): Promise<void> {
   if (!wanted('agent.followup.calls')) return
   const { first, follow } = await endToEnd(memoryStore())
   results.add({
-    name: 'agent.followup.calls', unit: 'tool calls', better: 'lower', ours: follow.toolCalls, baseline: first.toolCalls, target: 'ratio <= 0.3',
+    name: 'agent.followup.calls',
+    unit: 'tool calls',
+    better: 'lower',
+    ours: follow.toolCalls,
+    baseline: first.toolCalls,
+    target: 'ratio <= 0.3',
     baselineLabel: 'tool calls of the first execution on the same session (7 update_plan, 7 run_js, 2 submit_result)',
   })
 }

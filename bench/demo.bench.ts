@@ -41,7 +41,8 @@ import { sourceEntries } from '../test/source-entries.ts'
 import { Results, size, smoke, wanted } from './harness.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const BASELINE_LABEL = 'a plain Vite app that imports only agent-vfs and opens a workspace (bench/fixtures/plain-vite-app), built in the same run'
+const BASELINE_LABEL =
+  'a plain Vite app that imports only agent-vfs and opens a workspace (bench/fixtures/plain-vite-app), built in the same run'
 const ROUNDS = size(7, 1)
 const WARMUP = size(1, 0)
 
@@ -55,9 +56,18 @@ const READY_DEMO = `!!document.querySelector('[data-testid="session-list"]') ||
  */
 const apps: Record<'demo' | 'plain', { config: InlineConfig; ready: string; before?: string }> = {
   // The sessions panel shows the list, or says there is none yet, once the in-tab host answered.
-  demo: { config: { configFile: join(root, 'vite.config.ts') }, ready: READY_DEMO, before: `localStorage.setItem(${JSON.stringify(SETTINGS_KEY)}, JSON.stringify({ mode: 'tab' }))` },
+  demo: {
+    config: { configFile: join(root, 'vite.config.ts') },
+    ready: READY_DEMO,
+    before: `localStorage.setItem(${JSON.stringify(SETTINGS_KEY)}, JSON.stringify({ mode: 'tab' }))`,
+  },
   plain: {
-    config: { configFile: false, root: join(root, 'bench/fixtures/plain-vite-app'), resolve: { alias: sourceEntries() }, build: { target: 'es2022' } },
+    config: {
+      configFile: false,
+      root: join(root, 'bench/fixtures/plain-vite-app'),
+      resolve: { alias: sourceEntries() },
+      build: { target: 'es2022' },
+    },
     ready: `!!document.querySelector('main[data-ready]')`,
   },
 }
@@ -93,7 +103,7 @@ async function firstUsefulPaint(browser: Browser, url: string, ready: string, be
   try {
     const page = await context.newPage()
     const errors: string[] = []
-    page.on('pageerror', (e) => errors.push(e.message))
+    page.on('pageerror', e => errors.push(e.message))
     // A string, not a function: tsx compiles functions with helpers (`__name`) the page lacks.
     await page.addInitScript(`{
       ${before}
@@ -106,11 +116,9 @@ async function firstUsefulPaint(browser: Browser, url: string, ready: string, be
       observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true })
     }`)
     await page.goto(url)
-    const handle = await page
-      .waitForFunction('globalThis.__readyAt', undefined, { timeout: 120_000 })
-      .catch((e: Error) => {
-        throw new Error(`${url} never showed ${ready}: ${errors.join('; ') || e.message}`)
-      })
+    const handle = await page.waitForFunction('globalThis.__readyAt', undefined, { timeout: 120_000 }).catch((e: Error) => {
+      throw new Error(`${url} never showed ${ready}: ${errors.join('; ') || e.message}`)
+    })
     return (await handle.jsonValue()) as number
   } finally {
     await context.close()
@@ -126,7 +134,12 @@ try {
   for (const app of Object.keys(apps) as App[]) {
     const dir = mkdtempSync(join(tmpdir(), `agent-vfs-bench-${app}-`))
     dirs.push(dir)
-    await build({ ...apps[app].config, mode: 'production', logLevel: 'warn', build: { ...apps[app].config.build, outDir: dir, emptyOutDir: true } })
+    await build({
+      ...apps[app].config,
+      mode: 'production',
+      logLevel: 'warn',
+      build: { ...apps[app].config.build, outDir: dir, emptyOutDir: true },
+    })
     out[app] = dir
   }
   const results = new Results('demo.json')
@@ -138,14 +151,27 @@ try {
     if (demo.files === 0 || plain.files === 0) throw new Error('a build emitted no JavaScript')
     for (const kind of ['raw', 'gzip'] as const) {
       if (!wanted(names[kind])) continue
-      results.add({ name: names[kind], unit: 'bytes', better: 'lower', ours: demo[kind], baseline: plain[kind], target: 'report', baselineLabel: BASELINE_LABEL })
+      results.add({
+        name: names[kind],
+        unit: 'bytes',
+        better: 'lower',
+        ours: demo[kind],
+        baseline: plain[kind],
+        target: 'report',
+        baselineLabel: BASELINE_LABEL,
+      })
     }
   }
 
   if (wantPaint) {
     const urls = {} as Record<App, string>
     for (const app of Object.keys(apps) as App[]) {
-      const server = await preview({ ...apps[app].config, logLevel: 'warn', build: { outDir: out[app] }, preview: { host: '127.0.0.1', port: 0, strictPort: true, open: false } })
+      const server = await preview({
+        ...apps[app].config,
+        logLevel: 'warn',
+        build: { outDir: out[app] },
+        preview: { host: '127.0.0.1', port: 0, strictPort: true, open: false },
+      })
       servers.push(server)
       const url = server.resolvedUrls?.local[0]
       if (!url) throw new Error(`vite preview of ${app} reported no URL`)
@@ -160,9 +186,19 @@ try {
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-    const fmt = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ')
-    console.error(`  ${names.paint} (Chromium ${browser.version()}${smoke ? ', smoke' : ''}): demo [${fmt(times.demo)}] plain [${fmt(times.plain)}]`)
-    results.add({ name: names.paint, unit: 'ms', better: 'lower', ours: median(times.demo), baseline: median(times.plain), target: 'report', baselineLabel: BASELINE_LABEL })
+    const fmt = (xs: number[]) => xs.map(x => x.toFixed(0)).join(', ')
+    console.error(
+      `  ${names.paint} (Chromium ${browser.version()}${smoke ? ', smoke' : ''}): demo [${fmt(times.demo)}] plain [${fmt(times.plain)}]`,
+    )
+    results.add({
+      name: names.paint,
+      unit: 'ms',
+      better: 'lower',
+      ours: median(times.demo),
+      baseline: median(times.plain),
+      target: 'report',
+      baselineLabel: BASELINE_LABEL,
+    })
   }
 } catch (error) {
   failed = true

@@ -33,8 +33,13 @@ async function fuzz(name: string, store: () => Promise<VfsStore>, seeds: number,
   console.log(`${name}: ${seeds} seeds × ${steps} steps, ${operations} operations, ${conflicts} conflicts, all promises kept`)
   if (smoke) return // tiny sizes prove the suite runs; their figures are not recorded
   results.add({
-    name, unit: 'ms per 1,000 operations', better: 'lower', ours: (ours * 1000) / operations, baseline: (baseline * 1000) / operations,
-    target: 'no broken promise (fails otherwise)', baselineLabel: 'the same seeds with one writer',
+    name,
+    unit: 'ms per 1,000 operations',
+    better: 'lower',
+    ours: (ours * 1000) / operations,
+    baseline: (baseline * 1000) / operations,
+    target: 'no broken promise (fails otherwise)',
+    baselineLabel: 'the same seeds with one writer',
   })
 }
 
@@ -42,10 +47,15 @@ await fuzz('fuzz.two-writers.memory', async () => memoryStore(), smoke ? 2 : 40,
 if (!smoke && wanted('fuzz.two-writers.pglite')) {
   const db = await PGlite.create()
   let n = 0
-  await fuzz('fuzz.two-writers.pglite', async () => {
-    const store = postgresStore({ client: db, table: `fuzz_${++n}` })
-    await store.migrate()
-    return store
-  }, 2, 400)
+  await fuzz(
+    'fuzz.two-writers.pglite',
+    async () => {
+      const store = postgresStore({ client: db, table: `fuzz_${++n}` })
+      await store.migrate()
+      return store
+    },
+    2,
+    400,
+  )
   await db.close()
 }

@@ -38,7 +38,7 @@ export function size<T>(full: T, tiny: T): T {
 }
 
 /** The filter given on the command line (`npm run bench -- vfs.grep`); empty matches everything. */
-export const filter = process.argv.slice(2).find((a) => !a.startsWith('-')) ?? ''
+export const filter = process.argv.slice(2).find(a => !a.startsWith('-')) ?? ''
 
 export function wanted(name: string): boolean {
   return filter === '' || name.includes(filter)
@@ -74,7 +74,10 @@ export async function compareMedian(
   const { setup } = options
   if (smoke) [rounds, warmup] = [1, 0]
   for (let i = 0; i < warmup + rounds; i++) {
-    for (const [fn, out] of [[ours, o], [baseline, b]] as const) {
+    for (const [fn, out] of [
+      [ours, o],
+      [baseline, b],
+    ] as const) {
       if (setup) await setup()
       const t0 = performance.now()
       await fn()

@@ -31,7 +31,10 @@ export interface ObserverClients {
 
 /** Starts the client process (this file, with this process's flags: tsx, conditions). */
 export function observerClients(): ObserverClients {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child'], {
+    execArgv: process.execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
   let next = 0
   const waiting = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>()
   child.on('message', (m: { n: number; result?: unknown; error?: string }) => {
@@ -53,9 +56,9 @@ export function observerClients(): ObserverClients {
   return {
     open: (group, url, token, paths) => ask({ op: 'open', group, url, token, paths }),
     count: (group, total, timeoutMs = 120_000) => ask({ op: 'count', group, total, timeoutMs }),
-    close: (group) => ask({ op: 'close', group }),
+    close: group => ask({ op: 'close', group }),
     stop: () =>
-      new Promise<void>((resolve) => {
+      new Promise<void>(resolve => {
         if (child.exitCode !== null) return resolve()
         child.once('exit', () => resolve())
         child.kill()
@@ -63,7 +66,7 @@ export function observerClients(): ObserverClients {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const sleep = (ms: number) => new Promise(r => setTimeout(r, ms))
 
 async function serve(): Promise<void> {
   const groups = new Map<string, Group>()
@@ -87,8 +90,15 @@ async function serve(): Promise<void> {
         const into: number[] = []
         group.seen.push(into)
         const res = connect(`${req.url}${req.paths[i]}`, auth, group.halt.signal)
-        group.readers.push(res.then((r) => readSse(r, (m) => (m.id && into.push(Number(m.id)), false))).then(() => undefined, () => undefined))
-        if (i % 100 === 99 || i === req.paths.length - 1) while (group.seen.some((s) => s.length === 0)) await sleep(50)
+        group.readers.push(
+          res
+            .then(r => readSse(r, m => (m.id && into.push(Number(m.id)), false)))
+            .then(
+              () => undefined,
+              () => undefined,
+            ),
+        )
+        if (i % 100 === 99 || i === req.paths.length - 1) while (group.seen.some(s => s.length === 0)) await sleep(50)
       }
       return undefined
     }
@@ -96,7 +106,7 @@ async function serve(): Promise<void> {
     if (!group) throw new Error(`no group ${req.group}`)
     if (req.op === 'count') {
       const deadline = Date.now() + req.timeoutMs
-      while (group.seen.some((s) => s.length < req.total) && Date.now() < deadline) await sleep(100)
+      while (group.seen.some(s => s.length < req.total) && Date.now() < deadline) await sleep(100)
       let lost = 0
       let duplicated = 0
       for (const s of group.seen) {
@@ -113,7 +123,7 @@ async function serve(): Promise<void> {
   }
   process.on('message', (m: { n: number; req: Request }) => {
     handle(m.req).then(
-      (result) => process.send!({ n: m.n, result }),
+      result => process.send!({ n: m.n, result }),
       (error: Error) => process.send!({ n: m.n, error: String(error?.message ?? error) }),
     )
   })

@@ -34,7 +34,8 @@ const recorded: Measurement[] = []
 const BASELINE = 'in-thread runner, no concurrency limit'
 // Smoke mode: a few runs, enough to exercise every configuration.
 const RUNS = size(50, 6)
-const NORMAL = (i: number) => `const t = await vfs.read('/in.txt'); let s = 0; for (let i = 0; i < 10000; i++) s += i; await vfs.write('/out/${i}.txt', String(s)); return t.length + s`
+const NORMAL = (i: number) =>
+  `const t = await vfs.read('/in.txt'); let s = 0; for (let i = 0; i < 10000; i++) s += i; await vfs.write('/out/${i}.txt', String(s)); return t.length + s`
 const EXPECTED = 5 + 49995000
 
 const workloads: Record<string, { hostile: string[]; limits: RunJsOptions['limits'] }> = {
@@ -112,7 +113,12 @@ async function measureOwners(threads: WorkerThreadsExecutor, tenants: boolean): 
   await Promise.all(
     Array.from({ length: RUNS }, async (_, i) => {
       const busy = i < RUNS / 2
-      const runJs = createRunJs({ vfs, archiveDir: false, executor: threads, ...(tenants ? { tenant: busy ? 'busy' : 'calm' } : {}) })
+      const runJs = createRunJs({
+        vfs,
+        archiveDir: false,
+        executor: threads,
+        ...(tenants ? { tenant: busy ? 'busy' : 'calm' } : {}),
+      })
       const r = await runJs.run(busy ? 'while (true) {}' : NORMAL(i))
       runJs.close()
       if (!busy && r.success && r.result === EXPECTED) {
@@ -132,9 +138,25 @@ async function fair(threads: WorkerThreadsExecutor) {
   const base = await measureOwners(threads, false)
   const ours = await measureOwners(threads, true)
   const baselineLabel = 'workerThreads() with one FIFO line (no tenants)'
-  console.log(`  fair: wall ms — baseline ${base.wallMs.toFixed(0)}, ours ${ours.wallMs.toFixed(0)}; done ${base.done}% → ${ours.done}%; stall ${base.stallMs.toFixed(0)} → ${ours.stallMs.toFixed(0)} ms`)
-  add({ name: `${prefix}.done`, unit: "% of the other owner's programs succeeding", better: 'higher', ours: ours.done, baseline: Math.max(base.done, 0.001), baselineLabel })
-  add({ name: `${prefix}.stall`, unit: 'ms max host event-loop gap', better: 'lower', ours: ours.stallMs, baseline: base.stallMs, baselineLabel })
+  console.log(
+    `  fair: wall ms — baseline ${base.wallMs.toFixed(0)}, ours ${ours.wallMs.toFixed(0)}; done ${base.done}% → ${ours.done}%; stall ${base.stallMs.toFixed(0)} → ${ours.stallMs.toFixed(0)} ms`,
+  )
+  add({
+    name: `${prefix}.done`,
+    unit: "% of the other owner's programs succeeding",
+    better: 'higher',
+    ours: ours.done,
+    baseline: Math.max(base.done, 0.001),
+    baselineLabel,
+  })
+  add({
+    name: `${prefix}.stall`,
+    unit: 'ms max host event-loop gap',
+    better: 'lower',
+    ours: ours.stallMs,
+    baseline: base.stallMs,
+    baselineLabel,
+  })
 }
 
 function add(m: Omit<Measurement, 'ratio'>) {
@@ -150,17 +172,51 @@ async function scenario(name: string, threads: WorkerThreadsExecutor) {
     queue: await measure({ limits }, hostile),
     threads: await measure({ limits, executor: threads }, hostile),
   }
-  console.log(`  ${name}: wall ms — baseline ${base.wallMs.toFixed(0)}, ${Object.entries(configs).map(([k, o]) => `${k} ${o.wallMs.toFixed(0)}`).join(', ')}`)
+  console.log(
+    `  ${name}: wall ms — baseline ${base.wallMs.toFixed(0)}, ${Object.entries(configs)
+      .map(([k, o]) => `${k} ${o.wallMs.toFixed(0)}`)
+      .join(', ')}`,
+  )
   for (const [config, o] of Object.entries(configs)) {
     const label = { baselineLabel: BASELINE }
-    add({ name: `${prefix}.stall.${config}`, unit: 'ms max host event-loop gap', better: 'lower', ours: o.stallMs, baseline: base.stallMs, ...label })
-    add({ name: `${prefix}.done.${config}`, unit: '% of normal programs succeeding', better: 'higher', ours: o.done, baseline: Math.max(base.done, 0.001), ...label })
+    add({
+      name: `${prefix}.stall.${config}`,
+      unit: 'ms max host event-loop gap',
+      better: 'lower',
+      ours: o.stallMs,
+      baseline: base.stallMs,
+      ...label,
+    })
+    add({
+      name: `${prefix}.done.${config}`,
+      unit: '% of normal programs succeeding',
+      better: 'higher',
+      ours: o.done,
+      baseline: Math.max(base.done, 0.001),
+      ...label,
+    })
     if (o.latencies.length && base.latencies.length) {
       const p50 = (xs: number[]) => xs[Math.floor(xs.length / 2)]
-      add({ name: `${prefix}.latency.p50.${config}`, unit: 'ms, normal programs (median)', better: 'lower', ours: p50(o.latencies), baseline: p50(base.latencies), ...label })
-      add({ name: `${prefix}.latency.max.${config}`, unit: 'ms, normal programs (slowest)', better: 'lower', ours: o.latencies.at(-1)!, baseline: base.latencies.at(-1)!, ...label })
+      add({
+        name: `${prefix}.latency.p50.${config}`,
+        unit: 'ms, normal programs (median)',
+        better: 'lower',
+        ours: p50(o.latencies),
+        baseline: p50(base.latencies),
+        ...label,
+      })
+      add({
+        name: `${prefix}.latency.max.${config}`,
+        unit: 'ms, normal programs (slowest)',
+        better: 'lower',
+        ours: o.latencies.at(-1)!,
+        baseline: base.latencies.at(-1)!,
+        ...label,
+      })
     } else {
-      console.log(`  ${prefix}.latency.${config}: no latency ratio (succeeded: ${config} ${o.latencies.length}, baseline ${base.latencies.length})`)
+      console.log(
+        `  ${prefix}.latency.${config}: no latency ratio (succeeded: ${config} ${o.latencies.length}, baseline ${base.latencies.length})`,
+      )
     }
     add({ name: `${prefix}.rss.${config}`, unit: 'MB peak RSS', better: 'lower', ours: o.rssMb, baseline: base.rssMb, ...label })
   }
@@ -176,7 +232,7 @@ function writeTable() {
     '',
     '| name | ours | baseline | ratio | unit (better) |',
     '|---|---|---|---|---|',
-    ...recorded.map((m) => `| ${m.name} | ${m.ours} | ${m.baseline} | ${m.ratio} | ${m.unit} (${m.better}) |`),
+    ...recorded.map(m => `| ${m.name} | ${m.ours} | ${m.baseline} | ${m.ratio} | ${m.unit} (${m.better}) |`),
     '',
   ]
   writeFileSync(join(root, 'bench', 'results', 'run-js-concurrency.md'), lines.join('\n'))

@@ -63,9 +63,17 @@ async function overhead() {
       for (let i = 0; i < n; i++) if ((await runInWorker('return 1')).result !== 1) throw new Error('bad run')
     },
     // A pause before each timed batch lets the previous Workers finish terminating on other threads.
-    { rounds: 5, warmup: 1, setup: () => new Promise((resolve) => setTimeout(resolve, 50)) },
+    { rounds: 5, warmup: 1, setup: () => new Promise(resolve => setTimeout(resolve, 50)) },
   )
-  add({ name: 'runjs.run.overhead', unit: 'ms per run', better: 'lower', ours: ours / n, baseline: baseline / n, target: 'ratio <= 0.033 (≥ 30× faster)', baselineLabel: WORKER })
+  add({
+    name: 'runjs.run.overhead',
+    unit: 'ms per run',
+    better: 'lower',
+    ours: ours / n,
+    baseline: baseline / n,
+    target: 'ratio <= 0.033 (≥ 30× faster)',
+    baselineLabel: WORKER,
+  })
   const archived = createRunJs({ vfs })
   const t0 = performance.now()
   const archivedRuns = size(200, 2)
@@ -102,7 +110,15 @@ async function overheadBare() {
     },
     { rounds: 9, warmup: 1 },
   )
-  add({ name: 'runjs.run.overhead.bare', unit: 'ms per run', better: 'lower', ours: ours / n, baseline: baseline / n, target: 'ratio <= 2', baselineLabel: 'bare QuickJS in this process: new context on a kept runtime, eval `return 1+1`, dispose' })
+  add({
+    name: 'runjs.run.overhead.bare',
+    unit: 'ms per run',
+    better: 'lower',
+    ours: ours / n,
+    baseline: baseline / n,
+    target: 'ratio <= 2',
+    baselineLabel: 'bare QuickJS in this process: new context on a kept runtime, eval `return 1+1`, dispose',
+  })
   rt.dispose()
 }
 
@@ -125,7 +141,15 @@ async function readCalls() {
     }
   }
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-  add({ name: 'runjs.vfs.read.calls', unit: 'calls/s', better: 'higher', ours: calls / (median(oursMs) / 1000), baseline: calls / (median(baseMs) / 1000), target: 'ratio >= 1.5', baselineLabel: WORKER })
+  add({
+    name: 'runjs.vfs.read.calls',
+    unit: 'calls/s',
+    better: 'higher',
+    ours: calls / (median(oursMs) / 1000),
+    baseline: calls / (median(baseMs) / 1000),
+    target: 'ratio >= 1.5',
+    baselineLabel: WORKER,
+  })
 }
 
 async function read1mb() {
@@ -145,7 +169,15 @@ async function read1mb() {
     { rounds: 5, warmup: 1 },
   )
   const mb = BIG / (1024 * 1024)
-  add({ name: 'runjs.vfs.read.1mb', unit: 'MB/s', better: 'higher', ours: (reads * mb) / (ours / 1000), baseline: (reads * mb) / (baseline / 1000), target: 'ratio >= 1.5', baselineLabel: 'same QuickJS sandbox, file contents JSON-wrapped across the bridge' })
+  add({
+    name: 'runjs.vfs.read.1mb',
+    unit: 'MB/s',
+    better: 'higher',
+    ours: (reads * mb) / (ours / 1000),
+    baseline: (reads * mb) / (baseline / 1000),
+    target: 'ratio >= 1.5',
+    baselineLabel: 'same QuickJS sandbox, file contents JSON-wrapped across the bridge',
+  })
 }
 
 /** Bundles a tiny entry next to node_modules and times fresh `node` processes running it. */
@@ -167,7 +199,15 @@ console.log(JSON.stringify(r.result)); process.exit(0)`,
   }
   for (const [name, source] of Object.entries(entries)) {
     writeFileSync(join(dir, `${name}.ts`), source)
-    await build({ entryPoints: [join(dir, `${name}.ts`)], outfile: join(dir, `${name}.mjs`), bundle: true, format: 'esm', platform: 'node', packages: 'external', logLevel: 'warning' })
+    await build({
+      entryPoints: [join(dir, `${name}.ts`)],
+      outfile: join(dir, `${name}.mjs`),
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      packages: 'external',
+      logLevel: 'warning',
+    })
   }
   const wall = (file: string, args: string[]) => {
     const t0 = performance.now()
@@ -177,7 +217,10 @@ console.log(JSON.stringify(r.result)); process.exit(0)`,
   }
   const js = 'return 6 * 7'
   const ts = 'const f = (n: number): number => n * 7; interface X { a: string }; return f(6)'
-  for (const [name, code, lang] of [['runjs.cold.js', js, 'js'], ['runjs.cold.ts', ts, 'ts']] as const) {
+  for (const [name, code, lang] of [
+    ['runjs.cold.js', js, 'js'],
+    ['runjs.cold.ts', ts, 'ts'],
+  ] as const) {
     const o: number[] = []
     const b: number[] = []
     for (let i = 0; i < size(7, 1); i++) {
@@ -185,14 +228,24 @@ console.log(JSON.stringify(r.result)); process.exit(0)`,
       b.push(wall('base-js.mjs', [code, lang]))
     }
     const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]
-    add({ name, unit: 'ms process wall to first result', better: 'lower', ours: median(o), baseline: median(b), target: 'report', baselineLabel: `${WORKER}${lang === 'ts' ? ', ts-blank-space in the host' : ''}` })
+    add({
+      name,
+      unit: 'ms process wall to first result',
+      better: 'lower',
+      ours: median(o),
+      baseline: median(b),
+      target: 'report',
+      baselineLabel: `${WORKER}${lang === 'ts' ? ', ts-blank-space in the host' : ''}`,
+    })
   }
 }
 
 async function bombs() {
   if (!wanted('runjs.bomb')) return
   // The test suite's bombs; benchmark names use `typed` for typed arrays.
-  const kinds = Object.fromEntries(Object.entries(MEMORY_BOMBS).map(([kind, program]) => [kind === 'typed arrays' ? 'typed' : kind, program]))
+  const kinds = Object.fromEntries(
+    Object.entries(MEMORY_BOMBS).map(([kind, program]) => [kind === 'typed arrays' ? 'typed' : kind, program]),
+  )
   const vfs = await workspace()
   const runJs = createRunJs({ vfs, archiveDir: false, limits: { timeMs: 60_000 } })
   await runJs.run('return 1')
@@ -208,23 +261,42 @@ async function bombs() {
       const ms = performance.now() - t0
       clearInterval(sampler)
       gc()
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await new Promise(resolve => setTimeout(resolve, 50))
       return { ms, rss: Math.max(peak, rssMb()) - before, stopped: !r.success }
     }
     // Typed arrays live outside the V8 heap, so resourceLimits do not stop them in a Worker: the
     // baseline's typed bomb is bounded at 1 GiB here, or it would take the machine down.
-    const baselineProgram = kind === 'typed' ? `const a = []; for (let i = 0; i < ${size(1024, 64)}; i++) a.push(new Uint8Array(1 << 20)); return 'not stopped'` : program
+    const baselineProgram =
+      kind === 'typed'
+        ? `const a = []; for (let i = 0; i < ${size(1024, 64)}; i++) a.push(new Uint8Array(1 << 20)); return 'not stopped'`
+        : program
     const o: Array<{ ms: number; rss: number; stopped: boolean }> = []
     const b: Array<{ ms: number; rss: number; stopped: boolean }> = []
     for (let i = 0; i < size(3, 1); i++) {
       o.push(await measure(() => runJs.run(program)))
       b.push(await measure(() => runInWorker(baselineProgram, { memoryMb: 64, timeMs: 60_000 })))
     }
-    if (o.some((x) => !x.stopped)) throw new Error(`the ${kind} bomb was not stopped`)
+    if (o.some(x => !x.stopped)) throw new Error(`the ${kind} bomb was not stopped`)
     const med = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]
-    const label = `${WORKER}, maxOldGenerationSizeMb 64${b.some((x) => !x.stopped) ? '; NOT stopped: ran to its 1 GiB bound' : ''}`
-    add({ name: `runjs.bomb.${kind}`, unit: 'ms to stop', better: 'lower', ours: med(o.map((x) => x.ms)), baseline: med(b.map((x) => x.ms)), target: 'report', baselineLabel: label })
-    add({ name: `runjs.bomb.${kind}.rss`, unit: 'MB peak RSS growth', better: 'lower', ours: med(o.map((x) => x.rss)), baseline: med(b.map((x) => x.rss)), target: '< 2 × 64 + 32 MB', baselineLabel: label })
+    const label = `${WORKER}, maxOldGenerationSizeMb 64${b.some(x => !x.stopped) ? '; NOT stopped: ran to its 1 GiB bound' : ''}`
+    add({
+      name: `runjs.bomb.${kind}`,
+      unit: 'ms to stop',
+      better: 'lower',
+      ours: med(o.map(x => x.ms)),
+      baseline: med(b.map(x => x.ms)),
+      target: 'report',
+      baselineLabel: label,
+    })
+    add({
+      name: `runjs.bomb.${kind}.rss`,
+      unit: 'MB peak RSS growth',
+      better: 'lower',
+      ours: med(o.map(x => x.rss)),
+      baseline: med(b.map(x => x.rss)),
+      target: '< 2 × 64 + 32 MB',
+      baselineLabel: label,
+    })
   }
 }
 
@@ -247,10 +319,18 @@ async function rss2000() {
   const b0 = rssMb()
   for (let i = 0; i < runs; i++) await runInWorker(program, { vfs })
   gc()
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await new Promise(resolve => setTimeout(resolve, 200))
   gc()
   const baseline = rssMb() - b0
-  add({ name: 'runjs.rss.2000runs', unit: `MB RSS growth over ${runs} runs`, better: 'lower', ours, baseline, target: 'flat (a few MB)', baselineLabel: WORKER })
+  add({
+    name: 'runjs.rss.2000runs',
+    unit: `MB RSS growth over ${runs} runs`,
+    better: 'lower',
+    ours,
+    baseline,
+    target: 'flat (a few MB)',
+    baselineLabel: WORKER,
+  })
 }
 
 function writeTable() {
@@ -263,7 +343,10 @@ function writeTable() {
     '',
     '| name | ours | baseline | ratio | unit (better) | target | baseline is |',
     '|---|---|---|---|---|---|---|',
-    ...all.map((m) => `| ${m.name} | ${m.ours} | ${m.baseline} | ${m.ratio} | ${m.unit} (${m.better}) | ${m.target ?? ''} | ${m.baselineLabel ?? ''} |`),
+    ...all.map(
+      m =>
+        `| ${m.name} | ${m.ours} | ${m.baseline} | ${m.ratio} | ${m.unit} (${m.better}) | ${m.target ?? ''} | ${m.baselineLabel ?? ''} |`,
+    ),
     '',
   ]
   writeFileSync(join(root, 'bench', 'results', 'run-js.md'), lines.join('\n'))

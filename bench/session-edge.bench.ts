@@ -53,7 +53,11 @@ async function nodeTarget(): Promise<Target> {
   const db = await PGlite.create()
   const store = postgresStore({ client: db })
   await store.migrate()
-  const host = createSessionHost({ store, agents: { [PROFILE]: scriptAppendixProfile({ askFirst: true, approveRunJs: true }) }, pollMs: 200 })
+  const host = createSessionHost({
+    store,
+    agents: { [PROFILE]: scriptAppendixProfile({ askFirst: true, approveRunJs: true }) },
+    pollMs: 200,
+  })
   const secret = 'bench-secret-bench-secret-bench-secret-00'
   const server = await listen(createSessionApp(host, { auth: { secret }, heartbeatMs: 1000 }).fetch)
   return {
@@ -93,7 +97,10 @@ async function call<T>(t: Target, method: string, path: string, body?: unknown, 
     try {
       res = await fetch(`${t.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${t.token}`, ...(body === undefined ? {} : { 'content-type': typeof body === 'string' ? 'application/octet-stream' : 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${t.token}`,
+          ...(body === undefined ? {} : { 'content-type': typeof body === 'string' ? 'application/octet-stream' : 'application/json' }),
+        },
         // A string is sent as it is (a file's bytes); anything else as JSON.
         ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
       })
@@ -110,11 +117,12 @@ async function call<T>(t: Target, method: string, path: string, body?: unknown, 
       if (next !== 'fail') {
         retries++
         if (next === 'stored') return undefined as T
-        await new Promise((r) => setTimeout(r, 200 * (attempt + 1)))
+        await new Promise(r => setTimeout(r, 200 * (attempt + 1)))
         continue
       }
     }
-    if (res.status !== expect) throw new Error(`${t.label}: ${method} ${path} answered ${res.status}, wanted ${expect}: ${text.slice(0, 500)}`)
+    if (res.status !== expect)
+      throw new Error(`${t.label}: ${method} ${path} answered ${res.status}, wanted ${expect}: ${text.slice(0, 500)}`)
     return JSON.parse(text) as T
   }
 }
@@ -126,9 +134,9 @@ async function afterCutOff(t: Target, method: string, path: string, body: unknow
   if (method !== 'POST' || !message) return 'fail'
   const text = (body as { text: string }).text
   // Stored or not: the log says (give the restarted Worker a moment first).
-  await new Promise((r) => setTimeout(r, 200))
+  await new Promise(r => setTimeout(r, 200))
   const events = await readAll(t, message[1])
-  return events.some((e) => e.type === 'message' && e.text === text) ? 'stored' : 'retry'
+  return events.some(e => e.type === 'message' && e.text === text) ? 'stored' : 'retry'
 }
 
 /** A session whose execution has asked its question and waits: later messages only queue. */
@@ -140,23 +148,30 @@ async function waitingSession(t: Target): Promise<string> {
     const s = await call<{ status: string }>(t, 'GET', `/sessions/${id}`)
     if (s.status === 'waiting_input') return id
     if (Date.now() > until) throw new Error(`${t.label}: session ${id} is ${s.status}, not waiting for its answer`)
-    await new Promise((r) => setTimeout(r, 50))
+    await new Promise(r => setTimeout(r, 50))
   }
 }
 
 /** Sends `count` messages `tag-<i>` to the session, `WINDOW` at a time; resolves when every one is acknowledged. */
 async function sendMessages(t: Target, id: string, tag: string, count: number): Promise<void> {
   let next = 0
-  await Promise.all(Array.from({ length: Math.min(WINDOW, count) }, async () => {
-    while (next < count) {
-      const i = next++
-      await call(t, 'POST', `/sessions/${id}/messages`, { text: `${tag}-${i}` }, 202)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: Math.min(WINDOW, count) }, async () => {
+      while (next < count) {
+        const i = next++
+        await call(t, 'POST', `/sessions/${id}/messages`, { text: `${tag}-${i}` }, 202)
+      }
+    }),
+  )
 }
 
 /** events/s of `count` messages into each of `sessions` waiting sessions; returns the rate and what was sent. */
-async function appendRate(t: Target, sessions: number, count: number, tag: string): Promise<{ rate: number; sent: Array<{ id: string; tag: string; count: number }> }> {
+async function appendRate(
+  t: Target,
+  sessions: number,
+  count: number,
+  tag: string,
+): Promise<{ rate: number; sent: Array<{ id: string; tag: string; count: number }> }> {
   const ids = await Promise.all(Array.from({ length: sessions }, () => waitingSession(t)))
   const t0 = performance.now()
   await Promise.all(ids.map((id, s) => sendMessages(t, id, `${tag}-s${s}`, count)))
@@ -189,11 +204,14 @@ async function streamed(t: Target, id: string, after: number, last: number): Pro
   const out: Stored[] = []
   for (let from = after, attempt = 0; ; attempt++) {
     requests++
-    const res = await fetch(`${t.url}/sessions/${id}/stream`, { headers: { authorization: `Bearer ${t.token}`, 'last-event-id': String(from) } }).catch(() => undefined)
+    const res = await fetch(`${t.url}/sessions/${id}/stream`, {
+      headers: { authorization: `Bearer ${t.token}`, 'last-event-id': String(from) },
+    }).catch(() => undefined)
     if (res && res.status !== 200 && res.status !== 503) throw new Error(`${t.label}: stream answered ${res.status}`)
     if (res?.status === 200) {
-      const got = await readSse(res, (m) => m.id !== undefined && Number(m.id) >= last).catch(() => [])
-      for (const m of got) if (m.id !== undefined) out.push({ seq: Number(m.id), ...(JSON.parse(m.data!) as { type: string; text?: string }) })
+      const got = await readSse(res, m => m.id !== undefined && Number(m.id) >= last).catch(() => [])
+      for (const m of got)
+        if (m.id !== undefined) out.push({ seq: Number(m.id), ...(JSON.parse(m.data!) as { type: string; text?: string }) })
     } else await res?.text()
     if (out.length > 0 && out[out.length - 1].seq >= last) return out
     if (attempt >= 5) throw new Error(`${t.label}: the stream from ${after} ended at ${out.at(-1)?.seq ?? from}, before ${last}`)
@@ -245,31 +263,32 @@ async function observersBench(): Promise<void> {
           signal: halt.signal,
         }).catch(() => undefined)
         if (res?.status === 200) {
-          await readSse(res, (m) => (m.id && into.push(Number(m.id)), false)).catch(() => undefined)
+          await readSse(res, m => (m.id && into.push(Number(m.id)), false)).catch(() => undefined)
           if (halt.signal.aborted) return
         } else await res?.text().catch(() => undefined)
         if (!halt.signal.aborted) retries++
-        await new Promise((r) => setTimeout(r, 100))
+        await new Promise(r => setTimeout(r, 100))
       }
     }
     const readers: Array<Promise<void>> = []
     for (let o = 0; o < streams; o++) {
       readers.push(open(seen[o]))
       // Opened in waves of 50: each waits until its streams have their first event (session-created).
-      if (o % 50 === 49 || o === streams - 1) while (seen.slice(0, o + 1).some((x) => x.length === 0)) await new Promise((r) => setTimeout(r, 50))
+      if (o % 50 === 49 || o === streams - 1)
+        while (seen.slice(0, o + 1).some(x => x.length === 0)) await new Promise(r => setTimeout(r, 50))
     }
     const t = performance.now()
     await call(edge, 'POST', `/sessions/${id}/messages`, { text: 'go' }, 202)
     for (;;) {
       const s = await call<{ status: string }>(edge, 'GET', `/sessions/${id}`)
       if (s.status !== 'running') break
-      await new Promise((r) => setTimeout(r, 50))
+      await new Promise(r => setTimeout(r, 50))
     }
     const ms = performance.now() - t
     const log = await readAll(edge, id)
     const total = log[log.length - 1].seq
     const deadline = Date.now() + 60_000
-    while (seen.some((x) => (x.at(-1) ?? 0) < total) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    while (seen.some(x => (x.at(-1) ?? 0) < total) && Date.now() < deadline) await new Promise(r => setTimeout(r, 100))
     halt.abort()
     await Promise.all(readers)
     let lost = 0
@@ -284,9 +303,33 @@ async function observersBench(): Promise<void> {
   const alone = await timedRun(0)
   const observed = await timedRun(OBSERVED)
   const label = `events ${OBSERVED} SSE observers of one session object had to receive`
-  results.add({ name: 'session.edge.observers.lost', unit: 'events', better: 'lower', ours: observed.lost, baseline: observed.expected, target: 'ours = 0', baselineLabel: label })
-  results.add({ name: 'session.edge.observers.duplicated', unit: 'events', better: 'lower', ours: observed.duplicated, baseline: observed.expected, target: 'ours = 0', baselineLabel: label })
-  results.add({ name: 'session.edge.observers.run', unit: 'ms', better: 'lower', ours: observed.ms, baseline: alone.ms, target: 'ratio <= 1.5', baselineLabel: 'the same run unobserved' })
+  results.add({
+    name: 'session.edge.observers.lost',
+    unit: 'events',
+    better: 'lower',
+    ours: observed.lost,
+    baseline: observed.expected,
+    target: 'ours = 0',
+    baselineLabel: label,
+  })
+  results.add({
+    name: 'session.edge.observers.duplicated',
+    unit: 'events',
+    better: 'lower',
+    ours: observed.duplicated,
+    baseline: observed.expected,
+    target: 'ours = 0',
+    baselineLabel: label,
+  })
+  results.add({
+    name: 'session.edge.observers.run',
+    unit: 'ms',
+    better: 'lower',
+    ours: observed.ms,
+    baseline: alone.ms,
+    target: 'ratio <= 1.5',
+    baselineLabel: 'the same run unobserved',
+  })
 }
 
 const node = await nodeTarget()
@@ -307,7 +350,14 @@ try {
       edgeSent.push(...e.sent)
       catchupSession ??= { edge: e.sent[0].id, node: n.sent[0].id }
     }
-    results.add({ name: 'session.edge.append', unit: 'events/s', better: 'higher', ours: median(ours), baseline: median(base), baselineLabel: 'Node host on PGlite, same requests' })
+    results.add({
+      name: 'session.edge.append',
+      unit: 'events/s',
+      better: 'higher',
+      ours: median(ours),
+      baseline: median(base),
+      baselineLabel: 'Node host on PGlite, same requests',
+    })
   }
 
   if (wanted('session.edge.append.20objects') || wanted('session.edge.lost') || wanted('session.edge.duplicated')) {
@@ -321,7 +371,14 @@ try {
       base.push(n.rate)
       edgeSent.push(...e.sent)
     }
-    results.add({ name: 'session.edge.append.20objects', unit: 'events/s', better: 'higher', ours: median(ours), baseline: median(base), baselineLabel: 'Node host on PGlite, 20 sessions, same requests' })
+    results.add({
+      name: 'session.edge.append.20objects',
+      unit: 'events/s',
+      better: 'higher',
+      ours: median(ours),
+      baseline: median(base),
+      baselineLabel: 'Node host on PGlite, 20 sessions, same requests',
+    })
   }
 
   if (catchupSession && wanted('session.edge.catchup.1k')) {
@@ -338,13 +395,23 @@ try {
     const ours: number[] = []
     const base: number[] = []
     for (let round = 0; round < (smoke ? 1 : 6); round++) {
-      for (const [side, out] of [['edge', ours], ['node', base]] as const) {
+      for (const [side, out] of [
+        ['edge', ours],
+        ['node', base],
+      ] as const) {
         const t0 = performance.now()
         await catchUp(side === 'edge' ? edge : node, catchupSession[side], last[side])
         if (smoke || round > 0) out.push(performance.now() - t0)
       }
     }
-    results.add({ name: 'session.edge.catchup.1k', unit: 'ms', better: 'lower', ours: median(ours), baseline: median(base), baselineLabel: 'Node host on PGlite, same SSE reconnect' })
+    results.add({
+      name: 'session.edge.catchup.1k',
+      unit: 'ms',
+      better: 'lower',
+      ours: median(ours),
+      baseline: median(base),
+      baselineLabel: 'Node host on PGlite, same SSE reconnect',
+    })
   }
 
   if (edgeSent.length > 0 && (wanted('session.edge.lost') || wanted('session.edge.duplicated'))) {
@@ -361,12 +428,35 @@ try {
         expected += count
       }
     }
-    results.add({ name: 'session.edge.lost', unit: 'events', better: 'lower', ours: lost, baseline: expected, target: 'ours = 0', baselineLabel: 'acknowledged messages read back (pages + SSE replay)' })
-    results.add({ name: 'session.edge.duplicated', unit: 'events', better: 'lower', ours: duplicated, baseline: expected, target: 'ours = 0', baselineLabel: 'acknowledged messages read back (pages + SSE replay)' })
+    results.add({
+      name: 'session.edge.lost',
+      unit: 'events',
+      better: 'lower',
+      ours: lost,
+      baseline: expected,
+      target: 'ours = 0',
+      baselineLabel: 'acknowledged messages read back (pages + SSE replay)',
+    })
+    results.add({
+      name: 'session.edge.duplicated',
+      unit: 'events',
+      better: 'lower',
+      ours: duplicated,
+      baseline: expected,
+      target: 'ours = 0',
+      baselineLabel: 'acknowledged messages read back (pages + SSE replay)',
+    })
     if (lost > 0 || duplicated > 0) throw new Error(`the edge lost ${lost} and duplicated ${duplicated} acknowledged events`)
   }
   if (wanted('session.edge.observers')) await observersBench()
-  results.add({ name: 'session.edge.retries', unit: 'requests', better: 'lower', ours: retries, baseline: requests, baselineLabel: 'requests sent (a restart of the Worker under wrangler dev cut the retried ones off)' })
+  results.add({
+    name: 'session.edge.retries',
+    unit: 'requests',
+    better: 'lower',
+    ours: retries,
+    baseline: requests,
+    baselineLabel: 'requests sent (a restart of the Worker under wrangler dev cut the retried ones off)',
+  })
 } finally {
   await edge.stop()
   await node.stop()

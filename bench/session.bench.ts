@@ -49,7 +49,11 @@ const EVENTS = Number(process.env.SESSION_BENCH_EVENTS ?? 1000)
 const OBSERVERS = Number(process.env.SESSION_BENCH_OBSERVERS ?? 50)
 const url = process.env.PG_URL
 if (!url) throw new Error('PG_URL is not set: run scripts/postgres.sh start')
-const noAgent: AgentProfile = { setup: () => { throw new Error('no executions in this bench') } }
+const noAgent: AgentProfile = {
+  setup: () => {
+    throw new Error('no executions in this bench')
+  },
+}
 let ns = 0
 const namespace = () => `bench-session-${process.pid}-${++ns}`
 
@@ -57,14 +61,15 @@ const namespace = () => `bench-session-${process.pid}-${++ns}`
 async function appendRate(store: VfsStore, sessions: number, events: number, grouped: boolean): Promise<number> {
   const space = namespace()
   const host = createSessionHost({ store, agents: { a: noAgent }, namespace: space })
-  const ids = await Promise.all(Array.from({ length: sessions }, () => host.create({ owner: 'bench', profile: 'a' }).then((s) => s.id)))
+  const ids = await Promise.all(Array.from({ length: sessions }, () => host.create({ owner: 'bench', profile: 'a' }).then(s => s.id)))
   const t0 = performance.now()
   await Promise.all(
-    ids.map(async (id) => {
+    ids.map(async id => {
       const log = new EventLog(store, space, id, () => {})
       if (grouped) {
         // Bursts of 10, as a window's tool-call/tool-result/plan events arrive.
-        for (let i = 0; i < events; i += 10) await Promise.all(Array.from({ length: Math.min(10, events - i) }, () => log.append({ type: 'status', status: 'running' })))
+        for (let i = 0; i < events; i += 10)
+          await Promise.all(Array.from({ length: Math.min(10, events - i) }, () => log.append({ type: 'status', status: 'running' })))
       } else {
         for (let i = 0; i < events; i++) await log.append({ type: 'status', status: 'running' })
       }
@@ -82,10 +87,21 @@ async function appendBench(name: string, store: VfsStore, sessions: number, even
   for (let round = smoke ? 1 : 0; round <= rounds; round++) {
     const o = await appendRate(store, sessions, events, true)
     const b = await appendRate(store, sessions, events, false)
-    if (round > 0) (ours.push(o), baseline.push(b))
+    if (round > 0) {
+      ours.push(o)
+      baseline.push(b)
+    }
   }
   const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]
-  results.add({ name, unit: 'events/s', better: 'higher', ours: median(ours), baseline: median(baseline), target: 'ratio >= 5', baselineLabel: 'one commit per event' })
+  results.add({
+    name,
+    unit: 'events/s',
+    better: 'higher',
+    ours: median(ours),
+    baseline: median(baseline),
+    target: 'ratio >= 5',
+    baselineLabel: 'one commit per event',
+  })
 }
 
 const pool = new pg.Pool({ connectionString: url, max: 10 })
@@ -106,7 +122,8 @@ if (wanted('session.catchup.10k.postgres')) {
   const host = createSessionHost({ store: pgStore, agents: { a: noAgent }, namespace: space })
   const { id } = await host.create({ owner: 'bench', profile: 'a' })
   const log = new EventLog(pgStore, space, id, () => {})
-  for (let i = 0; i < 10_000; i += 100) await Promise.all(Array.from({ length: 100 }, () => log.append({ type: 'message', n: i, text: 'x'.repeat(120), mode: 'follow-up' })))
+  for (let i = 0; i < 10_000; i += 100)
+    await Promise.all(Array.from({ length: 100 }, () => log.append({ type: 'message', n: i, text: 'x'.repeat(120), mode: 'follow-up' })))
   /** Reads all 10,001 events through `page` (pages of `size`), as a client catching up does. */
   const catchUp = async (size: number, page: (host: SessionHost, after: number, size: number) => Promise<Array<{ seq: number }>>) => {
     let count = 0
@@ -122,18 +139,43 @@ if (wanted('session.catchup.10k.postgres')) {
     if (count !== 10_001) throw new Error(`read ${count} events`)
   }
   const bareSelect = async () => {
-    await pool.query(`SELECT data FROM "agent_vfs_entries" WHERE namespace = $1 AND scope LIKE $2`, [space, `${scopeNames.events(id, 0).replace(/\/0$/, '')}/%`])
+    await pool.query(`SELECT data FROM "agent_vfs_entries" WHERE namespace = $1 AND scope LIKE $2`, [
+      space,
+      `${scopeNames.events(id, 0).replace(/\/0$/, '')}/%`,
+    ])
   }
   const lines = (h: SessionHost, after: number, limit: number) => h.eventLines(id, { after, limit })
   // What a catch-up serves: host.eventLines, the stored JSON text, in its largest pages (10,000 events / 4 MiB).
   const big = await compareMedian(() => catchUp(10_000, lines), bareSelect, { rounds: 5, warmup: 1 })
-  results.add({ name: 'session.catchup.10k.postgres', unit: 'ms', better: 'lower', ...big, target: 'ratio <= 2', baselineLabel: 'bare SELECT of the rows' })
+  results.add({
+    name: 'session.catchup.10k.postgres',
+    unit: 'ms',
+    better: 'lower',
+    ...big,
+    target: 'ratio <= 2',
+    baselineLabel: 'bare SELECT of the rows',
+  })
   // The same in pages of 1,000 (what GET /events allows): one round trip per page.
   const small = await compareMedian(() => catchUp(1000, lines), bareSelect, { rounds: 5, warmup: 1 })
-  results.add({ name: 'session.catchup.10k.postgres.pages1k', unit: 'ms', better: 'lower', ...small, baselineLabel: 'bare SELECT of the rows' })
+  results.add({
+    name: 'session.catchup.10k.postgres.pages1k',
+    unit: 'ms',
+    better: 'lower',
+    ...small,
+    baselineLabel: 'bare SELECT of the rows',
+  })
   // Pages of 1,000 parsed into objects (host.events).
-  const parsed = await compareMedian(() => catchUp(1000, (h, after, limit) => h.events(id, { after, limit })), bareSelect, { rounds: 5, warmup: 1 })
-  results.add({ name: 'session.catchup.10k.postgres.parsed', unit: 'ms', better: 'lower', ...parsed, baselineLabel: 'bare SELECT of the rows' })
+  const parsed = await compareMedian(() => catchUp(1000, (h, after, limit) => h.events(id, { after, limit })), bareSelect, {
+    rounds: 5,
+    warmup: 1,
+  })
+  results.add({
+    name: 'session.catchup.10k.postgres.parsed',
+    unit: 'ms',
+    better: 'lower',
+    ...parsed,
+    baselineLabel: 'bare SELECT of the rows',
+  })
 }
 
 if (wanted('session.events') || wanted('session.catchup.1k.sse')) {
@@ -142,15 +184,15 @@ if (wanted('session.events') || wanted('session.catchup.1k.sse')) {
   const secret = 'bench-secret-bench-secret-bench-secret-00'
   const server = await listen(createSessionApp(host, { auth: { secret }, heartbeatMs: 1000 }).fetch)
   const token = await mintToken(secret, 'bench')
-  const ids = await Promise.all(Array.from({ length: SESSIONS }, () => host.create({ owner: 'bench', profile: 'a' }).then((s) => s.id)))
-  const logs = ids.map((id) => new EventLog(pgStore, space, id, () => {}))
+  const ids = await Promise.all(Array.from({ length: SESSIONS }, () => host.create({ owner: 'bench', profile: 'a' }).then(s => s.id)))
+  const logs = ids.map(id => new EventLog(pgStore, space, id, () => {}))
   const total = EVENTS + 1 // + session-created
   let appending = true
   const writers = Promise.all(
-    logs.map(async (log) => {
+    logs.map(async log => {
       for (let i = 0; i < EVENTS; i += 10) {
         await Promise.all(Array.from({ length: Math.min(10, EVENTS - i) }, () => log.append({ type: 'status', status: 'running' })))
-        if (Math.random() < 0.2) await new Promise((r) => setTimeout(r, Math.random() * 20))
+        if (Math.random() < 0.2) await new Promise(r => setTimeout(r, Math.random() * 20))
       }
     }),
   ).finally(() => (appending = false))
@@ -162,9 +204,11 @@ if (wanted('session.events') || wanted('session.catchup.1k.sse')) {
     let last = 0
     for (;;) {
       const cut = 20 + Math.floor(Math.random() * 300) // disconnect after this many events
-      const res = await fetch(`${server.url}/sessions/${id}/stream`, { headers: { authorization: `Bearer ${token}`, ...(last ? { 'last-event-id': String(last) } : {}) } })
+      const res = await fetch(`${server.url}/sessions/${id}/stream`, {
+        headers: { authorization: `Bearer ${token}`, ...(last ? { 'last-event-id': String(last) } : {}) },
+      })
       let got = 0
-      await readSse(res, (m) => {
+      await readSse(res, m => {
         if (m.id) {
           seen.push(Number(m.id))
           last = Number(m.id)
@@ -181,25 +225,51 @@ if (wanted('session.events') || wanted('session.catchup.1k.sse')) {
   })
   await Promise.all([writers, ...observers])
   const expected = OBSERVERS * total
-  results.add({ name: 'session.events.lost', unit: 'events', better: 'lower', ours: lost, baseline: expected, target: 'ours = 0', baselineLabel: 'events the observers had to receive' })
-  results.add({ name: 'session.events.duplicated', unit: 'events', better: 'lower', ours: duplicated, baseline: expected, target: 'ours = 0', baselineLabel: 'events the observers had to receive' })
+  results.add({
+    name: 'session.events.lost',
+    unit: 'events',
+    better: 'lower',
+    ours: lost,
+    baseline: expected,
+    target: 'ours = 0',
+    baselineLabel: 'events the observers had to receive',
+  })
+  results.add({
+    name: 'session.events.duplicated',
+    unit: 'events',
+    better: 'lower',
+    ours: duplicated,
+    baseline: expected,
+    target: 'ours = 0',
+    baselineLabel: 'events the observers had to receive',
+  })
 
   if (wanted('session.catchup.1k.sse') && total > 1000) {
     const id = ids[0]
     const from = total - 1000
     const times = await compareMedian(
       async () => {
-        const res = await fetch(`${server.url}/sessions/${id}/stream`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': String(from) } })
-        const got = await readSse(res, (m) => m.id !== undefined && Number(m.id) >= total)
-        if (got.filter((m) => m.id).length !== 1000) throw new Error('catch-up did not deliver 1000 events')
+        const res = await fetch(`${server.url}/sessions/${id}/stream`, {
+          headers: { authorization: `Bearer ${token}`, 'last-event-id': String(from) },
+        })
+        const got = await readSse(res, m => m.id !== undefined && Number(m.id) >= total)
+        if (got.filter(m => m.id).length !== 1000) throw new Error('catch-up did not deliver 1000 events')
       },
       async () => {
-        const res = await fetch(`${server.url}/sessions/${id}/events?after=${from}`, { headers: { authorization: `Bearer ${token}` } })
+        const res = await fetch(`${server.url}/sessions/${id}/events?after=${from}`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
         if (((await res.json()) as { events: unknown[] }).events.length !== 1000) throw new Error('page did not hold 1000 events')
       },
       { rounds: 5, warmup: 1 },
     )
-    results.add({ name: 'session.catchup.1k.sse', unit: 'ms', better: 'lower', ...times, baselineLabel: 'one JSON page of the same events' })
+    results.add({
+      name: 'session.catchup.1k.sse',
+      unit: 'ms',
+      better: 'lower',
+      ...times,
+      baselineLabel: 'one JSON page of the same events',
+    })
   }
   await host.stop()
   await server.close()
@@ -223,12 +293,17 @@ async function observersBench(): Promise<void> {
   const PER_SESSION = size(200, 20)
   const space = namespace()
   const signals = localSignals()
-  const host = createSessionHost({ store: pgStore, agents: { a: noAgent, run: scriptAppendixProfile() }, namespace: space, signals })
+  const host = createSessionHost({
+    store: pgStore,
+    agents: { a: noAgent, run: scriptAppendixProfile() },
+    namespace: space,
+    signals,
+  })
   const secret = 'bench-secret-bench-secret-bench-secret-00'
   const server = await listen(createSessionApp(host, { auth: { secret }, idleTimeoutMs: 600_000 }).fetch)
   const token = await mintToken(secret, 'bench')
   const auth = { authorization: `Bearer ${token}` }
-  const ids = await Promise.all(Array.from({ length: OBS_SESSIONS }, () => host.create({ owner: 'bench', profile: 'a' }).then((s) => s.id)))
+  const ids = await Promise.all(Array.from({ length: OBS_SESSIONS }, () => host.create({ owner: 'bench', profile: 'a' }).then(s => s.id)))
   const getTimes = async (n: number, until?: () => boolean) => {
     const out: number[] = []
     for (let i = 0; i < n || (until && !until()); i++) {
@@ -243,42 +318,88 @@ async function observersBench(): Promise<void> {
   const quietGets = await getTimes(size(300, 20))
   // The observers live in another process: their SSE parsing is not the host's CPU.
   const clients = observerClients()
-  await clients.open('idle', server.url, token, Array.from({ length: OBS }, (_, o) => `/sessions/${ids[o % ids.length]}/stream`))
+  await clients.open(
+    'idle',
+    server.url,
+    token,
+    Array.from({ length: OBS }, (_, o) => `/sessions/${ids[o % ids.length]}/stream`),
+  )
   let writing = true
   const writers = Promise.all(
-    ids.map(async (id) => {
+    ids.map(async id => {
       const log = new EventLog(pgStore, space, id, () => signals.publish(id))
-      for (let i = 0; i < PER_SESSION; i += 10) await Promise.all(Array.from({ length: 10 }, () => log.append({ type: 'status', status: 'running' })))
+      for (let i = 0; i < PER_SESSION; i += 10)
+        await Promise.all(Array.from({ length: 10 }, () => log.append({ type: 'status', status: 'running' })))
     }),
   ).finally(() => (writing = false))
   const busyGets = await getTimes(size(300, 20), () => !writing)
   await writers
   const total = PER_SESSION + 1
   const { lost, duplicated } = await clients.count('idle', total)
-  results.add({ name: 'session.observers.lost', unit: 'events', better: 'lower', ours: lost, baseline: OBS * total, target: 'ours = 0', baselineLabel: `events ${OBS} observers over ${OBS_SESSIONS} sessions had to receive` })
-  results.add({ name: 'session.observers.duplicated', unit: 'events', better: 'lower', ours: duplicated, baseline: OBS * total, target: 'ours = 0', baselineLabel: `events ${OBS} observers over ${OBS_SESSIONS} sessions had to receive` })
-  results.add({ name: 'session.observers.get.p99', unit: 'ms', better: 'lower', ours: p99(busyGets), baseline: p99(quietGets), target: 'ours <= 100', baselineLabel: 'the same GETs with no observer open' })
+  results.add({
+    name: 'session.observers.lost',
+    unit: 'events',
+    better: 'lower',
+    ours: lost,
+    baseline: OBS * total,
+    target: 'ours = 0',
+    baselineLabel: `events ${OBS} observers over ${OBS_SESSIONS} sessions had to receive`,
+  })
+  results.add({
+    name: 'session.observers.duplicated',
+    unit: 'events',
+    better: 'lower',
+    ours: duplicated,
+    baseline: OBS * total,
+    target: 'ours = 0',
+    baselineLabel: `events ${OBS} observers over ${OBS_SESSIONS} sessions had to receive`,
+  })
+  results.add({
+    name: 'session.observers.get.p99',
+    unit: 'ms',
+    better: 'lower',
+    ours: p99(busyGets),
+    baseline: p99(quietGets),
+    target: 'ours <= 100',
+    baselineLabel: 'the same GETs with no observer open',
+  })
   // Idle: the observers stay open, nothing is appended; this process is the host alone.
   const idleMs = size(10_000, 500)
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
-  await new Promise((r) => setTimeout(r, idleMs))
+  await new Promise(r => setTimeout(r, idleMs))
   const cpu = process.cpuUsage(cpu0)
   const idle = ((cpu.user + cpu.system) / 1000 / (performance.now() - t0)) * 100
-  results.add({ name: 'session.observers.idle.cpu', unit: '% of a core', better: 'lower', ours: idle, baseline: 100, target: 'ours <= 5', baselineLabel: `one core; ${OBS} idle SSE streams open (clients in another process)` })
+  results.add({
+    name: 'session.observers.idle.cpu',
+    unit: '% of a core',
+    better: 'lower',
+    ours: idle,
+    baseline: 100,
+    target: 'ours <= 5',
+    baselineLabel: `one core; ${OBS} idle SSE streams open (clients in another process)`,
+  })
   await clients.close('idle')
   // A scripted run alone, then the same run with 200 streams (in the client process) on its session.
   const timedRun = async (streams: number) => {
     const { id } = await host.create({ owner: 'bench', profile: 'run' })
-    await host.writeFiles(id, Object.entries(generateEpisodes({ count: size(20, 4) }).files).map(([p, data]) => ({ path: `/context/${p}`, data })))
+    await host.writeFiles(
+      id,
+      Object.entries(generateEpisodes({ count: size(20, 4) }).files).map(([p, data]) => ({ path: `/context/${p}`, data })),
+    )
     const group = `run-${id}`
-    await clients.open(group, server.url, token, Array.from({ length: streams }, () => `/sessions/${id}/stream`))
+    await clients.open(
+      group,
+      server.url,
+      token,
+      Array.from({ length: streams }, () => `/sessions/${id}/stream`),
+    )
     const t = performance.now()
     await host.send(id, { text: 'go' })
     for (;;) {
       await host.settled(id)
       if ((await host.get(id)).status !== 'running') break
-      await new Promise((r) => setTimeout(r, 20))
+      await new Promise(r => setTimeout(r, 20))
     }
     const ms = performance.now() - t
     await clients.close(group)
@@ -286,7 +407,15 @@ async function observersBench(): Promise<void> {
   }
   const alone = await timedRun(0)
   const observed = await timedRun(size(200, 10))
-  results.add({ name: 'session.observers.run', unit: 'ms', better: 'lower', ours: observed, baseline: alone, target: 'ratio <= 1.5', baselineLabel: 'the same run unobserved' })
+  results.add({
+    name: 'session.observers.run',
+    unit: 'ms',
+    better: 'lower',
+    ours: observed,
+    baseline: alone,
+    target: 'ratio <= 1.5',
+    baselineLabel: 'the same run unobserved',
+  })
   await clients.stop()
   await host.stop()
   await server.close()

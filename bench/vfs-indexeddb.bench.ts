@@ -94,7 +94,7 @@ globalThis.runBench = async function runBench(kind, dbName, rounds, warmup) {
 globalThis.benchReady = true
 `
 
-const kinds = (['concurrent', 'sequential'] as const).filter((k) => wanted(NAMES[k]))
+const kinds = (['concurrent', 'sequential'] as const).filter(k => wanted(NAMES[k]))
 if (kinds.length === 0) process.exit(0)
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -112,7 +112,10 @@ try {
     outfile: join(dir, 'bench.js'),
     logLevel: 'error',
   })
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><title>idb bench</title><script type="module" src="/bench.js"></script>\n')
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><meta charset="utf-8"><title>idb bench</title><script type="module" src="/bench.js"></script>\n',
+  )
   const files: Record<string, [string, string]> = {
     '/': ['index.html', 'text/html; charset=utf-8'],
     '/bench.js': ['bench.js', 'text/javascript; charset=utf-8'],
@@ -128,24 +131,40 @@ try {
   browser = await chromium.launch({
     headless: true,
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--js-flags=--expose-gc'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--js-flags=--expose-gc',
+    ],
   })
   const page = await (await browser.newContext()).newPage()
   const pageErrors: string[] = []
-  page.on('pageerror', (e) => pageErrors.push(String(e)))
+  page.on('pageerror', e => pageErrors.push(String(e)))
   await page.goto(`http://127.0.0.1:${port}/`)
-  await page.waitForFunction(() => (globalThis as { benchReady?: boolean }).benchReady === true, undefined, { timeout: 30_000 }).catch((e) => {
-    throw new Error(`bench module did not load: ${pageErrors.join('; ') || e}`)
-  })
+  await page
+    .waitForFunction(() => (globalThis as { benchReady?: boolean }).benchReady === true, undefined, { timeout: 30_000 })
+    .catch(e => {
+      throw new Error(`bench module did not load: ${pageErrors.join('; ') || e}`)
+    })
   const version = browser.version()
 
   const results = new Results('vfs.json')
   for (const kind of kinds) {
     const r = await page.evaluate(
-      ([k, db, rounds, warmup]) => (globalThis as unknown as { runBench: (...a: unknown[]) => Promise<{ ours: number; baseline: number; oursAll: number[]; baselineAll: number[] }> }).runBench(k, db, rounds, warmup),
+      ([k, db, rounds, warmup]) =>
+        (
+          globalThis as unknown as {
+            runBench: (...a: unknown[]) => Promise<{ ours: number; baseline: number; oursAll: number[]; baselineAll: number[] }>
+          }
+        ).runBench(k, db, rounds, warmup),
       [kind, `agent-vfs-bench-${kind}`, ROUNDS, WARMUP] as const,
     )
-    const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ')
+    const fmt = (xs: number[]) => xs.map(x => x.toFixed(1)).join(', ')
     console.error(`  ${NAMES[kind]} (Chromium ${version}): ours [${fmt(r.oursAll)}] baseline [${fmt(r.baselineAll)}]`)
     results.add({
       name: NAMES[kind],
@@ -162,7 +181,7 @@ try {
   console.error(error)
 } finally {
   await browser?.close().catch(() => undefined)
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
+  await new Promise<void>(resolve => (server ? server.close(() => resolve()) : resolve()))
   rmSync(dir, { recursive: true, force: true })
 }
 process.exit(failed ? 1 : 0)

@@ -34,7 +34,15 @@ const gc = (globalThis as { gc?: () => void }).gc
 /** The naive write-through store: every file is its own awaited commit. */
 async function naiveWrites(store: VfsStore, scope: string): Promise<void> {
   for (let i = 0; i < FILES; i++) {
-    const op: StoreOp = { op: 'put', path: `/f/${i}.txt`, kind: 'file', data: small[i], mtime: Date.now(), ctime: Date.now(), expectedVersion: null }
+    const op: StoreOp = {
+      op: 'put',
+      path: `/f/${i}.txt`,
+      kind: 'file',
+      data: small[i],
+      mtime: Date.now(),
+      ctime: Date.now(),
+      expectedVersion: null,
+    }
     await store.commit('bench', scope, [op])
   }
 }
@@ -56,7 +64,14 @@ async function benchStore(name: string, store: VfsStore, client?: SqlClient): Pr
   if (wanted(`vfs.write.concurrent.${name}`)) {
     const r = await compareMedian(concurrent, () => naiveWrites(store, scope), { setup, rounds, warmup })
     const target = name === 'postgres' ? 'ratio <= 0.2' : name === 'pglite' ? 'ratio <= 0.33' : undefined
-    results.add({ name: `vfs.write.concurrent.${name}`, unit: 'ms', better: 'lower', ...r, target, baselineLabel: '1,000 sequential awaited store commits, one file each' })
+    results.add({
+      name: `vfs.write.concurrent.${name}`,
+      unit: 'ms',
+      better: 'lower',
+      ...r,
+      target,
+      baselineLabel: '1,000 sequential awaited store commits, one file each',
+    })
   }
   if (client && wanted(`vfs.write.limit.${name}`)) {
     await client.query(
@@ -70,33 +85,67 @@ async function benchStore(name: string, store: VfsStore, client?: SqlClient): Pr
         const k = params.push(`/f/${i}.txt`, 'file', small[i], Date.now(), Date.now())
         values.push(`($1, $2, $${k - 4}, $${k - 3}, $${k - 2}, $3, $${k - 1}, $${k})`)
       }
-      await client.query(`INSERT INTO ${TABLE}_raw (namespace, scope, path, kind, data, version, mtime, ctime) VALUES ${values.join(', ')}`, params)
+      await client.query(
+        `INSERT INTO ${TABLE}_raw (namespace, scope, path, kind, data, version, mtime, ctime) VALUES ${values.join(', ')}`,
+        params,
+      )
     }
     const r = await compareMedian(concurrent, rawInsert, { setup, rounds, warmup })
-    results.add({ name: `vfs.write.limit.${name}`, unit: 'ms', better: 'lower', ...r, target: 'ratio <= 1.5', baselineLabel: 'one raw multi-row INSERT of the same 1,000 rows' })
+    results.add({
+      name: `vfs.write.limit.${name}`,
+      unit: 'ms',
+      better: 'lower',
+      ...r,
+      target: 'ratio <= 1.5',
+      baselineLabel: 'one raw multi-row INSERT of the same 1,000 rows',
+    })
   }
   if (wanted(`vfs.write.sequential.${name}`)) {
     const sequential = async () => {
       for (let i = 0; i < FILES; i++) await vfs!.writeFile(`/f/${i}.txt`, small[i])
     }
     const r = await compareMedian(sequential, () => naiveWrites(store, scope), { setup, rounds, warmup })
-    results.add({ name: `vfs.write.sequential.${name}`, unit: 'ms', better: 'lower', ...r, target: 'report only', baselineLabel: '1,000 sequential awaited store commits, one file each' })
+    results.add({
+      name: `vfs.write.sequential.${name}`,
+      unit: 'ms',
+      better: 'lower',
+      ...r,
+      target: 'report only',
+      baselineLabel: '1,000 sequential awaited store commits, one file each',
+    })
   }
   if (client && wanted(`vfs.hydrate.${name}`)) {
     // 10,000 files of 5 KB (~50 MB), committed in batches of 1,000.
     const hydrateScope = freshScope()
     for (let b = 0; b < size(10, 2); b++) {
       const ops: StoreOp[] = Array.from({ length: size(1000, 10) }, (_, i) => ({
-        op: 'put', path: `/h/${b}/${i}.bin`, kind: 'file', data: payload(b * 1000 + i, size(5 * KB, 64)), mtime: 1, ctime: 1, expectedVersion: null,
+        op: 'put',
+        path: `/h/${b}/${i}.bin`,
+        kind: 'file',
+        data: payload(b * 1000 + i, size(5 * KB, 64)),
+        mtime: 1,
+        ctime: 1,
+        expectedVersion: null,
       }))
       await store.commit('bench', hydrateScope, ops)
     }
     const r = await compareMedian(
       async () => (await openVfs({ store, namespace: 'bench', scope: hydrateScope, autoRefresh: false })).usage(),
-      () => client.query(`SELECT path, kind, data, version, mtime, ctime FROM ${TABLE}_entries WHERE namespace = $1 AND scope = $2`, ['bench', hydrateScope]),
+      () =>
+        client.query(`SELECT path, kind, data, version, mtime, ctime FROM ${TABLE}_entries WHERE namespace = $1 AND scope = $2`, [
+          'bench',
+          hydrateScope,
+        ]),
       { rounds, warmup: 1, setup: () => gc?.() },
     )
-    results.add({ name: `vfs.hydrate.${name}`, unit: 'ms', better: 'lower', ...r, target: 'ratio <= 2', baselineLabel: 'bare SELECT of the same 10,000 rows (50 MB)' })
+    results.add({
+      name: `vfs.hydrate.${name}`,
+      unit: 'ms',
+      better: 'lower',
+      ...r,
+      target: 'ratio <= 2',
+      baselineLabel: 'bare SELECT of the same 10,000 rows (50 MB)',
+    })
   }
 }
 
@@ -105,7 +154,8 @@ async function dropTables(client: SqlClient): Promise<void> {
 }
 
 /** Whether the filter selects any measurement of this store (so its set-up is worth doing). */
-const storeWanted = (store: string) => ['vfs.write.concurrent', 'vfs.write.limit', 'vfs.write.sequential', 'vfs.hydrate'].some((m) => wanted(`${m}.${store}`))
+const storeWanted = (store: string) =>
+  ['vfs.write.concurrent', 'vfs.write.limit', 'vfs.write.sequential', 'vfs.hydrate'].some(m => wanted(`${m}.${store}`))
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 let pgUrl = process.env.PG_URL

@@ -35,8 +35,13 @@ async function readBench() {
   )
   if (sink === 0) throw new Error('nothing read')
   results.add({
-    name: 'vfs.read.1kb', unit: 'µs per read', better: 'lower', ours: (ours * 1000) / files, baseline: (baseline * 1000) / files,
-    target: 'ratio <= 3', baselineLabel: 'Map.get + TextDecoder.decode',
+    name: 'vfs.read.1kb',
+    unit: 'µs per read',
+    better: 'lower',
+    ours: (ours * 1000) / files,
+    baseline: (baseline * 1000) / files,
+    target: 'ratio <= 3',
+    baselineLabel: 'Map.get + TextDecoder.decode',
   })
 }
 
@@ -57,7 +62,10 @@ async function grepBench() {
   }
   const vfs = await openVfs({ store: memoryStore(), namespace: 'bench', scope: 'grep' })
   await Promise.all([...texts].map(([p, t]) => vfs.writeFile(p, t)))
-  for (const [kind, pattern] of [['literal', 'NEEDLE'], ['regex', 'lantern\\s+NEEDLE|tide\\s+NEEDLE']] as const) {
+  for (const [kind, pattern] of [
+    ['literal', 'NEEDLE'],
+    ['regex', 'lantern\\s+NEEDLE|tide\\s+NEEDLE'],
+  ] as const) {
     const name = `vfs.grep.${kind}`
     if (!wanted(name)) continue
     const re = new RegExp(pattern)
@@ -79,7 +87,15 @@ async function grepBench() {
       },
       { rounds: 15, warmup: 2 },
     )
-    results.add({ name, unit: 'ms per grep', better: 'lower', ours, baseline, target: 'ratio <= 2', baselineLabel: 'split lines + includes/test loop over the same strings' })
+    results.add({
+      name,
+      unit: 'ms per grep',
+      better: 'lower',
+      ours,
+      baseline,
+      target: 'ratio <= 2',
+      baselineLabel: 'split lines + includes/test loop over the same strings',
+    })
   }
 }
 

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 
 const dir = new URL('../bench/results/', import.meta.url)
 const page = new URL('../bench/RESULTS.md', import.meta.url)
-const fmt = (x) => (typeof x === 'number' ? String(x) : '')
+const fmt = x => (typeof x === 'number' ? String(x) : '')
 
 const intro = `[← README](../README.md)
 
@@ -22,7 +22,9 @@ A suite sizes its work with \`size(full, tiny)\` from \`bench/harness.ts\`.
 `
 
 let out = intro
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+for (const file of readdirSync(dir)
+  .filter(f => f.endsWith('.json'))
+  .sort()) {
   const rows = JSON.parse(readFileSync(new URL(file, dir), 'utf8'))
   out += `\n## bench/results/${file}\n\n| name | ours | baseline | ratio | unit (better) | target | baseline is |\n|---|---|---|---|---|---|---|\n`
   for (const m of rows) {

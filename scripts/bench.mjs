@@ -11,11 +11,14 @@ import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 
 const smoke = process.argv.includes('--smoke')
-const args = process.argv.slice(2).filter((a) => a !== '--smoke')
+const args = process.argv.slice(2).filter(a => a !== '--smoke')
 const env = smoke ? { ...process.env, BENCH_SMOKE: '1' } : { ...process.env }
 let startedPostgres = false
 if (!env.PG_URL) {
-  const started = spawnSync('bash', ['scripts/postgres.sh', 'start', 'bench'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' })
+  const started = spawnSync('bash', ['scripts/postgres.sh', 'start', 'bench'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  })
   const url = /PG_URL=(\S+)/.exec(readFileSafe('.tmp/postgres-bench.env') ?? started.stdout ?? '')?.[1]
   if (started.status === 0 && url) {
     env.PG_URL = url.replace(/^['"]|['"]$/g, '')
@@ -29,7 +32,9 @@ function readFileSafe(path) {
     return undefined
   }
 }
-const suites = readdirSync(new URL('../bench/', import.meta.url)).filter((f) => f.endsWith('.bench.ts')).sort()
+const suites = readdirSync(new URL('../bench/', import.meta.url))
+  .filter(f => f.endsWith('.bench.ts'))
+  .sort()
 let failed = 0
 for (const suite of suites) {
   console.log(`\n# bench/${suite}`)

@@ -75,7 +75,7 @@ const common = {
   logLevel: 'warning',
   plugins: [wasmAsSibling],
 }
-const external = (entry) =>
+const external = entry =>
   // The core must not import itself by name; every other entry must not bundle it, except a script
   // for its own isolate (see `entries`). node: built-ins appear only in the Node entries
   // (test/shared/bundle-checks.ts keeps them out of index.js). The private imports resolve from dist/.
@@ -88,18 +88,28 @@ const external = (entry) =>
  * class) however many entries an app imports. Plain named exports, so bundlers drop the unused ones.
  */
 const INTERNAL_PREFIX = '__internal_'
-const internalEntry = entries.find((e) => e.internal)
-const probe = await build({ ...common, entryPoints: [internalEntry.in], external: external(internalEntry), write: false, metafile: true })
-const internalNames = Object.values(probe.metafile.outputs).find((o) => o.entryPoint)?.exports ?? []
+const internalEntry = entries.find(e => e.internal)
+const probe = await build({
+  ...common,
+  entryPoints: [internalEntry.in],
+  external: external(internalEntry),
+  write: false,
+  metafile: true,
+})
+const internalNames = Object.values(probe.metafile.outputs).find(o => o.entryPoint)?.exports ?? []
 
 /** The core is built from src/index.ts plus the internal bindings under their hidden names. */
 function coreEntry(entry) {
-  const hidden = internalNames.map((n) => `${n} as ${INTERNAL_PREFIX}${n}`).join(', ')
+  const hidden = internalNames.map(n => `${n} as ${INTERNAL_PREFIX}${n}`).join(', ')
   const contents = `export * from './${entry.in}'\nexport { ${hidden} } from './${internalEntry.in}'\n`
-  return { stdin: { contents, resolveDir: process.cwd(), sourcefile: `${entry.out}-with-internals.ts`, loader: 'ts' }, outdir: undefined, outfile: `dist/${entry.out}.js` }
+  return {
+    stdin: { contents, resolveDir: process.cwd(), sourcefile: `${entry.out}-with-internals.ts`, loader: 'ts' },
+    outdir: undefined,
+    outfile: `dist/${entry.out}.js`,
+  }
 }
 
-const options = (entry) =>
+const options = entry =>
   entry.isolate
     ? isolateOptions(entry)
     : {
@@ -109,13 +119,13 @@ const options = (entry) =>
         plugins: [...common.plugins, isolateAsText()],
       }
 // Isolate scripts first: the entries that start them embed their text.
-const bundled = entries.filter((e) => !e.internal && !e.prebundled).sort((a, b) => Number(!!b.isolate) - Number(!!a.isolate))
+const bundled = entries.filter(e => !e.internal && !e.prebundled).sort((a, b) => Number(!!b.isolate) - Number(!!a.isolate))
 for (const entry of bundled) await build(options(entry))
 writeFileSync(
   `dist/${internalEntry.out}.js`,
-  '// agent-vfs/internal: INTERNAL, no semver promise (docs/internal.md). The core\'s own bindings, from the\n' +
+  "// agent-vfs/internal: INTERNAL, no semver promise (docs/internal.md). The core's own bindings, from the\n" +
     '// hidden names dist/index.js exports them under (scripts/build.mjs): one core at run time.\n' +
-    `export {\n${internalNames.map((n) => `  ${INTERNAL_PREFIX}${n} as ${n}`).join(',\n')}\n} from "${pkg.name}";\n`,
+    `export {\n${internalNames.map(n => `  ${INTERNAL_PREFIX}${n} as ${n}`).join(',\n')}\n} from "${pkg.name}";\n`,
 )
 copyFileSync(createRequire(import.meta.url).resolve(WASM_SPECIFIER), 'dist/quickjs.wasm')
 await buildNodeQuickJs()
@@ -123,7 +133,7 @@ await buildNodeQuickJs()
 mkdirSync('dist/migrations')
 copyFileSync('worker-edge/migrations/0002_sessions.sql', 'dist/migrations/0001_sessions.sql')
 copyFileSync('worker-edge/migrations/0003_running.sql', 'dist/migrations/0002_running.sql')
-for (const entry of entries.filter((e) => e.prebundled)) await buildTypeScriptLoader(`dist/${entry.out}.js`, entry.in)
+for (const entry of entries.filter(e => e.prebundled)) await buildTypeScriptLoader(`dist/${entry.out}.js`, entry.in)
 
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
 mkdirSync('dist', { recursive: true })
@@ -137,17 +147,18 @@ for (const entry of entries) {
 const size = {}
 for (const entry of bundled) {
   const min = await build({ ...options(entry), minify: true, write: false })
-  const minified = min.outputFiles.find((f) => f.path.endsWith('.js')).contents
+  const minified = min.outputFiles.find(f => f.path.endsWith('.js')).contents
   size[`${entry.out}.js`] = measure(readFileSync(`dist/${entry.out}.js`), minified)
 }
-for (const entry of entries.filter((e) => e.internal || e.prebundled)) {
+for (const entry of entries.filter(e => e.internal || e.prebundled)) {
   const file = readFileSync(`dist/${entry.out}.js`)
   size[`${entry.out}.js`] = measure(file, file)
 }
 const wasm = readFileSync('dist/quickjs.wasm')
 size['quickjs.wasm'] = measure(wasm, wasm)
 writeFileSync('dist/size.json', JSON.stringify(size, null, 2) + '\n')
-for (const [file, s] of Object.entries(size)) console.log(`dist/${file}: ${kib(s.bytes)} raw, ${kib(s.minified)} minified, ${kib(s.minifiedGzip)} minified+gzip`)
+for (const [file, s] of Object.entries(size))
+  console.log(`dist/${file}: ${kib(s.bytes)} raw, ${kib(s.minified)} minified, ${kib(s.minifiedGzip)} minified+gzip`)
 
 /**
  * A script for its own isolate (a worker thread): one CommonJS file with everything in it, node: built-ins
@@ -178,7 +189,7 @@ function isolateAsText() {
     name: 'isolate-script-as-text',
     setup(b) {
       b.onResolve({ filter: /\/worker-script\.js$/ }, () => ({ path: 'run-js-node-worker', namespace: 'isolate-text' }))
-      b.onLoad({ filter: /.*/, namespace: 'isolate-text' }, (args) => ({
+      b.onLoad({ filter: /.*/, namespace: 'isolate-text' }, args => ({
         contents: `const code = ${JSON.stringify(readFileSync(`dist/${args.path}.js`, 'utf8'))}\nexport default () => code\n`,
         loader: 'js',
       }))

@@ -5,4 +5,5 @@ import { existsSync, mkdirSync } from 'node:fs'
 
 const dir = new URL('../dist-demo/', import.meta.url)
 mkdirSync(dir, { recursive: true })
-if (!existsSync(new URL('index.html', dir))) console.warn('dist-demo/ holds no demo yet: `npm run build:demo` builds it, and the Worker serves it from then on')
+if (!existsSync(new URL('index.html', dir)))
+  console.warn('dist-demo/ holds no demo yet: `npm run build:demo` builds it, and the Worker serves it from then on')

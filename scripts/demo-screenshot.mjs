@@ -36,4 +36,6 @@ if (!png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 
 }
 mkdirSync(new URL('../docs/', import.meta.url), { recursive: true })
 copyFileSync(STAGE, TARGET)
-console.log(`docs/demo.png updated from test-results/demo/flow-in-tab/03-mid-run.png (${png.byteLength} bytes, ${png.readUInt32BE(16)}×${png.readUInt32BE(20)})`)
+console.log(
+  `docs/demo.png updated from test-results/demo/flow-in-tab/03-mid-run.png (${png.byteLength} bytes, ${png.readUInt32BE(16)}×${png.readUInt32BE(20)})`,
+)

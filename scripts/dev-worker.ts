@@ -39,7 +39,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.exit(0)
   })
 }
-dev.child.once('exit', (code) => {
+dev.child.once('exit', code => {
   if (!stopping) process.exit(code ?? 1)
 })
 

@@ -28,13 +28,21 @@ if (secret.length < 32) {
 async function startHost(): Promise<{ url: string; child: ChildProcess; label: string }> {
   if (node) {
     const child = spawn(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, 'scripts/serve.ts'], {
-      cwd: root, detached: true, stdio: ['ignore', 'inherit', 'inherit'],
+      cwd: root,
+      detached: true,
+      stdio: ['ignore', 'inherit', 'inherit'],
       env: { ...wranglerEnv(), PORT: String(hostPort), [JWT_SECRET_BINDING]: secret },
     })
     const url = `http://127.0.0.1:${hostPort}`
-    for (const start = Date.now(); ; await new Promise((r) => setTimeout(r, 250))) {
+    for (const start = Date.now(); ; await new Promise(r => setTimeout(r, 250))) {
       if (child.exitCode !== null) throw new Error(`the Node host exited (${child.exitCode}) before it was ready`)
-      if (await fetch(`${url}/openapi.json`).then((r) => r.ok, () => false)) return { url, child, label: 'Node host (npm run serve)' }
+      if (
+        await fetch(`${url}/openapi.json`).then(
+          r => r.ok,
+          () => false,
+        )
+      )
+        return { url, child, label: 'Node host (npm run serve)' }
       if (Date.now() - start > 120_000) throw new Error('the Node host did not answer within 120 s')
     }
   }
@@ -65,7 +73,10 @@ process.once('exit', () => {
 
 // vite.config.ts reads the host's address when it loads.
 env.AGENT_VFS_DEV_HOST = host.url
-const vite = await createServer({ configFile: `${root}vite.config.ts`, server: { ...(env.PORT ? { port: Number(env.PORT) } : {}) } })
+const vite = await createServer({
+  configFile: `${root}vite.config.ts`,
+  server: { ...(env.PORT ? { port: Number(env.PORT) } : {}) },
+})
 await vite.listen()
 const demo = vite.resolvedUrls?.local[0] ?? `http://127.0.0.1:${vite.config.server.port}/`
 
@@ -78,7 +89,7 @@ const stop = async (code: number) => {
   process.exit(code)
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(0))
-host.child.once('exit', (code) => {
+host.child.once('exit', code => {
   if (stopping) return
   console.error(`the session host stopped (${code}); stopping the demo`)
   void stop(1)

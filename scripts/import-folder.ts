@@ -40,7 +40,7 @@ function listFiles(dir: string): string[] {
   const out: string[] = []
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name)
-    if (entry.isDirectory()) out.push(...listFiles(full).map((p) => `${entry.name}/${p}`))
+    if (entry.isDirectory()) out.push(...listFiles(full).map(p => `${entry.name}/${p}`))
     else if (entry.isFile()) out.push(entry.name)
   }
   return out
@@ -65,7 +65,9 @@ async function main() {
   const opened = performance.now() - t0
   const target = `/imports/${basename(source)}`
   const before = (await vfs.exists(target)) ? (await vfs.glob(`${target}/**`)).length : 0
-  console.log(`workspace ${args.scope} on PGlite in ${relative(process.cwd(), dataDir) || '.'}: opened in ${opened.toFixed(0)} ms, ${vfs.usage().files} files, ${vfs.usage().bytes} bytes`)
+  console.log(
+    `workspace ${args.scope} on PGlite in ${relative(process.cwd(), dataDir) || '.'}: opened in ${opened.toFixed(0)} ms, ${vfs.usage().files} files, ${vfs.usage().bytes} bytes`,
+  )
   console.log(before > 0 ? `found ${before} files from a previous run under ${target}` : `first run: ${target} is empty`)
 
   // Issue every write at once: the journal group-commits them into a few transactions.
@@ -74,7 +76,7 @@ async function main() {
   let written = 0
   let unchanged = 0
   await Promise.all(
-    files.map(async (rel) => {
+    files.map(async rel => {
       const path = `${target}/${rel.split(sep).join('/')}`
       const bytes = readFileSync(join(source, rel))
       if ((await vfs.exists(path)) && Buffer.compare(Buffer.from(await vfs.readFile(path)), bytes) === 0) return unchanged++
@@ -82,19 +84,27 @@ async function main() {
       await vfs.writeFile(path, new Uint8Array(bytes))
     }),
   )
-  console.log(`imported ${files.length} files from ${source}: ${written} written, ${unchanged} already there unchanged (${(performance.now() - t1).toFixed(0)} ms)`)
+  console.log(
+    `imported ${files.length} files from ${source}: ${written} written, ${unchanged} already there unchanged (${(performance.now() - t1).toFixed(0)} ms)`,
+  )
 
   const { files: count, bytes } = vfs.usage()
   console.log(`workspace now holds ${count} files, ${bytes} bytes`)
   const found = await vfs.grep(args.grep!, { paths: [target], maxMatches: 10 })
-  console.log(`grep ${JSON.stringify(args.grep)}: ${found.matches.length}${found.truncated ? '+' : ''} matches in ${found.filesSearched} files`)
+  console.log(
+    `grep ${JSON.stringify(args.grep)}: ${found.matches.length}${found.truncated ? '+' : ''} matches in ${found.filesSearched} files`,
+  )
   for (const m of found.matches) console.log(`  ${m.path}:${m.line}: ${m.text}`)
   await vfs.close()
   await db.close()
-  console.log(before > 0 ? 'the data was already there: this workspace persists across runs' : 'run `npm run import-folder` again: the second run finds this data already there')
+  console.log(
+    before > 0
+      ? 'the data was already there: this workspace persists across runs'
+      : 'run `npm run import-folder` again: the second run finds this data already there',
+  )
 }
 
-main().catch((error) => {
+main().catch(error => {
   console.error(error instanceof Error ? error.message : error)
   process.exit(1)
 })

@@ -33,7 +33,16 @@ import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { postgresStore, type VfsStore } from 'agent-vfs'
 import { createRunJs, type RunVfs } from 'agent-vfs'
 import { workerThreads } from 'agent-vfs/run-js/node'
-import { createSessionApp, createSessionHost, DEFAULT_OWNER_QUOTA, mintToken, postgresSignals, type AgentProfile, type OwnerQuota, type SessionSignals } from 'agent-vfs/session'
+import {
+  createSessionApp,
+  createSessionHost,
+  DEFAULT_OWNER_QUOTA,
+  mintToken,
+  postgresSignals,
+  type AgentProfile,
+  type OwnerQuota,
+  type SessionSignals,
+} from 'agent-vfs/session'
 
 const env = process.env
 const port = Number(env.PORT ?? 8787)
@@ -92,7 +101,13 @@ const threadCount = count('run-js-threads', 'AGENT_VFS_RUN_JS_THREADS', undefine
 // run_js in worker threads by default: a busy program blocks no request. Threads are shared fairly
 // between owners (each program's tenant is its session's owner).
 // From source (tsx), threads start through the same shim the tests use; the published package needs none.
-const threads = threadCount === 0 ? undefined : workerThreads({ ...(threadCount !== undefined ? { size: threadCount } : {}), workerUrl: new URL('../test/run-js/worker-thread-dev.mjs', import.meta.url) })
+const threads =
+  threadCount === 0
+    ? undefined
+    : workerThreads({
+        ...(threadCount !== undefined ? { size: threadCount } : {}),
+        workerUrl: new URL('../test/run-js/worker-thread-dev.mjs', import.meta.url),
+      })
 
 /** The profile with its programs in the thread pool, each under its session's owner. */
 function inThreads(profile: AgentProfile): AgentProfile {
@@ -102,7 +117,10 @@ function inThreads(profile: AgentProfile): AgentProfile {
     async setup(execution) {
       const setup = await profile.setup(execution)
       const tenant = execution.owner
-      return { ...setup, ...(setup.runJs ? { runJs: (vfs: RunVfs) => createRunJs({ vfs, executor: threads, ...(tenant ? { tenant } : {}) }) } : {}) }
+      return {
+        ...setup,
+        ...(setup.runJs ? { runJs: (vfs: RunVfs) => createRunJs({ vfs, executor: threads, ...(tenant ? { tenant } : {}) }) } : {}),
+      }
     },
   }
 }
@@ -121,7 +139,16 @@ async function openStore(): Promise<{ store: VfsStore; signals?: SessionSignals;
       refuse(describePostgresFailure(env.DATABASE_URL, error))
     }
     const signals = await postgresSignals({ listen: listener, notify: pool })
-    return { store, signals, label: 'Postgres (DATABASE_URL)', close: async () => { await signals.close?.(); await listener.end(); await pool.end() } }
+    return {
+      store,
+      signals,
+      label: 'Postgres (DATABASE_URL)',
+      close: async () => {
+        await signals.close?.()
+        await listener.end()
+        await pool.end()
+      },
+    }
   }
   const { PGlite } = await import('@electric-sql/pglite')
   const dir = dataDir
@@ -133,7 +160,10 @@ async function openStore(): Promise<{ store: VfsStore; signals?: SessionSignals;
 
 const slowed = (profile: AgentProfile) => inThreads(pacedProfile(profile, delay))
 
-const openAi = env.OPENAI_BASE_URL && env.OPENAI_MODEL ? { baseURL: env.OPENAI_BASE_URL, modelId: env.OPENAI_MODEL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) } : undefined
+const openAi =
+  env.OPENAI_BASE_URL && env.OPENAI_MODEL
+    ? { baseURL: env.OPENAI_BASE_URL, modelId: env.OPENAI_MODEL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) }
+    : undefined
 mkdirSync(dataDir, { recursive: true })
 await checkPortFree('127.0.0.1', port).catch((error: Error) => refuse(error.message))
 let releaseLock = () => {}
@@ -166,14 +196,26 @@ if (secret!.length < 32) {
   console.error('AGENT_VFS_JWT_SECRET must be at least 32 characters')
   process.exit(2)
 }
-const app = createSessionApp(host, { auth: { secret: secret! }, ...(maxJsonBytes ? { maxJsonBytes } : {}), ...(maxUploadBytes ? { maxUploadBytes } : {}) })
-const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, async (info) => {
+const app = createSessionApp(host, {
+  auth: { secret: secret! },
+  ...(maxJsonBytes ? { maxJsonBytes } : {}),
+  ...(maxUploadBytes ? { maxUploadBytes } : {}),
+})
+const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, async info => {
   console.log(`agent-vfs sessions on http://127.0.0.1:${info.port} (${opened.label}, host ${host.hostId})`)
-  const shown = Object.entries(quota).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'
-  console.log(`quotas per owner: ${shown}; run_js: ${threads ? `${threads.stats().threads || 'up to ' + (threadCount ?? 'parallelism')} worker threads` : 'on this thread'}`)
-  if (dev) console.log(`dev token (owner "dev", 24 h): ${await mintToken(secret!, 'dev')}\n(dev secret kept in ${kept!.path}: tokens survive restarts)`)
+  const shown =
+    Object.entries(quota)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none'
+  console.log(
+    `quotas per owner: ${shown}; run_js: ${threads ? `${threads.stats().threads || 'up to ' + (threadCount ?? 'parallelism')} worker threads` : 'on this thread'}`,
+  )
+  if (dev)
+    console.log(
+      `dev token (owner "dev", 24 h): ${await mintToken(secret!, 'dev')}\n(dev secret kept in ${kept!.path}: tokens survive restarts)`,
+    )
   // Executions whose server died (lease expired) continue here: at start, then every lease period.
-  await host.recover().catch((e) => console.error('recover failed:', e))
+  await host.recover().catch(e => console.error('recover failed:', e))
 })
 const recovering = setInterval(() => void host.recover().catch(() => undefined), leaseMs)
 

@@ -14,7 +14,9 @@ for (const file of process.argv.slice(2)) {
     skipped += report.numPendingTests + (report.numTodoTests ?? 0)
     // A file that failed to load, or whose hook failed (its tests then show as skipped), has no
     // failed test of its own but is a failure all the same.
-    const fileFailures = report.testResults.filter((r) => r.status === 'failed' && !r.assertionResults.some((a) => a.status === 'failed')).length
+    const fileFailures = report.testResults.filter(
+      r => r.status === 'failed' && !r.assertionResults.some(a => a.status === 'failed'),
+    ).length
     failed += fileFailures
     // A run that failed outside any test and file (a project's globalSetup threw, an unhandled
     // error) has nothing failed to count but `success: false`: one failure.

@@ -25,12 +25,19 @@ export const D1_BINDING = 'DB'
  */
 export function wranglerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VITEST|TEST$|NODE_ENV$|NODE_OPTIONS$)/.test(k)))
-  return { ...env, WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANNER: 'true', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1', ...extra }
+  return {
+    ...env,
+    WRANGLER_SEND_METRICS: 'false',
+    WRANGLER_HIDE_BANNER: 'true',
+    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+    NO_COLOR: '1',
+    ...extra,
+  }
 }
 
 /** A random HS256 secret (64 hex characters) for a local run. */
 export function newDevSecret(): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join('')
+  return Array.from(crypto.getRandomValues(new Uint8Array(32)), b => b.toString(16).padStart(2, '0')).join('')
 }
 
 export interface LocalState {
@@ -40,7 +47,10 @@ export interface LocalState {
   config?: string
 }
 
-const stateArgs = ({ persistTo, config }: LocalState) => [...(persistTo ? ['--persist-to', persistTo] : []), ...(config ? ['--config', config] : [])]
+const stateArgs = ({ persistTo, config }: LocalState) => [
+  ...(persistTo ? ['--persist-to', persistTo] : []),
+  ...(config ? ['--config', config] : []),
+]
 
 /**
  * `wrangler d1 migrations apply DB --local`: creates the local D1 tables the Worker's `/d1` routes and
@@ -49,9 +59,16 @@ const stateArgs = ({ persistTo, config }: LocalState) => [...(persistTo ? ['--pe
  */
 export async function applyLocalMigrations(state: LocalState = {}): Promise<string> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [wranglerBin, 'd1', 'migrations', 'apply', D1_BINDING, '--local', ...stateArgs(state)], {
-      cwd: root, env: wranglerEnv({ CI: 'true' }), timeout: 180_000, maxBuffer: 16 << 20,
-    })
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [wranglerBin, 'd1', 'migrations', 'apply', D1_BINDING, '--local', ...stateArgs(state)],
+      {
+        cwd: root,
+        env: wranglerEnv({ CI: 'true' }),
+        timeout: 180_000,
+        maxBuffer: 16 << 20,
+      },
+    )
     return stdout + stderr
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string }
@@ -80,16 +97,26 @@ export interface DevOptions extends LocalState {
  * processes), so {@link stopGroup} can end all of them. `ready` resolves with the URL once wrangler
  * says "Ready on", and rejects if it exits first or takes longer than `timeoutMs`.
  */
-export function startWranglerDev(options: DevOptions, timeoutMs = 180_000): { child: ChildProcess; ready: Promise<string>; output: () => string } {
+export function startWranglerDev(
+  options: DevOptions,
+  timeoutMs = 180_000,
+): { child: ChildProcess; ready: Promise<string>; output: () => string } {
   const secretDir = mkdtempSync(join(tmpdir(), 'agent-vfs-dev-secret-'))
   const secretFile = join(secretDir, 'secret.env')
   writeFileSync(secretFile, `${JWT_SECRET_BINDING}=${options.secret}\n`, { mode: 0o600 })
   // Given env files, wrangler reads no .dev.vars of its own: name it first, ours last (later files win).
   const devVars = join(options.config ? dirname(resolve(root, options.config)) : root, '.dev.vars')
-  const envFiles = [...(existsSync(devVars) ? [devVars] : []), secretFile].flatMap((f) => ['--env-file', f])
+  const envFiles = [...(existsSync(devVars) ? [devVars] : []), secretFile].flatMap(f => ['--env-file', f])
   const args = [
-    wranglerBin, 'dev', '--ip', '127.0.0.1', '--port', String(options.port), '--show-interactive-dev-session=false',
-    ...envFiles, ...stateArgs(options),
+    wranglerBin,
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--show-interactive-dev-session=false',
+    ...envFiles,
+    ...stateArgs(options),
     ...(options.inspectorPort ? ['--inspector-port', String(options.inspectorPort)] : []),
     ...(options.assets ? ['--assets', options.assets] : []),
   ]
@@ -163,9 +190,9 @@ export async function stopGroup(child: ChildProcess, graceMs = 10_000): Promise<
   }
   signal('SIGTERM')
   const until = Date.now() + graceMs
-  while (groupAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100))
+  while (groupAlive(pid) && Date.now() < until) await new Promise(r => setTimeout(r, 100))
   if (groupAlive(pid)) signal('SIGKILL')
-  while (groupAlive(pid)) await new Promise((r) => setTimeout(r, 50))
+  while (groupAlive(pid)) await new Promise(r => setTimeout(r, 50))
 }
 
 /** wrangler's "Total Upload: 574.66 KiB / gzip: 256.01 KiB" line of a deploy (or `--dry-run`). */
@@ -181,9 +208,16 @@ export function uploadSize(output: string): { totalKiB: number; gzipKiB: number 
  */
 export async function dryRunDeploy(outdir: string, main?: string): Promise<{ totalKiB: number; gzipKiB: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [wranglerBin, 'deploy', ...(main ? [main] : []), '--dry-run', '--minify', '--outdir', outdir], {
-      cwd: root, env: wranglerEnv(), timeout: 180_000, maxBuffer: 16 << 20,
-    })
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [wranglerBin, 'deploy', ...(main ? [main] : []), '--dry-run', '--minify', '--outdir', outdir],
+      {
+        cwd: root,
+        env: wranglerEnv(),
+        timeout: 180_000,
+        maxBuffer: 16 << 20,
+      },
+    )
     const output = stdout + stderr
     return { ...uploadSize(output), output }
   } catch (error) {

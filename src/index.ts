@@ -13,8 +13,23 @@ export { vfsRegistry, type VfsRegistry, type VfsRegistryOptions } from './vfs/re
 export { scopeRun, defaultRunRoots, type RunVfs, type RunRoot, type ScopeRunOptions } from './vfs/run-view.js'
 export { restrict, type RestrictOptions } from './vfs/restrict.js'
 export type {
-  Vfs, VfsStat, VfsQuota, VfsUsage, VfsChange, FileData, WriteOptions, ReaddirOptions, RmdirOptions, GlobOptions,
-  WalkOptions, WalkEntry, WalkResult, GrepOptions, GrepMatch, GrepResult, OpenVfsOptions,
+  Vfs,
+  VfsStat,
+  VfsQuota,
+  VfsUsage,
+  VfsChange,
+  FileData,
+  WriteOptions,
+  ReaddirOptions,
+  RmdirOptions,
+  GlobOptions,
+  WalkOptions,
+  WalkEntry,
+  WalkResult,
+  GrepOptions,
+  GrepMatch,
+  GrepResult,
+  OpenVfsOptions,
 } from './vfs/types.js'
 
 // The ground floor: errors, paths, the store contract (to write a store) and the run layout.
@@ -22,7 +37,13 @@ export { VfsError, isVfsError, type VfsErrorCode } from './contract/errors.js'
 export { normalizePath, parentOf, baseName, joinPath, isWithin, ancestorsOf, MAX_PATH_LENGTH, MAX_NAME_LENGTH } from './contract/paths.js'
 export type { VfsStore, StoreOp, StoreWrite, StoredEntry, ScopeSnapshot, EntryKind, Expectation } from './contract/store.js'
 export {
-  READ_ONLY_ROOTS, WRITABLE_ROOTS, RUN_ROOTS, STATE_ROOT, RUN_JS_ARCHIVE_NAME, RUN_JS_ARCHIVE_DIR, type RunRootName,
+  READ_ONLY_ROOTS,
+  WRITABLE_ROOTS,
+  RUN_ROOTS,
+  STATE_ROOT,
+  RUN_JS_ARCHIVE_NAME,
+  RUN_JS_ARCHIVE_DIR,
+  type RunRootName,
 } from './contract/layout.js'
 
 // The stores.
@@ -34,8 +55,28 @@ export { postgresStore, type PostgresStore, type PostgresStoreOptions, type SqlC
 
 // run_js.
 export {
-  createRunJs, sanitizeToolId, variantEngine, describeGuestApi, RUN_JS_DESCRIPTION, DEFAULT_LIMITS,
-  type RunJs, type RunJsOptions, type RunJsLimits, type RunJsResult, type RunJsError, type RunJsTool, type RunJsToolFunction,
-  type RunJsToolContext, type RunJsSchema, type RunOptions, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions,
-  type TypeScriptLoader, type TypeScriptStripper, type RunJsExecutor, type RunJsJob, type HostCallAnswer,
+  createRunJs,
+  sanitizeToolId,
+  variantEngine,
+  describeGuestApi,
+  RUN_JS_DESCRIPTION,
+  DEFAULT_LIMITS,
+  type RunJs,
+  type RunJsOptions,
+  type RunJsLimits,
+  type RunJsResult,
+  type RunJsError,
+  type RunJsTool,
+  type RunJsToolFunction,
+  type RunJsToolContext,
+  type RunJsSchema,
+  type RunOptions,
+  type QuickJsEngine,
+  type QuickJsModule,
+  type VariantEngineOptions,
+  type TypeScriptLoader,
+  type TypeScriptStripper,
+  type RunJsExecutor,
+  type RunJsJob,
+  type HostCallAnswer,
 } from './run-js/index.js'

@@ -10,7 +10,12 @@
  */
 // Workspace internals: limits and helpers that layers over a workspace share with src/vfs.
 export {
-  MAX_PATTERN_LENGTH, MAX_REGEX_PROGRAM, MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, WALK_CHECK_EVERY,
+  MAX_PATTERN_LENGTH,
+  MAX_REGEX_PROGRAM,
+  MAX_GREP_CONTEXT,
+  MAX_GREP_MATCHES,
+  MAX_GREP_PATHS,
+  WALK_CHECK_EVERY,
 } from './vfs/limits.js'
 export { compileGlob, escapeGlob, type CompiledGlob } from './vfs/glob.js'
 export { REGEX_SYNTAX } from './vfs/regex.js'
@@ -19,8 +24,15 @@ export { readTextNow, textReaderOf, type ReadsTextNow } from './vfs/read-now.js'
 
 // Store internals: what adapters and the session's event log use to keep the contract.
 export {
-  loadScopes, expectationMet, conflictError, checkExpectedVersions, subtreeConflictError, subtreeChecks, checkSubtrees,
-  subtreeRange, type HeldEntry,
+  loadScopes,
+  expectationMet,
+  conflictError,
+  checkExpectedVersions,
+  subtreeConflictError,
+  subtreeChecks,
+  checkSubtrees,
+  subtreeRange,
+  type HeldEntry,
 } from './contract/store.js'
 
 // run_js for its other hosts: the runner behind the Mastra transport, and an executor's building blocks
@@ -31,6 +43,11 @@ export { resolveLimits } from './run-js/engine/limits.js'
 export { defaultEngine } from './run-js/engine/engine.js'
 export { HOST_VFS_METHODS, type HostVfsMethod } from './run-js/host/host-calls.js'
 export {
-  RunQueue, runQueued, noteWait as noteQueueWait, resolveCount as resolveRunJsCount, DEFAULT_MAX_QUEUED, type Slot as RunQueueSlot,
+  RunQueue,
+  runQueued,
+  noteWait as noteQueueWait,
+  resolveCount as resolveRunJsCount,
+  DEFAULT_MAX_QUEUED,
+  type Slot as RunQueueSlot,
 } from './run-js/host/run-queue.js'
 export { abortError as runJsAbortError } from './run-js/host/result.js'

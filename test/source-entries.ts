@@ -13,9 +13,13 @@ export const SOURCE_CONDITION = 'agent-vfs:source'
  */
 export function sourceEntries(overrides: Record<string, string> = {}): { find: RegExp; replacement: string }[] {
   const root = new URL('../', import.meta.url)
-  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { name: string; exports: Record<string, unknown> }
+  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
+    name: string
+    exports: Record<string, unknown>
+  }
   const entries: Record<string, string> = {}
-  const sourceOf = (target: unknown) => (typeof target === 'object' && target !== null ? (target as Record<string, unknown>)[SOURCE_CONDITION] : undefined)
+  const sourceOf = (target: unknown) =>
+    typeof target === 'object' && target !== null ? (target as Record<string, unknown>)[SOURCE_CONDITION] : undefined
   for (const [subpath, target] of Object.entries(pkg.exports)) {
     const source = sourceOf(target)
     if (typeof source === 'string') entries[pkg.name + subpath.slice(1)] = fileURLToPath(new URL(source, root))
@@ -24,5 +28,8 @@ export function sourceEntries(overrides: Record<string, string> = {}): { find: R
   // declaration in src/runtimes/workerd/wasm.d.ts, so it has no source condition).
   entries['#quickjs-node'] = fileURLToPath(new URL('src/runtimes/quickjs-node/index.ts', root))
   Object.assign(entries, overrides)
-  return Object.entries(entries).map(([name, path]) => ({ find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`), replacement: path }))
+  return Object.entries(entries).map(([name, path]) => ({
+    find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`),
+    replacement: path,
+  }))
 }

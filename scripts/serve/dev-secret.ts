@@ -11,7 +11,7 @@ export function devSecret(dir: string): { secret: string; path: string } {
     const kept = readFileSync(path, 'utf8').trim()
     if (/^[0-9a-f]{64}$/.test(kept)) return { secret: kept, path }
   }
-  const secret = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join('')
+  const secret = Array.from(crypto.getRandomValues(new Uint8Array(32)), b => b.toString(16).padStart(2, '0')).join('')
   writeFileSync(path, `${secret}\n`, { mode: 0o600 })
   return { secret, path }
 }

@@ -22,13 +22,48 @@
 export { runTask, resumeTask, TaskError, type RunTaskOptions, type ResumeTaskOptions, type TaskRunOptions } from './execution/run-task.js'
 export type { TaskResult } from './execution/task-result.js'
 export { defaultTaskLimits, type TaskLimits } from './execution/limits.js'
-export type { ExecutionEvent, ExecutionEventBody, ExecutionEventType, ExecutionEventListener, ExecutionStatus, TaskErrorCode } from './state/events.js'
+export type {
+  ExecutionEvent,
+  ExecutionEventBody,
+  ExecutionEventType,
+  ExecutionEventListener,
+  ExecutionStatus,
+  TaskErrorCode,
+} from './state/events.js'
 
-export { scriptedModel, type ScriptedModel, type ScriptedTurn, type ScriptedCall, type ScriptedView, type ToolResultView } from './model/scripted-model.js'
+export {
+  scriptedModel,
+  type ScriptedModel,
+  type ScriptedTurn,
+  type ScriptedCall,
+  type ScriptedView,
+  type ToolResultView,
+} from './model/scripted-model.js'
 export { openAiCompatibleModel, type OpenAiCompatibleOptions } from './model/openai-compatible.js'
-export type { LanguageModel, ModelCallOptions, GenerateResult, GeneratedContent, PromptMessage, ToolResultPart, ToolResultOutput, ToolCallPart, FunctionToolSpec, ModelUsage, JsonValue } from './model/model.js'
+export type {
+  LanguageModel,
+  ModelCallOptions,
+  GenerateResult,
+  GeneratedContent,
+  PromptMessage,
+  ToolResultPart,
+  ToolResultOutput,
+  ToolCallPart,
+  FunctionToolSpec,
+  ModelUsage,
+  JsonValue,
+} from './model/model.js'
 
-export { defineTool, ToolError, isToolError, type AgentTool, type ToolSet, type ToolAccess, type ToolCallOptions, type ToolErrorCode } from './tools/tool.js'
+export {
+  defineTool,
+  ToolError,
+  isToolError,
+  type AgentTool,
+  type ToolSet,
+  type ToolAccess,
+  type ToolCallOptions,
+  type ToolErrorCode,
+} from './tools/tool.js'
 export { defaultToolLimits, type ToolLimits } from './tools/tool-context.js'
 export { createWorkspaceTools, toolSpecs, type WorkspaceToolsOptions, type RunJsSlot } from './tools/toolset.js'
 export { runJsTool, RUN_JS_DESCRIPTION, type RunJsRunner, type RunJsOutcome, type RunJsToolOptions } from './tools/run-js-tool.js'
@@ -39,7 +74,14 @@ export type { Plan, PlanStep, StepStatus, PlanUpdate } from './state/plan.js'
 export type { ResultContract, ResultCheck, ContractVerdict } from './tools/contract.js'
 export type { PolicyRule, PolicyDecision, PolicyVerdict } from './policy/policy.js'
 export { listPending, answerPending, readPending, type PendingAction, type PendingAnswer, type PendingSummary } from './state/pending.js'
-export { listExecutionIds, readExecution, readEvents, type ExecutionRecord, type CheckpointRecord, type ModelUsageTotals } from './state/execution-records.js'
+export {
+  listExecutionIds,
+  readExecution,
+  readEvents,
+  type ExecutionRecord,
+  type CheckpointRecord,
+  type ModelUsageTotals,
+} from './state/execution-records.js'
 export type { WindowState, WindowReason, EarlierExecution } from './model/prompt.js'
 // Where the runtime keeps its records under /state (moved here from the core's run layout).
 export { PLAN_PATH, POLICY_PATH, PENDING_DIR, EXECUTIONS_DIR } from './state/paths.js'

@@ -1,16 +1,6 @@
 /** Error codes a workspace operation can fail with. They mirror POSIX where POSIX has a name for it. */
 export type VfsErrorCode =
-  | 'ENOENT'
-  | 'EEXIST'
-  | 'EISDIR'
-  | 'ENOTDIR'
-  | 'ENOTEMPTY'
-  | 'EACCES'
-  | 'EINVAL'
-  | 'ECONFLICT'
-  | 'EQUOTA'
-  | 'ECLOSED'
-  | 'ESTORE'
+  'ENOENT' | 'EEXIST' | 'EISDIR' | 'ENOTDIR' | 'ENOTEMPTY' | 'EACCES' | 'EINVAL' | 'ECONFLICT' | 'EQUOTA' | 'ECLOSED' | 'ESTORE'
 
 const hints: Record<VfsErrorCode, string> = {
   ENOENT: 'check the path with readdir() or exists() first',
@@ -39,7 +29,10 @@ export class VfsError extends Error {
 
   /** `options.hint` replaces the code's usual advice when the caller knows better what to do. */
   constructor(code: VfsErrorCode, path: string | undefined, detail: string, options?: { cause?: unknown; hint?: string }) {
-    super(`${code}: ${detail}${path === undefined ? '' : ` (${JSON.stringify(path)})`}: ${options?.hint ?? hints[code]}`, options?.cause === undefined ? undefined : { cause: options.cause })
+    super(
+      `${code}: ${detail}${path === undefined ? '' : ` (${JSON.stringify(path)})`}: ${options?.hint ?? hints[code]}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    )
     this.code = code
     this.path = path
     this.detail = detail

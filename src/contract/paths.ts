@@ -23,7 +23,10 @@ const NORMAL = /^(?:\/(?!\.\.?(?:\/|$))[^/\\\u0000-\u001f\u007f-\u009f\u061c\u20
  */
 const REFUSED: Array<[RegExp, string]> = [
   [/[\u0000-\u001f\u007f-\u009f]/u, 'a control character (C0/C1, NUL included)'],
-  [/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u, 'a bidirectional control character (such as U+202E), which makes names display differently from what they are'],
+  [
+    /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u,
+    'a bidirectional control character (such as U+202E), which makes names display differently from what they are',
+  ],
   [/[\u200b-\u200d\u2060-\u2065\ufeff]/u, 'an invisible (zero-width) formatting character'],
   [/[\ud800-\udfff]/u, 'a lone surrogate (not valid Unicode text)'],
 ]

@@ -110,7 +110,7 @@ export interface VfsStore {
 export function loadScopes(store: VfsStore, namespace: string, scopes: readonly string[]): Promise<ScopeSnapshot[]> {
   if (scopes.length === 0) return Promise.resolve([])
   if (store.loadMany) return store.loadMany(namespace, scopes)
-  return Promise.all(scopes.map((scope) => store.load(namespace, scope)))
+  return Promise.all(scopes.map(scope => store.load(namespace, scope)))
 }
 
 /** What a store holds at a path, as far as expectations go; `undefined` when it holds nothing. */
@@ -129,9 +129,21 @@ export function expectationMet(op: StoreOp, held: HeldEntry | undefined): boolea
 }
 
 /** The conflict error adapters throw when an expectation does not match. */
-export function conflictError(path: string, expected: Expectation, held: HeldEntry | number | undefined, options?: { cause?: unknown }): VfsError {
+export function conflictError(
+  path: string,
+  expected: Expectation,
+  held: HeldEntry | number | undefined,
+  options?: { cause?: unknown },
+): VfsError {
   const h = typeof held === 'number' ? (held === 0 ? undefined : { version: held, kind: 'file' as const }) : held
-  const has = h === undefined ? 'nothing' : h.kind === 'dir' && expected === 'dir' ? `a directory` : h.kind === 'dir' ? `a directory (version ${h.version})` : `version ${h.version}`
+  const has =
+    h === undefined
+      ? 'nothing'
+      : h.kind === 'dir' && expected === 'dir'
+        ? `a directory`
+        : h.kind === 'dir'
+          ? `a directory (version ${h.version})`
+          : `version ${h.version}`
   const wanted = expected === 'dir' ? 'a directory' : expected === 0 ? 'nothing' : `version ${expected}`
   return new VfsError('ECONFLICT', path, `expected ${wanted}, the store has ${has}`, options)
 }
@@ -151,7 +163,11 @@ export function checkExpectedVersions(ops: readonly StoreOp[], entryOf: (path: s
 
 /** The conflict error adapters throw when the number of entries below a path does not match. */
 export function subtreeConflictError(path: string, expected: number, has: number): VfsError {
-  return new VfsError('ECONFLICT', path, `expected ${expected} entries below this directory, the store has ${has} (another writer added or removed some)`)
+  return new VfsError(
+    'ECONFLICT',
+    path,
+    `expected ${expected} entries below this directory, the store has ${has} (another writer added or removed some)`,
+  )
 }
 
 /** Ops that carry an `expectedBelow`. Adapters count the entries below each (see {@link subtreeRange}). */

@@ -50,7 +50,7 @@ export class QuickJsCodeModeTransport implements CodeModeTransport {
     const { program, toolIds, dispatch, timeout, abortSignal, onExternalCall, onExternalResult } = opts
     const tools: Record<string, RunJsToolFunction> = {}
     for (const id of toolIds) {
-      tools[id] = async (input) => {
+      tools[id] = async input => {
         observe(onExternalCall, id, input)
         const started = Date.now()
         let output: unknown
@@ -79,7 +79,11 @@ export class QuickJsCodeModeTransport implements CodeModeTransport {
         limits: { ...this.options.limits, timeMs: timeout > 0 ? timeout : 30_000 },
       })
     } catch (error) {
-      return { success: false, logs: [], error: { name: (error as Error).name ?? 'Error', message: (error as Error).message ?? String(error) } }
+      return {
+        success: false,
+        logs: [],
+        error: { name: (error as Error).name ?? 'Error', message: (error as Error).message ?? String(error) },
+      }
     }
     const r = await runner.run(program, { signal: abortSignal })
     const out: CodeModeToolResult = { success: r.success, logs: r.logs }
@@ -99,9 +103,12 @@ function assertJson(output: unknown, globalName: string): void {
   try {
     json = JSON.stringify(output)
   } catch (error) {
-    throw new TypeError(`${globalName} returned a value that is not JSON-serializable: ${(error as Error).message}`)
+    throw new TypeError(`${globalName} returned a value that is not JSON-serializable: ${(error as Error).message}`, { cause: error })
   }
-  if (json === undefined) throw new TypeError(`${globalName} returned a value that is not JSON-serializable: ${typeof output === 'function' ? 'a function' : `a ${typeof output}`}`)
+  if (json === undefined)
+    throw new TypeError(
+      `${globalName} returned a value that is not JSON-serializable: ${typeof output === 'function' ? 'a function' : `a ${typeof output}`}`,
+    )
 }
 
 /** Tracing hooks must never break a call: their exceptions are swallowed. */

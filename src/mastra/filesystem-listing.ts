@@ -1,6 +1,12 @@
 import {
-  DirectoryNotFoundError, UnsupportedGrepPatternError,
-  type FileEntry, type FilesystemGrepOptions, type FilesystemGrepResult, type ListOptions, type WalkEntry, type WalkOptions,
+  DirectoryNotFoundError,
+  UnsupportedGrepPatternError,
+  type FileEntry,
+  type FilesystemGrepOptions,
+  type FilesystemGrepResult,
+  type ListOptions,
+  type WalkEntry,
+  type WalkOptions,
 } from '@mastra/core/workspace'
 import { baseName, isVfsError, type Vfs, type VfsStat } from 'agent-vfs'
 import { escapeGlob, MAX_GREP_CONTEXT, MAX_GREP_MATCHES } from 'agent-vfs/internal'
@@ -34,7 +40,7 @@ export async function listEntries(vfs: Vfs, path: string, dir: string, options?:
       const base = baseName('/' + name)
       const dot = base.lastIndexOf('.')
       const ext = dot > 0 ? base.slice(dot) : ''
-      if (!extensions.some((e) => e === ext || (ext !== '' && e === ext.slice(1)))) continue
+      if (!extensions.some(e => e === ext || (ext !== '' && e === ext.slice(1)))) continue
     }
     entries.push(s.type === 'file' ? { name, type: 'file', size: s.size } : { name, type: 'directory' })
   }
@@ -49,8 +55,8 @@ export async function listEntries(vfs: Vfs, path: string, dir: string, options?:
 async function statsBelow(vfs: Vfs, dir: string, recursive: boolean): Promise<(name: string) => Pick<VfsStat, 'type' | 'size'>> {
   const prefix = dir === '/' ? 1 : dir.length + 1
   const walked = await vfs.walk(`${escapeGlob(dir)}/${recursive ? '**' : '*'}`, { includeDirs: true })
-  const byName = new Map(walked.entries.map((e) => [e.path.slice(prefix), e]))
-  return (name) => byName.get(name) ?? { type: 'directory', size: 0 }
+  const byName = new Map(walked.entries.map(e => [e.path.slice(prefix), e]))
+  return name => byName.get(name) ?? { type: 'directory', size: 0 }
 }
 
 /**
@@ -72,7 +78,7 @@ export async function walkEntries(vfs: Vfs, path: string, dir: string, options?:
   for (const rel of names) {
     const segments = rel.split('/')
     if (segments.length > maxDepth) continue
-    if (!options?.includeHidden && segments.some((s) => s.startsWith('.'))) continue
+    if (!options?.includeHidden && segments.some(s => s.startsWith('.'))) continue
     const s = stats(rel)
     const name = segments[segments.length - 1]!
     entries.push(s.type === 'file' ? { name, path: rel, type: 'file', size: s.size } : { name, path: rel, type: 'directory' })
@@ -98,7 +104,16 @@ export async function grepEntries(vfs: Vfs, root: string, options: FilesystemGre
     // The workspace's own walk: files only, with no stat per entry.
     const prefix = root === '/' ? 1 : root.length + 1
     const walked = await vfs.walk(`${escapeGlob(root)}/**`)
-    files = walked.entries.map((e) => e.path).filter((p) => includeHidden || !p.slice(prefix).split('/').some((s) => s.startsWith('.')))
+    files = walked.entries
+      .map(e => e.path)
+      .filter(
+        p =>
+          includeHidden ||
+          !p
+            .slice(prefix)
+            .split('/')
+            .some(s => s.startsWith('.')),
+      )
   }
   const perFile = Math.floor(options.maxCountPerFile ?? Infinity)
   // Sizes come from the model: capped at the workspace's own grep limits whatever it asks for (an
@@ -122,11 +137,11 @@ export async function grepEntries(vfs: Vfs, root: string, options: FilesystemGre
     }
     if (found.matches.length === 0) continue
     // The escaped name must have named this file alone; if not, let Mastra search by itself.
-    if (found.matches.some((m) => m.path !== file)) throw new UnsupportedGrepPatternError(pattern, `cannot search ${file} alone`)
+    if (found.matches.some(m => m.path !== file)) throw new UnsupportedGrepPatternError(pattern, `cannot search ${file} alone`)
     remaining -= found.matches.length
     results.push({
       path: top.type === 'file' ? baseName(file) : file.slice(root === '/' ? 1 : root.length + 1),
-      matches: found.matches.map((m) => ({
+      matches: found.matches.map(m => ({
         line: m.line,
         column: m.column - 1,
         text: m.text,

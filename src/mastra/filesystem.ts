@@ -1,8 +1,10 @@
 import type { RequestContext } from '@mastra/core/request-context'
+// prettier-ignore
 import {
-  FileExistsError, FileNotFoundError, IsDirectoryError, MastraFilesystem, NotDirectoryError, PermissionError, StaleFileError,
+  FileExistsError, FileNotFoundError, IsDirectoryError, MastraFilesystem, NotDirectoryError, PermissionError,
   UnsupportedGrepPatternError,
 } from '@mastra/core/workspace'
+// prettier-ignore
 import type {
   CopyOptions, FileContent, FileEntry, FileStat, FilesystemGrepOptions, FilesystemGrepResult, FilesystemInfo, InstructionsOption,
   ListOptions, ProviderStatus, ReadOptions, RemoveOptions, WalkEntry, WalkOptions, WriteOptions,
@@ -110,7 +112,8 @@ export class VfsFilesystem extends MastraFilesystem {
 
   constructor(options: VfsFilesystemOptions) {
     super({ name: 'VfsFilesystem', textExtensions: options.textExtensions })
-    if (!options?.vfs || typeof options.vfs.readFile !== 'function') throw new TypeError('VfsFilesystem needs { vfs }, a workspace from openVfs()')
+    if (!options?.vfs || typeof options.vfs.readFile !== 'function')
+      throw new TypeError('VfsFilesystem needs { vfs }, a workspace from openVfs()')
     this.vfs = options.vfs
     this.readOnly = options.readOnly === true
     this.id = options.id ?? `agent-vfs:${options.vfs.namespace}/${options.vfs.scope}:${uniqueSuffix()}`
@@ -312,7 +315,6 @@ export class VfsFilesystem extends MastraFilesystem {
    * `maxDepth` counts the directory's own entries as depth 1; names starting with `.` (and what is
    * below them) only with `includeHidden`.
    */
-
 
   async walk(path: string, options?: WalkOptions): Promise<WalkEntry[]> {
     await this.ensureReady()

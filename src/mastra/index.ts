@@ -8,5 +8,9 @@ export { runJsTool, type MastraRunJsToolOptions } from './run-js-tool.js'
 export { RUN_JS_DESCRIPTION } from 'agent-vfs/agent'
 export { VfsFilesystem, type VfsFilesystemOptions, type VfsFilesystemMetadata } from './filesystem.js'
 export {
-  vfsWorkspaceResolver, type VfsWorkspaceResolver, type VfsWorkspaceResolverOptions, type VfsWorkspaceConfig, type VfsSessionInfo,
+  vfsWorkspaceResolver,
+  type VfsWorkspaceResolver,
+  type VfsWorkspaceResolverOptions,
+  type VfsWorkspaceConfig,
+  type VfsSessionInfo,
 } from './workspace-resolver.js'

@@ -1,6 +1,12 @@
 import {
-  DirectoryNotEmptyError, DirectoryNotFoundError, FileExistsError, FileNotFoundError, FilesystemError, IsDirectoryError,
-  NotDirectoryError, PermissionError,
+  DirectoryNotEmptyError,
+  DirectoryNotFoundError,
+  FileExistsError,
+  FileNotFoundError,
+  FilesystemError,
+  IsDirectoryError,
+  NotDirectoryError,
+  PermissionError,
 } from '@mastra/core/workspace'
 import { isVfsError } from 'agent-vfs'
 
@@ -46,4 +52,3 @@ export function toMastraError(error: unknown, path: string, operation: string, e
   ;(out as { cause?: unknown }).cause = error
   return out
 }
-

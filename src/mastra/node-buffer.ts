@@ -16,4 +16,3 @@ function nodeBuffer(): BufferStatic {
 export function toBuffer(bytes: Uint8Array): BufferLike {
   return nodeBuffer().from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
-

@@ -93,7 +93,8 @@ export function vfsWorkspaceResolver(options: VfsWorkspaceResolverOptions): VfsW
   if (!options.registry && !options.store) throw new TypeError('vfsWorkspaceResolver needs { registry } or { store }')
   if (typeof namespace !== 'string' || namespace === '') throw new TypeError('vfsWorkspaceResolver needs a namespace')
   const maxCached = options.maxCached ?? 100
-  if (!(maxCached >= 1)) throw new TypeError(`vfsWorkspaceResolver: maxCached must be at least 1 (or Infinity), got ${String(options.maxCached)}`)
+  if (!(maxCached >= 1))
+    throw new TypeError(`vfsWorkspaceResolver: maxCached must be at least 1 (or Infinity), got ${String(options.maxCached)}`)
   const registry = options.registry ?? vfsRegistry({ store: options.store!, maxCached })
   const defaultScope = options.defaultScope ?? 'default'
   // Map order is recency: a resolve moves the scope to the end.

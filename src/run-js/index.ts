@@ -25,7 +25,8 @@ import type { RunJs, RunJsJob, RunJsOptions, RunJsResult, RunOptions } from './t
  * anything the program does.
  */
 export function createRunJs(options: RunJsOptions): RunJs {
-  if (!options || typeof options.vfs !== 'object' || options.vfs === null) throw new TypeError('createRunJs: options.vfs (a Vfs or run scope) is required')
+  if (!options || typeof options.vfs !== 'object' || options.vfs === null)
+    throw new TypeError('createRunJs: options.vfs (a Vfs or run scope) is required')
   return createRunner(options)
 }
 
@@ -40,11 +41,15 @@ export interface RunnerOptions extends Omit<RunJsOptions, 'vfs'> {
 export function createRunner(options: RunnerOptions): RunJs {
   const env = runnerEnv(options)
   const { limits } = env
-  const queue = new RunQueue(resolveCount(options.concurrency, DEFAULT_CONCURRENCY, 'concurrency'), resolveCount(options.maxQueued, DEFAULT_MAX_QUEUED, 'maxQueued'), `a slot of this runner (concurrency ${options.concurrency ?? DEFAULT_CONCURRENCY})`)
+  const queue = new RunQueue(
+    resolveCount(options.concurrency, DEFAULT_CONCURRENCY, 'concurrency'),
+    resolveCount(options.maxQueued, DEFAULT_MAX_QUEUED, 'maxQueued'),
+    `a slot of this runner (concurrency ${options.concurrency ?? DEFAULT_CONCURRENCY})`,
+  )
   const execute = executorOf(options, env)
   return {
     run(code: string, runOptions: RunOptions = {}): Promise<RunJsResult> {
-      return runQueued(queue, limits.timeMs, runOptions.signal, (timeMs) => execute(code, timeMs, runOptions.signal))
+      return runQueued(queue, limits.timeMs, runOptions.signal, timeMs => execute(code, timeMs, runOptions.signal))
     },
     close(): void {
       env.pool.close()
@@ -74,8 +79,14 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
   if (!executor) return (code, timeMs, signal) => runProgram(env, code, signal, timeMs)
   if (typeof executor.execute !== 'function') throw new TypeError('run_js: options.executor must have an execute(job) method')
   // Both are functions of this thread; the executor's side has its own.
-  if (options.engine) throw new TypeError('run_js: options.engine cannot be combined with an executor (it runs programs in another thread with its own engine)')
-  if (typeof options.typescript === 'function') throw new TypeError('run_js: a custom typescript loader cannot be combined with an executor (it loads ts-blank-space itself); leave it unset or pass false')
+  if (options.engine)
+    throw new TypeError(
+      'run_js: options.engine cannot be combined with an executor (it runs programs in another thread with its own engine)',
+    )
+  if (typeof options.typescript === 'function')
+    throw new TypeError(
+      'run_js: a custom typescript loader cannot be combined with an executor (it loads ts-blank-space itself); leave it unset or pass false',
+    )
   const toolIds = [...env.tools.keys()]
   return async (code, timeMs, signal) => {
     // Nothing that is not a string crosses; the in-thread path answers it without starting anything.
@@ -97,7 +108,10 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
     try {
       return await executor.execute(job)
     } catch (error) {
-      return failure({ name: 'InternalError', message: `run_js: the executor failed: ${(error as Error)?.message ?? String(error)}` })
+      return failure({
+        name: 'InternalError',
+        message: `run_js: the executor failed: ${(error as Error)?.message ?? String(error)}`,
+      })
     } finally {
       host.end()
     }
@@ -111,6 +125,17 @@ export { DEFAULT_LIMITS } from './engine/limits.js'
 export { describeGuestApi, RUN_JS_DESCRIPTION } from './guest/guest-api.js'
 export type { TypeScriptLoader, TypeScriptStripper } from './host/typescript.js'
 export type {
-  RunJs, RunJsOptions, RunJsLimits, RunJsResult, RunJsError, RunJsTool, RunJsToolFunction, RunJsToolContext, RunJsSchema, RunOptions,
-  RunJsExecutor, RunJsJob, HostCallAnswer,
+  RunJs,
+  RunJsOptions,
+  RunJsLimits,
+  RunJsResult,
+  RunJsError,
+  RunJsTool,
+  RunJsToolFunction,
+  RunJsToolContext,
+  RunJsSchema,
+  RunOptions,
+  RunJsExecutor,
+  RunJsJob,
+  HostCallAnswer,
 } from './types.js'

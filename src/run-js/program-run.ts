@@ -82,7 +82,7 @@ export class ProgramRun {
         logChars: limits.logChars,
         maxBytes: maxCrossingBytes(limits.memoryBytes),
         onSettled: () => this.queuePump(),
-        onHostError: (error) => this.poison(error),
+        onHostError: error => this.poison(error),
       })
       this.dispatch.install()
     } catch (error) {
@@ -137,15 +137,15 @@ export class ProgramRun {
 
   /** Calls the program and pumps its jobs until its promise settles or the clock stops it. */
   execute(program: QuickJSHandle): Promise<ProgramOutcome> {
-    return new Promise<ProgramOutcome>((resolve) => {
+    return new Promise<ProgramOutcome>(resolve => {
       let settled = false
-      this.settle = (outcome) => {
+      this.settle = outcome => {
         if (settled) return
         settled = this.finished = true
         resolve(outcome)
       }
       // A waiting guest (a promise that never settles, a tool that never returns) is ended here.
-      this.clock.onStop((stop) => this.settle?.({ kind: 'stopped', stop }))
+      this.clock.onStop(stop => this.settle?.({ kind: 'stopped', stop }))
       if (this.poisoned) return this.settle({ kind: 'host', error: this.hostError })
       const started = this.guard(() => this.ctx.callFunction(program, this.ctx.undefined))
       if (!started) return
@@ -327,11 +327,11 @@ const YIELD_EVERY_MS = 8
 /** Runs `fn` in a macrotask, as soon as the host allows (setImmediate in Node, a message port elsewhere). */
 const yieldToHost: (fn: () => void) => void = (() => {
   const g = globalThis as { setImmediate?: (fn: () => void) => unknown }
-  if (typeof g.setImmediate === 'function') return (fn) => void g.setImmediate!(fn)
+  if (typeof g.setImmediate === 'function') return fn => void g.setImmediate!(fn)
   if (typeof MessageChannel === 'function') {
     const queue: Array<() => void> = []
     let channel: MessageChannel | undefined
-    return (fn) => {
+    return fn => {
       if (!channel) {
         channel = new MessageChannel()
         channel.port1.onmessage = () => queue.shift()?.()
@@ -340,7 +340,7 @@ const yieldToHost: (fn: () => void) => void = (() => {
       channel.port2.postMessage(0)
     }
   }
-  return (fn) => void setTimeout(fn, 0)
+  return fn => void setTimeout(fn, 0)
 })()
 
 function mib(bytes: number): string {

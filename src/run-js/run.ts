@@ -1,4 +1,3 @@
-import type { Vfs } from '../vfs/types.js'
 import { archiveResult, archiveScript } from './host/archive.js'
 import { toGuestError } from './guest/host-error.js'
 import { RunClock, type Stop } from './engine/clock.js'
@@ -17,7 +16,8 @@ export interface RunEnv extends ProgramEnv {
 }
 
 /** What a program gets when the host cannot run programs at all (never its own fault). */
-const HOST_UNAVAILABLE = 'run_js is unavailable: the host could not start QuickJS (a fault of the host, not of the program; the host log has the details)'
+const HOST_UNAVAILABLE =
+  'run_js is unavailable: the host could not start QuickJS (a fault of the host, not of the program; the host log has the details)'
 
 /**
  * How long loading the TypeScript loader may take (not the program's time, but not forever either).
@@ -39,7 +39,12 @@ function wrap(code: string): string {
  * result, shaping the result. `timeMs` is the time the run has (less than its limit when it waited
  * for a slot); a timeout is still reported as the limit. Never throws.
  */
-export async function runProgram(env: RunEnv, code: string, signal: AbortSignal | undefined, timeMs = env.limits.timeMs): Promise<RunJsResult> {
+export async function runProgram(
+  env: RunEnv,
+  code: string,
+  signal: AbortSignal | undefined,
+  timeMs = env.limits.timeMs,
+): Promise<RunJsResult> {
   if (typeof code !== 'string') return failure({ name: 'TypeError', message: `the program must be a string, got ${typeof code}` })
   const tooLarge = programTooLarge(code, env.limits.programBytes)
   if (tooLarge) return failure(tooLarge)
@@ -81,13 +86,14 @@ export async function runProgram(env: RunEnv, code: string, signal: AbortSignal 
 }
 
 async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, code: string): Promise<RunJsResult> {
-  const stopped = new Promise<typeof STOPPED>((resolve) => clock.onStop(() => resolve(STOPPED)))
+  const stopped = new Promise<typeof STOPPED>(resolve => clock.onStop(() => resolve(STOPPED)))
   /** Waits for host work unless the clock stops first; a late failure of `work` is dropped. */
   const until = <T>(work: Promise<T>): Promise<T | typeof STOPPED> => {
     work.catch(() => {})
     return Promise.race([work, stopped])
   }
-  const stopFailure = (scriptPath?: string) => failure(stopError(clock.stop ?? 'timeout', env, clock.callerSignal), programRun.logs(), scriptPath)
+  const stopFailure = (scriptPath?: string) =>
+    failure(stopError(clock.stop ?? 'timeout', env, clock.callerSignal), programRun.logs(), scriptPath)
 
   // Compile: the program as JavaScript first; TypeScript only if that fails.
   let language: 'js' | 'ts' = 'js'
@@ -118,7 +124,11 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
       scriptNumber = saved.number
     } catch (error) {
       const e = toGuestError(error)
-      return failure({ name: 'ArchiveError', message: `the program could not be archived, so it was not run: ${e.message}`, ...(e.code ? { code: e.code } : {}) })
+      return failure({
+        name: 'ArchiveError',
+        message: `the program could not be archived, so it was not run: ${e.message}`,
+        ...(e.code ? { code: e.code } : {}),
+      })
     }
   }
   if ('error' in compiled) return failure(compiled.error, programRun.logs(), scriptPath)
@@ -154,7 +164,13 @@ function programTooLarge(code: string, max: number): RunJsError | undefined {
   }
 }
 
-async function shapeResult(env: RunEnv, json: string, logs: string[], scriptPath: string | undefined, n: number | undefined): Promise<RunJsResult> {
+async function shapeResult(
+  env: RunEnv,
+  json: string,
+  logs: string[],
+  scriptPath: string | undefined,
+  n: number | undefined,
+): Promise<RunJsResult> {
   const base = { success: true, logs, ...(scriptPath ? { scriptPath } : {}) }
   if (json === UNDEFINED_RESULT) return base
   if (json.length <= env.limits.inlineResultChars) {
@@ -168,7 +184,14 @@ async function shapeResult(env: RunEnv, json: string, logs: string[], scriptPath
     try {
       resultPath = await archiveResult(env.vfs, env.archiveDir, n, json)
     } catch (error) {
-      return failure({ name: 'ArchiveError', message: `the result (${bytes} bytes) was too large to return and could not be saved: ${toGuestError(error).message}` }, logs, scriptPath)
+      return failure(
+        {
+          name: 'ArchiveError',
+          message: `the result (${bytes} bytes) was too large to return and could not be saved: ${toGuestError(error).message}`,
+        },
+        logs,
+        scriptPath,
+      )
     }
   }
   return { ...base, result: preview(json, bytes, resultPath), bytes, ...(resultPath ? { resultPath } : {}) }
@@ -194,7 +217,11 @@ function safeLogs(programRun: ProgramRun): string[] {
 function stopError(stop: Stop, env: RunEnv, signal: AbortSignal | undefined): RunJsError {
   const { timeMs, interruptBudget } = env.limits
   if (stop === 'abort') return abortError(signal)
-  if (stop === 'budget') return { name: TIMEOUT, message: `run_js used up its compute budget (${interruptBudget} interrupt checks, about ${timeMs} ms of CPU) and was stopped` }
+  if (stop === 'budget')
+    return {
+      name: TIMEOUT,
+      message: `run_js used up its compute budget (${interruptBudget} interrupt checks, about ${timeMs} ms of CPU) and was stopped`,
+    }
   return { name: TIMEOUT, message: `run_js timed out after ${timeMs} ms` }
 }
 

@@ -49,7 +49,11 @@ export interface RunJsToolContext {
 /** Anything with a Standard Schema `validate` (zod 4, valibot, arktype …). */
 export interface RunJsSchema {
   readonly '~standard': {
-    validate(value: unknown): { value?: unknown; issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<unknown> }> } | Promise<{ value?: unknown; issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<unknown> }> }>
+    validate(
+      value: unknown,
+    ):
+      | { value?: unknown; issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<unknown> }> }
+      | Promise<{ value?: unknown; issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<unknown> }> }>
   }
 }
 

@@ -99,7 +99,7 @@ export class HostContext {
     const known = this.logs.has(sessionId)
     const log = this.log(sessionId)
     try {
-      return await log.readLines(after, limit, (records) => requireMeta(sessionId, metaOf(records)).hint ?? { segment: 0, first: 0 })
+      return await log.readLines(after, limit, records => requireMeta(sessionId, metaOf(records)).hint ?? { segment: 0, first: 0 })
     } catch (error) {
       // No log kept for an id that names no session.
       if (!known && this.logs.get(sessionId) === log) this.forget(sessionId)
@@ -109,18 +109,20 @@ export class HostContext {
 
   /** Changes the session record; resolves to the new record (undefined if the session is gone). */
   update(sessionId: string, change: (record: SessionRecord) => SessionRecord | undefined): Promise<SessionRecord | undefined> {
-    return this.storage.updateMeta<SessionRecord | undefined>(sessionId, (records) => {
-      const current = records.get(SESSION_PATH)?.value as SessionRecord | undefined
-      if (!current) return { ops: [], value: undefined }
-      const next = change(current)
-      if (!next) return { ops: [], value: current }
-      const record = { ...next, updatedAt: Date.now() }
-      return { ops: [putJson(SESSION_PATH, record, versionOf(records, SESSION_PATH))], value: record }
-    }).then(async (record) => {
-      // An index that lists records (D1 on the edge) keeps its copy current; the record is durable already.
-      if (record && this.index.changed) await this.index.changed(record).catch(() => undefined)
-      return record
-    })
+    return this.storage
+      .updateMeta<SessionRecord | undefined>(sessionId, records => {
+        const current = records.get(SESSION_PATH)?.value as SessionRecord | undefined
+        if (!current) return { ops: [], value: undefined }
+        const next = change(current)
+        if (!next) return { ops: [], value: current }
+        const record = { ...next, updatedAt: Date.now() }
+        return { ops: [putJson(SESSION_PATH, record, versionOf(records, SESSION_PATH))], value: record }
+      })
+      .then(async record => {
+        // An index that lists records (D1 on the edge) keeps its copy current; the record is durable already.
+        if (record && this.index.changed) await this.index.changed(record).catch(() => undefined)
+        return record
+      })
   }
 
   /** Stores the bytes a session's workspace holds in its owner's index (what the owner's byte quota sums). */
@@ -134,7 +136,7 @@ export class HostContext {
    */
   async requestStatus(sessionId: string, request: StatusRequest): Promise<{ record: SessionRecord | undefined; moved: boolean }> {
     let moved = false
-    const record = await this.update(sessionId, (r) => {
+    const record = await this.update(sessionId, r => {
       moved = false
       const to = requestMove(request, r.status)
       if (!to) return undefined
@@ -149,15 +151,17 @@ export class HostContext {
   async setStatus(sessionId: string, status: SessionStatus, executionId?: string): Promise<void> {
     let changed = false
     let owner: string | undefined
-    await this.update(sessionId, (r) => {
+    await this.update(sessionId, r => {
       owner = r.owner
-      if (!canMove(r.status, status) || (r.status === status && (executionId === undefined || r.executionId === executionId))) return undefined
+      if (!canMove(r.status, status) || (r.status === status && (executionId === undefined || r.executionId === executionId)))
+        return undefined
       changed = r.status !== status
       return { ...r, status, ...(executionId ? { executionId } : {}) }
     })
     // What maxRunningExecutions counts: set when a run starts (never refused here: a resume or an
     // answer goes on), cleared whenever the session settles in any other status, even unchanged.
-    if (owner !== undefined && (status !== 'running' || changed)) await this.index.setRunning?.(owner, sessionId, status === 'running').catch(() => undefined)
+    if (owner !== undefined && (status !== 'running' || changed))
+      await this.index.setRunning?.(owner, sessionId, status === 'running').catch(() => undefined)
     if (changed) await this.emit(sessionId, { type: 'status', status })
   }
 }
@@ -179,6 +183,7 @@ function metaOf(records: RecordMap): SessionMeta | undefined {
 
 /** The meta, or the "not found" error (also for another owner's session, like a missing one). */
 function requireMeta(sessionId: string, meta: SessionMeta | undefined, owner?: string): SessionMeta {
-  if (!meta || (owner !== undefined && meta.record.owner !== owner)) throw new SessionError('not-found', `There is no session ${JSON.stringify(String(sessionId).slice(0, 64))}`)
+  if (!meta || (owner !== undefined && meta.record.owner !== owner))
+    throw new SessionError('not-found', `There is no session ${JSON.stringify(String(sessionId).slice(0, 64))}`)
   return meta
 }

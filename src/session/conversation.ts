@@ -18,7 +18,8 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
   return {
     async send(sessionId, { text, steer }) {
       const record = await parts.requireOpen(sessionId)
-      if (typeof text !== 'string' || text.trim() === '' || text.length > MAX_MESSAGE) throw new SessionError('invalid', `a message needs text of 1 to ${MAX_MESSAGE} characters`)
+      if (typeof text !== 'string' || text.trim() === '' || text.length > MAX_MESSAGE)
+        throw new SessionError('invalid', `a message needs text of 1 to ${MAX_MESSAGE} characters`)
       // A message to an idle session starts an execution: it takes one of the owner's running slots
       // first, atomically in the index (released when the session stops running), or is refused.
       const { index } = ctx
@@ -73,9 +74,15 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
       const { status } = meta.record
       if (status === 'waiting_approval' || status === 'waiting_input') {
         const what = status === 'waiting_approval' ? 'approval' : 'an answer'
-        throw new SessionError('not-running', `Session ${sessionId} waits for ${what} (GET /sessions/${sessionId}/pending), so nothing runs to abort; answer it instead (deny refuses an approval)`)
+        throw new SessionError(
+          'not-running',
+          `Session ${sessionId} waits for ${what} (GET /sessions/${sessionId}/pending), so nothing runs to abort; answer it instead (deny refuses an approval)`,
+        )
       }
-      refuse(admit('abort', { status, ...(executionId ? { executionId } : {}) }), `Session ${sessionId} has no running execution (it is ${status})`)
+      refuse(
+        admit('abort', { status, ...(executionId ? { executionId } : {}) }),
+        `Session ${sessionId} has no running execution (it is ${status})`,
+      )
       await requestAbort(parts, sessionId, executionId!)
     },
 
@@ -84,7 +91,10 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
       const { ws } = await parts.open(sessionId)
       const ids = await listExecutionIds(ws)
       const last = ids.length ? await readExecution(ws, ids[ids.length - 1]) : undefined
-      refuse(admit('resume', { status: record.status, ...(last ? { last: { id: last.id, status: last.status } } : {}) }), `Session ${sessionId} has no interrupted execution to resume`)
+      refuse(
+        admit('resume', { status: record.status, ...(last ? { last: { id: last.id, status: last.status } } : {}) }),
+        `Session ${sessionId} has no interrupted execution to resume`,
+      )
       await ctx.storage.putRequest(sessionId, 'resume', last!.id)
       await ctx.storage.markWork({ sessionId, owner: record.owner, reason: 'resume', executionId: last!.id })
       void driver.kick(sessionId)

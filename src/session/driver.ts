@@ -65,18 +65,24 @@ export class SessionDriver {
     for (;;) {
       if (!(await acquireLease(store, namespace, sessionId, hostId, leaseMs, this.ctx.settings.exclusive))) return
       let lost = false
-      const renew = setInterval(() => {
-        void this.renew(sessionId).then((held) => {
-          if (!held) {
-            lost = true
-            this.active.get(sessionId)?.controller.abort()
-          }
-        }, () => undefined)
-      }, Math.max(50, leaseMs / 3))
+      const renew = setInterval(
+        () => {
+          void this.renew(sessionId).then(
+            held => {
+              if (!held) {
+                lost = true
+                this.active.get(sessionId)?.controller.abort()
+              }
+            },
+            () => undefined,
+          )
+        },
+        Math.max(50, leaseMs / 3),
+      )
       try {
         // Events a dead host journaled but never logged go to the log before anything else happens.
         await this.workspace(sessionId)
-          .then(async (ws) => (await ws.refresh(), catchUpLog(this.ctx, sessionId, ws)))
+          .then(async ws => (await ws.refresh(), catchUpLog(this.ctx, sessionId, ws)))
           .catch(() => undefined)
         for (;;) {
           this.again.delete(sessionId)
@@ -152,7 +158,7 @@ export class SessionDriver {
     let index: number
     if (step.kind === 'start') {
       // The message becomes the task: delivered (once, atomically) before the execution exists.
-      await box.deliver(executionId, (q) => q.filter((m) => m.n === step.message.n))
+      await box.deliver(executionId, q => q.filter(m => m.n === step.message.n))
       instructions = step.message.text
       index = Number(executionId.slice(1))
     } else {
@@ -170,7 +176,13 @@ export class SessionDriver {
       setup = await profile.setup({ index, instructions, sessionId, owner: meta.record.owner })
     } catch (error) {
       // Visible to observers; the step is retried on the next kick (a message, an answer, recovery).
-      await ctx.emit(sessionId, { type: 'error', code: 'profile-error', message: error instanceof Error ? error.message : String(error), executionId, executionSeq: 0 } as never)
+      await ctx.emit(sessionId, {
+        type: 'error',
+        code: 'profile-error',
+        message: error instanceof Error ? error.message : String(error),
+        executionId,
+        executionSeq: 0,
+      } as never)
       throw error
     }
     const controller = new AbortController()
@@ -178,7 +190,7 @@ export class SessionDriver {
     this.active.set(sessionId, { controller, executionId })
     await ctx.storage.markWork({ sessionId, owner: meta.record.owner, reason: 'run', executionId })
     await ctx.setStatus(sessionId, 'running', executionId)
-    await ctx.update(sessionId, (r) => ({ ...r, executions: Math.max(r.executions, index) }))
+    await ctx.update(sessionId, r => ({ ...r, executions: Math.max(r.executions, index) }))
     const appends: Promise<unknown>[] = []
     const options = {
       vfs: ws,
@@ -191,19 +203,33 @@ export class SessionDriver {
       signal: controller.signal,
       onEvent: (e: { seq: number; at: number; executionId: string; type: string }) => {
         const { seq, at: _at, ...body } = e
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an execution event's body, re-tagged as a session event
         appends.push(ctx.emit(sessionId, { ...(body as any), executionSeq: seq }).catch(() => undefined))
       },
       steering: async () => {
         await this.deliverSteers(sessionId, executionId, 'steer')
         const all = await box.list()
-        return all.filter((m) => m.state === 'delivered' && m.executionId === executionId && !(step.kind === 'start' && m.n === step.message.n)).map((m) => m.text)
+        return all
+          .filter(m => m.state === 'delivered' && m.executionId === executionId && !(step.kind === 'start' && m.n === step.message.n))
+          .map(m => m.text)
       },
     }
     try {
       if (step.kind === 'start') await runTask({ ...options, instructions })
       else await resumeTask({ ...options, executionId })
     } catch (error) {
-      appends.push(ctx.emit(sessionId, { type: 'error', code: 'host-error', message: error instanceof Error ? error.message : String(error), executionId, executionSeq: 0 } as any).catch(() => undefined))
+      appends.push(
+        ctx
+          .emit(sessionId, {
+            type: 'error',
+            code: 'host-error',
+            message: error instanceof Error ? error.message : String(error),
+            executionId,
+            executionSeq: 0,
+            // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the same body, built by hand
+          } as any)
+          .catch(() => undefined),
+      )
     } finally {
       this.active.delete(sessionId)
       await Promise.all(appends)
@@ -214,7 +240,7 @@ export class SessionDriver {
 
   /** Delivers queued messages (steers only, or any) to an execution and logs each delivery. */
   private async deliverSteers(sessionId: string, executionId: string, which: 'steer' | 'any'): Promise<void> {
-    const delivered = await this.ctx.box(sessionId).deliver(executionId, (q) => q.filter((m) => which === 'any' || m.mode === 'steer'))
+    const delivered = await this.ctx.box(sessionId).deliver(executionId, q => q.filter(m => which === 'any' || m.mode === 'steer'))
     for (const m of delivered) await this.ctx.emit(sessionId, { type: 'steer-delivered', n: m.n, executionId })
   }
 
@@ -225,7 +251,7 @@ export class SessionDriver {
       provider: model.provider,
       modelId: model.modelId,
       supportedUrls: model.supportedUrls,
-      doGenerate: async (options) => {
+      doGenerate: async options => {
         await this.checkAbort(sessionId)
         options.abortSignal?.throwIfAborted()
         return model.doGenerate(options)

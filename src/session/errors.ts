@@ -1,6 +1,15 @@
 /** Why a session host call was refused. */
 export type SessionErrorCode =
-  | 'not-found' | 'closed' | 'invalid' | 'conflict' | 'quota' | 'not-running' | 'not-interrupted' | 'not-waiting' | 'busy' | 'unknown-profile'
+  | 'not-found'
+  | 'closed'
+  | 'invalid'
+  | 'conflict'
+  | 'quota'
+  | 'not-running'
+  | 'not-interrupted'
+  | 'not-waiting'
+  | 'busy'
+  | 'unknown-profile'
   | 'too-many-running'
 
 const hints: Record<SessionErrorCode, string> = {

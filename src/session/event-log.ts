@@ -91,7 +91,7 @@ export class EventLog {
 
   /** Up to `limit` stored events with `seq > after`, in order. */
   async read(after: number, limit = 1000, knownHint?: LogHint): Promise<SessionEvent[]> {
-    return (await this.readLines(after, limit, knownHint)).map((l) => JSON.parse(l.json) as SessionEvent)
+    return (await this.readLines(after, limit, knownHint)).map(l => JSON.parse(l.json) as SessionEvent)
   }
 
   /**
@@ -109,7 +109,10 @@ export class EventLog {
     for (;;) {
       // The segments this page can span, up to SEGMENTS_PER_READ at once (one round trip on stores with loadMany).
       const last = Math.min(segment + SEGMENTS_PER_READ - 1, Math.max(segment, segmentOf(Math.max(1, after + limit))))
-      const { lines: loaded, meta } = await this.loadSegments(Array.from({ length: last - segment + 1 }, (_, i) => segment + i), known === undefined)
+      const { lines: loaded, meta } = await this.loadSegments(
+        Array.from({ length: last - segment + 1 }, (_, i) => segment + i),
+        known === undefined,
+      )
       if (known === undefined) {
         known = fromMeta(recordsOf(meta!))
         // gc removed the segments asked for: start at the oldest kept.
@@ -196,9 +199,9 @@ export class EventLog {
   /** Segments' events in order (undefined: an empty segment), full ones from the cache; with `meta`, the meta scope in the same round trip. */
   private async loadSegments(segments: number[], meta: boolean): Promise<{ lines: Array<EventLine[] | undefined>; meta?: ScopeSnapshot }> {
     // Taken before the await: another read may evict them meanwhile.
-    const cached = new Map(segments.flatMap((s) => (this.sealed.has(s) ? [[s, this.sealed.get(s)!] as const] : [])))
-    const missing = segments.filter((s) => !cached.has(s))
-    const scopes = missing.map((s) => scopeNames.events(this.sessionId, s))
+    const cached = new Map(segments.flatMap(s => (this.sealed.has(s) ? [[s, this.sealed.get(s)!] as const] : [])))
+    const missing = segments.filter(s => !cached.has(s))
+    const scopes = missing.map(s => scopeNames.events(this.sessionId, s))
     const snapshots = await loadScopes(this.store, this.namespace, meta ? [scopeNames.meta(this.sessionId), ...scopes] : scopes)
     const metaSnapshot = meta ? snapshots.shift() : undefined
     const fresh = new Map<number, EventLine[] | undefined>()
@@ -211,7 +214,7 @@ export class EventLog {
         if (this.sealed.size > SEALED_CACHE) this.sealed.delete(this.sealed.keys().next().value!)
       }
     }
-    return { lines: segments.map((s) => cached.get(s) ?? fresh.get(s)), meta: metaSnapshot }
+    return { lines: segments.map(s => cached.get(s) ?? fresh.get(s)), meta: metaSnapshot }
   }
 
   /** Forgets cached segments (after gc deleted some). */
@@ -224,7 +227,7 @@ export class EventLog {
   }
 
   private advanceHint(segment: number): Promise<void> {
-    return updateRecords(this.store, this.namespace, scopeNames.meta(this.sessionId), (records) => {
+    return updateRecords(this.store, this.namespace, scopeNames.meta(this.sessionId), records => {
       const current = records.get(LOG_PATH) as { value: LogHint; version: number } | undefined
       if (current && current.value.segment >= segment) return { ops: [], value: undefined }
       return { ops: [putJson(LOG_PATH, { segment, first: current?.value.first ?? 0 }, current?.version ?? 0)], value: undefined }
@@ -237,7 +240,7 @@ const hintOf = (records: RecordMap): LogHint => (records.get(LOG_PATH)?.value as
 
 /** A segment's events as their lines (undefined: the segment holds none). */
 function linesOf(snapshot: ScopeSnapshot): EventLine[] | undefined {
-  const files = snapshot.entries.filter((e) => e.kind === 'file' && BATCH_FILE.test(e.path)).sort((a, b) => (a.path < b.path ? -1 : 1))
+  const files = snapshot.entries.filter(e => e.kind === 'file' && BATCH_FILE.test(e.path)).sort((a, b) => (a.path < b.path ? -1 : 1))
   if (files.length === 0) return undefined
   const out: EventLine[] = []
   for (const file of files) {

@@ -11,7 +11,7 @@ export function fileMethods(parts: HostParts): Pick<SessionHost, 'writeFiles' | 
   return {
     async writeFiles(sessionId, files) {
       const record = await parts.requireOpen(sessionId)
-      return writeUpload(parts.ctx, record, () => parts.open(sessionId).then((o) => o.ws), files)
+      return writeUpload(parts.ctx, record, () => parts.open(sessionId).then(o => o.ws), files)
     },
 
     async deleteFile(sessionId, path) {
@@ -30,7 +30,8 @@ export function uploadPath(path: unknown): string {
   } catch (error) {
     throw new SessionError('invalid', `bad file path ${JSON.stringify(path.slice(0, 200))}: ${(error as Error).message}`)
   }
-  if (!UPLOAD_ROOTS.some((root) => isWithin(p, root) && p !== root)) throw new SessionError('invalid', `files go under ${UPLOAD_ROOTS.join(', ')}, not ${JSON.stringify(p.slice(0, 200))}`)
+  if (!UPLOAD_ROOTS.some(root => isWithin(p, root) && p !== root))
+    throw new SessionError('invalid', `files go under ${UPLOAD_ROOTS.join(', ')}, not ${JSON.stringify(p.slice(0, 200))}`)
   return p
 }
 
@@ -38,11 +39,11 @@ export function uploadPath(path: unknown): string {
 async function writeUpload(ctx: HostContext, record: SessionRecord, open: () => Promise<RunVfs>, files: UploadFile[]): Promise<string[]> {
   const sessionId = record.id
   if (!Array.isArray(files) || files.length === 0) throw new SessionError('invalid', 'give at least one file')
-  const paths = files.map((f) => uploadPath(f.path))
+  const paths = files.map(f => uploadPath(f.path))
   if (new Set(paths).size !== paths.length) throw new SessionError('invalid', 'two files have the same path')
   const ws = await open()
   const encoder = new TextEncoder()
-  const datas = files.map((f) => (typeof f.data === 'string' ? encoder.encode(f.data) : f.data))
+  const datas = files.map(f => (typeof f.data === 'string' ? encoder.encode(f.data) : f.data))
   const max = ctx.settings.quota.maxBytes
   if (max !== undefined) {
     let bytes = ws.usage().bytes

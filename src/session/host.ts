@@ -26,8 +26,10 @@ const DEFAULT_NAMESPACE = 'agent-vfs-sessions'
  * reading.ts, files.ts, maintenance.ts; the driver (driver.ts) carries out what state.ts decides.
  */
 export function createSessionHost(options: SessionHostOptions): SessionHost {
-  if (!options?.store || typeof options.store.commit !== 'function') throw new TypeError('createSessionHost needs { store }: memoryStore(), postgresStore(...), …')
-  if (!options.agents || Object.keys(options.agents).length === 0) throw new TypeError('createSessionHost needs { agents }: at least one agent profile by name')
+  if (!options?.store || typeof options.store.commit !== 'function')
+    throw new TypeError('createSessionHost needs { store }: memoryStore(), postgresStore(...), …')
+  if (!options.agents || Object.keys(options.agents).length === 0)
+    throw new TypeError('createSessionHost needs { agents }: at least one agent profile by name')
   const ctx = new HostContext(
     {
       store: options.store,
@@ -42,7 +44,8 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     },
     combineSignals(localSignals(), options.signals),
   )
-  ctx.index = options.ownerIndex ?? storeOwnerIndex(ctx.store, ctx.namespace, (ids) => Promise.all(ids.map(async (id) => (await ctx.meta(id))?.record)))
+  ctx.index =
+    options.ownerIndex ?? storeOwnerIndex(ctx.store, ctx.namespace, ids => Promise.all(ids.map(async id => (await ctx.meta(id))?.record)))
   const driver = new SessionDriver(ctx)
   const parts = new HostParts(ctx, driver)
   const lifecycle = lifecycleMethods(parts)
@@ -52,8 +55,8 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     ...conversationMethods(parts),
     ...readingMethods(parts, options),
     ...fileMethods(parts),
-    ...maintenanceMethods(parts, (id) => lifecycle.delete(id)),
-    settled: (sessionId) => driver.settled(sessionId),
+    ...maintenanceMethods(parts, id => lifecycle.delete(id)),
+    settled: sessionId => driver.settled(sessionId),
     async stop() {
       driver.stop()
       await ctx.signals.close?.()

@@ -9,7 +9,15 @@
  * for await (const e of host.observe(s.id, { after: 0 })) console.log(e.type)
  * ```
  */
-export { createSessionHost, uploadPath, type SessionHost, type SessionHostOptions, type UploadFile, type GcOptions, type GcReport } from './host.js'
+export {
+  createSessionHost,
+  uploadPath,
+  type SessionHost,
+  type SessionHostOptions,
+  type UploadFile,
+  type GcOptions,
+  type GcReport,
+} from './host.js'
 export { SessionError, type SessionErrorCode } from './errors.js'
 export { localSignals, combineSignals, type SessionSignals } from './signals.js'
 export { postgresSignals, type ListeningClient } from './postgres-signals.js'
@@ -18,11 +26,29 @@ export type { TailEvent, TailListener } from './log-tail.js'
 export { SEGMENT_EVENTS, SESSION_ID, newSessionId, storedSessionIds } from './storage.js'
 export { storeOwnerIndex, DEFAULT_OWNER_QUOTA, type OwnerIndex } from './owner-index.js'
 export type {
-  SessionStatus, SessionRecord, SessionMessage, MessageMode, SessionEvent, SessionEventBody, EventLine, Heartbeat, AgentProfile, ExecutionSetup, OwnerQuota, Page,
+  SessionStatus,
+  SessionRecord,
+  SessionMessage,
+  MessageMode,
+  SessionEvent,
+  SessionEventBody,
+  EventLine,
+  Heartbeat,
+  AgentProfile,
+  ExecutionSetup,
+  OwnerQuota,
+  Page,
 } from './types.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
-export { bodyLimits, resolveBodyLimits, DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_DRAIN_BYTES, type BodyLimits } from './http/limits.js'
+export {
+  bodyLimits,
+  resolveBodyLimits,
+  DEFAULT_MAX_JSON_BYTES,
+  DEFAULT_MAX_UPLOAD_BYTES,
+  DEFAULT_DRAIN_BYTES,
+  type BodyLimits,
+} from './http/limits.js'
 export { sessionOpenApiDocument } from './http/openapi.js'
 export { mintToken, bearerAuth, type SessionAuth } from './http/auth.js'
 export { describeError, errorResponse, toErrorResponse } from './http/errors.js'

@@ -16,14 +16,27 @@ export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' |
     async create({ owner, profile, title, id: givenId }) {
       checkOwner(owner)
       if (typeof profile !== 'string' || !Object.prototype.hasOwnProperty.call(ctx.settings.agents, profile)) {
-        throw new SessionError('unknown-profile', `There is no agent profile ${JSON.stringify(String(profile).slice(0, 64))} (profiles: ${Object.keys(ctx.settings.agents).join(', ')})`)
+        throw new SessionError(
+          'unknown-profile',
+          `There is no agent profile ${JSON.stringify(String(profile).slice(0, 64))} (profiles: ${Object.keys(ctx.settings.agents).join(', ')})`,
+        )
       }
       const cleanTitle = String(title ?? '').slice(0, MAX_TITLE)
-      if (givenId !== undefined && (typeof givenId !== 'string' || !SESSION_ID.test(givenId))) throw new SessionError('invalid', 'a session id is `s` and 32 hex digits')
+      if (givenId !== undefined && (typeof givenId !== 'string' || !SESSION_ID.test(givenId)))
+        throw new SessionError('invalid', 'a session id is `s` and 32 hex digits')
       const id = givenId ?? newSessionId()
       if (givenId !== undefined && (await ctx.meta(id))) throw new SessionError('conflict', `Session ${id} exists already`)
       const now = Date.now()
-      const record: SessionRecord = { id, owner, profile, title: cleanTitle, status: 'idle', createdAt: now, updatedAt: now, executions: 0 }
+      const record: SessionRecord = {
+        id,
+        owner,
+        profile,
+        title: cleanTitle,
+        status: 'idle',
+        createdAt: now,
+        updatedAt: now,
+        executions: 0,
+      }
       // The owner index first, which checks the quota atomically; then the session itself.
       await ctx.index.add(record, ctx.settings.quota)
       await ctx.storage.createRecord(record)
@@ -100,5 +113,6 @@ export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' |
 }
 
 function checkOwner(owner: string): void {
-  if (typeof owner !== 'string' || owner === '' || owner.length > MAX_OWNER) throw new SessionError('invalid', `owner must be a non-empty string of at most ${MAX_OWNER} characters`)
+  if (typeof owner !== 'string' || owner === '' || owner.length > MAX_OWNER)
+    throw new SessionError('invalid', `owner must be a non-empty string of at most ${MAX_OWNER} characters`)
 }

@@ -26,7 +26,7 @@ export async function catchUpLog(ctx: HostContext, sessionId: string, ws: RunVfs
     if (e.executionId === executionId && typeof e.executionSeq === 'number' && e.executionSeq > 0) logged = Math.max(logged, e.executionSeq)
   }
   if (logged === 0) return 0
-  const missing = journal.filter((e) => e.seq > logged)
+  const missing = journal.filter(e => e.seq > logged)
   for (const e of missing) {
     const { seq, at: _at, ...body } = e
     await ctx.emit(sessionId, { ...(body as never as object), executionSeq: seq } as never)

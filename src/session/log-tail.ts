@@ -78,7 +78,7 @@ export class LogTail {
     if (this.#head !== undefined) return Promise.resolve(this.#head)
     const generation = this.#generation
     return (this.#placing ??= this.source.last().then(
-      (last) => {
+      last => {
         if (generation === this.#generation) {
           this.#head ??= last
           this.#placing = undefined
@@ -87,7 +87,7 @@ export class LogTail {
         if (this.#again) void this.#pull()
         return this.#head ?? last
       },
-      (error) => {
+      error => {
         this.#placing = undefined
         throw error
       },
@@ -137,10 +137,10 @@ export class LogTail {
           const head: number = this.#head!
           const lines = await this.source.read(head, PAGE)
           if (generation !== this.#generation) return
-          const fresh: EventLine[] = lines.filter((l) => l.seq > head)
+          const fresh: EventLine[] = lines.filter(l => l.seq > head)
           if (fresh.length > 0) {
             this.#head = fresh[fresh.length - 1].seq
-            const batch = fresh.map((l) => ({ event: JSON.parse(l.json) as SessionEvent, json: l.json }))
+            const batch = fresh.map(l => ({ event: JSON.parse(l.json) as SessionEvent, json: l.json }))
             for (const listener of [...this.#listeners.keys()]) {
               try {
                 listener(batch)
@@ -172,7 +172,7 @@ export class LogTails {
   async subscribe(sessionId: string, listener: TailListener, pollMs?: number): Promise<{ head: number; off: () => void }> {
     let tail = this.#tails.get(sessionId)
     if (!tail) this.#tails.set(sessionId, (tail = new LogTail(this.sourceOf(sessionId), this.pollMs)))
-    const sub = await tail.subscribe(listener, pollMs).catch((error) => {
+    const sub = await tail.subscribe(listener, pollMs).catch(error => {
       if (tail.listeners === 0 && this.#tails.get(sessionId) === tail) this.#tails.delete(sessionId)
       throw error
     })

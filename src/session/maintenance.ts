@@ -38,7 +38,12 @@ async function recoverSessions(ctx: HostContext, driver: SessionDriver): Promise
 }
 
 /** Deletes closed sessions past their time (through `remove`), old event segments and old run_js archives. */
-async function collectGarbage(ctx: HostContext, driver: SessionDriver, remove: (sessionId: string) => Promise<void>, options: GcOptions): Promise<GcReport> {
+async function collectGarbage(
+  ctx: HostContext,
+  driver: SessionDriver,
+  remove: (sessionId: string) => Promise<void>,
+  options: GcOptions,
+): Promise<GcReport> {
   const { closedOlderThan, keepEvents, keepRunArchives } = options
   const report: GcReport = { sessionsDeleted: [], segmentsDeleted: 0, archivesDeleted: 0 }
   for (const id of await ctx.storage.sessionIds()) {
@@ -50,7 +55,8 @@ async function collectGarbage(ctx: HostContext, driver: SessionDriver, remove: (
       continue
     }
     if (keepEvents !== undefined) report.segmentsDeleted += await trimEvents(ctx, id, Math.max(0, keepEvents))
-    if (keepRunArchives !== undefined && !driver.active.has(id)) report.archivesDeleted += await pruneRunArchives(await ctx.workspaces.base(id), keepRunArchives)
+    if (keepRunArchives !== undefined && !driver.active.has(id))
+      report.archivesDeleted += await pruneRunArchives(await ctx.workspaces.base(id), keepRunArchives)
   }
   return report
 }
@@ -65,9 +71,12 @@ async function trimEvents(ctx: HostContext, sessionId: string, keep: number): Pr
   if (keepSegment <= hint.first) return 0
   await ctx.storage.deleteSegments(sessionId, hint.first, keepSegment - 1)
   log.dropCache()
-  await ctx.storage.updateMeta(sessionId, (records) => {
+  await ctx.storage.updateMeta(sessionId, records => {
     const h = (records.get(LOG_PATH)?.value as LogHint | undefined) ?? { segment: 0, first: 0 }
-    return { ops: [putJson(LOG_PATH, { segment: Math.max(h.segment, keepSegment), first: keepSegment }, versionOf(records, LOG_PATH))], value: undefined }
+    return {
+      ops: [putJson(LOG_PATH, { segment: Math.max(h.segment, keepSegment), first: keepSegment }, versionOf(records, LOG_PATH))],
+      value: undefined,
+    }
   })
   return keepSegment - hint.first
 }

@@ -50,7 +50,7 @@ export async function* observeLog(source: ObserveSource, options: ObserveOptions
   let queue: TailEvent[] = []
   let dropped = false
   let wake: (() => void) | undefined
-  const listener: TailListener = (batch) => {
+  const listener: TailListener = batch => {
     if (queue.length + batch.length > MAX_QUEUED) {
       queue = []
       dropped = true
@@ -117,7 +117,7 @@ export async function* observeLog(source: ObserveSource, options: ObserveOptions
       }
       const due = [heartbeatMs > 0 ? heartbeatMs - (now - lastYield) : Infinity, idleMs > 0 ? idleMs - (now - lastEvent) : Infinity]
       const wait = Math.min(...due)
-      await new Promise<void>((resolve) => {
+      await new Promise<void>(resolve => {
         const timer = Number.isFinite(wait) ? setTimeout(resolve, Math.max(1, wait)) : undefined
         wake = () => {
           clearTimeout(timer)

@@ -69,22 +69,28 @@ const entryPath = (id: string) => `/sessions/${id}.json`
  * then conflicts with a concurrent check of the same owner in another process (which rewrites it
  * too) instead of both passing, since each writes only its own entry otherwise.
  */
-const touchUsage = (current: RecordMap) => putJson('/usage.json', current.get('/usage.json')?.value ?? { sessions: 0, created: 0 }, versionOf(current, '/usage.json'))
+const touchUsage = (current: RecordMap) =>
+  putJson('/usage.json', current.get('/usage.json')?.value ?? { sessions: 0, created: 0 }, versionOf(current, '/usage.json'))
 
 /**
  * The default index: one small scope per owner in the host's own store (`/usage.json` and one
  * `/sessions/<id>.json` per session), changed by conditional commits. `records` reads the session
  * records a page lists.
  */
-export function storeOwnerIndex(store: VfsStore, namespace: string, records: (ids: string[]) => Promise<Array<SessionRecord | undefined>>): OwnerIndex {
+export function storeOwnerIndex(
+  store: VfsStore,
+  namespace: string,
+  records: (ids: string[]) => Promise<Array<SessionRecord | undefined>>,
+): OwnerIndex {
   const scope = (owner: string) => scopeNames.owner(owner)
   return {
     async add(record, quota) {
       // Conditional on the usage version read: the quota holds even with concurrent creates.
-      await updateRecords(store, namespace, scope(record.owner), (current) => {
+      await updateRecords(store, namespace, scope(record.owner), current => {
         const usage = (current.get('/usage.json')?.value as OwnerUsage | undefined) ?? { sessions: 0, created: 0 }
         const max = quota.maxSessions
-        if (max !== undefined && usage.sessions + 1 > max) throw new SessionError('quota', `Owner already has ${usage.sessions} sessions; the quota is ${max}`)
+        if (max !== undefined && usage.sessions + 1 > max)
+          throw new SessionError('quota', `Owner already has ${usage.sessions} sessions; the quota is ${max}`)
         // `created` only grows: it orders the owner's sessions even when two share a millisecond.
         const n = (usage.created ?? 0) + 1
         return {
@@ -98,11 +104,14 @@ export function storeOwnerIndex(store: VfsStore, namespace: string, records: (id
     },
 
     async remove(owner, sessionId) {
-      await updateRecords(store, namespace, scope(owner), (current) => {
+      await updateRecords(store, namespace, scope(owner), current => {
         if (!current.has(entryPath(sessionId))) return { ops: [], value: undefined }
         const usage = (current.get('/usage.json')?.value as OwnerUsage | undefined) ?? { sessions: 1, created: 0 }
         return {
-          ops: [deleteRecord(entryPath(sessionId), versionOf(current, entryPath(sessionId))), putJson('/usage.json', { ...usage, sessions: Math.max(0, usage.sessions - 1) }, versionOf(current, '/usage.json'))],
+          ops: [
+            deleteRecord(entryPath(sessionId), versionOf(current, entryPath(sessionId))),
+            putJson('/usage.json', { ...usage, sessions: Math.max(0, usage.sessions - 1) }, versionOf(current, '/usage.json')),
+          ],
           value: undefined,
         }
       })
@@ -118,11 +127,11 @@ export function storeOwnerIndex(store: VfsStore, namespace: string, records: (id
       if (cursor !== undefined) {
         const below = Number(cursor)
         if (!Number.isInteger(below)) throw new SessionError('invalid', 'cursor must be the `next` of a previous page')
-        start = entries.findIndex((e) => e.n < below)
+        start = entries.findIndex(e => e.n < below)
         if (start < 0) start = entries.length
       }
       const page = entries.slice(start, start + limit)
-      const items = (await records(page.map((e) => e.id))).filter((r): r is SessionRecord => r !== undefined && r.owner === owner)
+      const items = (await records(page.map(e => e.id))).filter((r): r is SessionRecord => r !== undefined && r.owner === owner)
       const last = page[page.length - 1]
       return { items, ...(start + limit < entries.length && last ? { next: String(last.n) } : {}) }
     },
@@ -130,18 +139,21 @@ export function storeOwnerIndex(store: VfsStore, namespace: string, records: (id
     async othersBytes(owner, sessionId) {
       const all = await loadRecords(store, namespace, scope(owner))
       let total = 0
-      for (const [path, r] of all) if (path.startsWith('/sessions/') && path !== entryPath(sessionId)) total += (r.value as { bytes?: number }).bytes ?? 0
+      for (const [path, r] of all)
+        if (path.startsWith('/sessions/') && path !== entryPath(sessionId)) total += (r.value as { bytes?: number }).bytes ?? 0
       return total
     },
 
     async setBytes(owner, sessionId, bytes, maxBytes) {
-      await updateRecords(store, namespace, scope(owner), (current) => {
+      await updateRecords(store, namespace, scope(owner), current => {
         const entry = current.get(entryPath(sessionId))
         if (!entry) return { ops: [], value: undefined }
         if (maxBytes !== undefined) {
           let others = 0
-          for (const [path, r] of current) if (path.startsWith('/sessions/') && path !== entryPath(sessionId)) others += (r.value as { bytes?: number }).bytes ?? 0
-          if (others + bytes > maxBytes) throw new SessionError('quota', `the files need ${others + bytes} bytes for this owner; the quota is ${maxBytes}`)
+          for (const [path, r] of current)
+            if (path.startsWith('/sessions/') && path !== entryPath(sessionId)) others += (r.value as { bytes?: number }).bytes ?? 0
+          if (others + bytes > maxBytes)
+            throw new SessionError('quota', `the files need ${others + bytes} bytes for this owner; the quota is ${maxBytes}`)
         }
         const ops = [putJson(entryPath(sessionId), { ...(entry.value as object), bytes }, entry.version)]
         return { ops: maxBytes !== undefined ? [...ops, touchUsage(current)] : ops, value: undefined }
@@ -150,13 +162,15 @@ export function storeOwnerIndex(store: VfsStore, namespace: string, records: (id
 
     async setRunning(owner, sessionId, running, maxRunning) {
       // Conditional on the versions read, like setBytes: two starts at once cannot both pass.
-      await updateRecords(store, namespace, scope(owner), (current) => {
+      await updateRecords(store, namespace, scope(owner), current => {
         const entry = current.get(entryPath(sessionId))
         if (!entry || Boolean((entry.value as OwnerEntry).running) === running) return { ops: [], value: undefined }
         if (running && maxRunning !== undefined) {
           let others = 0
-          for (const [path, r] of current) if (path.startsWith('/sessions/') && path !== entryPath(sessionId) && (r.value as OwnerEntry).running) others++
-          if (others >= maxRunning) throw new SessionError('too-many-running', `this owner already runs ${others} executions; the quota is ${maxRunning} at once`)
+          for (const [path, r] of current)
+            if (path.startsWith('/sessions/') && path !== entryPath(sessionId) && (r.value as OwnerEntry).running) others++
+          if (others >= maxRunning)
+            throw new SessionError('too-many-running', `this owner already runs ${others} executions; the quota is ${maxRunning} at once`)
         }
         const ops = [putJson(entryPath(sessionId), { ...(entry.value as OwnerEntry), running }, entry.version)]
         if (running && maxRunning !== undefined) ops.push(touchUsage(current))

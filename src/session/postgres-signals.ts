@@ -11,7 +11,11 @@ export interface ListeningClient {
  * Signals across processes through Postgres LISTEN/NOTIFY on one channel: the payload is the
  * session id. `client` must be a dedicated connection (LISTEN holds it); `notify` may be a pool.
  */
-export async function postgresSignals(options: { listen: ListeningClient; notify?: { query(text: string, params?: unknown[]): Promise<unknown> }; channel?: string }): Promise<SessionSignals> {
+export async function postgresSignals(options: {
+  listen: ListeningClient
+  notify?: { query(text: string, params?: unknown[]): Promise<unknown> }
+  channel?: string
+}): Promise<SessionSignals> {
   const channel = options.channel ?? 'agent_vfs_sessions'
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new TypeError('channel must be a lower-case SQL identifier')
   // This process's listeners; a notification is delivered to them like a local publication.
@@ -21,9 +25,9 @@ export async function postgresSignals(options: { listen: ListeningClient; notify
   }
   let unlisten: (() => Promise<void>) | undefined
   if (typeof options.listen.listen === 'function') {
-    unlisten = await options.listen.listen(channel, (payload) => deliver(payload))
+    unlisten = await options.listen.listen(channel, payload => deliver(payload))
   } else if (typeof options.listen.on === 'function') {
-    options.listen.on('notification', (m) => {
+    options.listen.on('notification', m => {
       if (m.channel === channel) deliver(m.payload)
     })
     await options.listen.query(`LISTEN ${channel}`)

@@ -17,7 +17,7 @@ export function readingMethods(
   options: Pick<SessionHostOptions, 'streamsElsewhere'>,
 ): Pick<SessionHost, 'executions' | 'execution' | 'events' | 'eventLines' | 'observe' | 'tail' | 'openStream' | 'workspace'> {
   const { ctx } = parts
-  const tails = new LogTails((id) => sessionTailSource(ctx, id), ctx.settings.pollMs)
+  const tails = new LogTails(id => sessionTailSource(ctx, id), ctx.settings.pollMs)
   const streams = new StreamCounter(ctx.settings.quota.maxStreams, options.streamsElsewhere)
   return {
     async executions(sessionId) {
@@ -39,7 +39,7 @@ export function readingMethods(
 
     async events(sessionId, { after = 0, limit = 1000 } = {}) {
       const lines = await ctx.eventLines(sessionId, pageAfter(after), pageLimit(limit, 1000))
-      return lines.map((l) => JSON.parse(l.json) as SessionEvent)
+      return lines.map(l => JSON.parse(l.json) as SessionEvent)
     },
 
     async eventLines(sessionId, { after = 0, limit = 1000 } = {}) {
@@ -59,7 +59,7 @@ export function readingMethods(
 
     tail: (sessionId, listener, pollMs) => tails.subscribe(sessionId, listener, pollMs),
 
-    openStream: (owner) => streams.open(owner),
+    openStream: owner => streams.open(owner),
 
     async workspace(sessionId) {
       return (await parts.open(sessionId)).ws

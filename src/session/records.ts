@@ -25,7 +25,12 @@ export function recordsOf(snapshot: ScopeSnapshot): RecordMap {
   for (const e of snapshot.entries) {
     if (e.kind !== 'file') continue
     const text = decoder.decode(e.data)
-    const value = e.path.endsWith('.jsonl') ? text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)) : JSON.parse(text)
+    const value = e.path.endsWith('.jsonl')
+      ? text
+          .split('\n')
+          .filter(l => l !== '')
+          .map(l => JSON.parse(l))
+      : JSON.parse(text)
     out.set(e.path, { value, version: e.version })
   }
   return out
@@ -40,7 +45,15 @@ export function putJson(path: string, value: unknown, expectedVersion: number | 
 /** A put of JSON lines. */
 export function putLines(path: string, values: unknown[], expectedVersion: number | null): StoreOp {
   const now = Date.now()
-  return { op: 'put', path, kind: 'file', data: encoder.encode(values.map((v) => JSON.stringify(v) + '\n').join('')), mtime: now, ctime: now, expectedVersion }
+  return {
+    op: 'put',
+    path,
+    kind: 'file',
+    data: encoder.encode(values.map(v => JSON.stringify(v) + '\n').join('')),
+    mtime: now,
+    ctime: now,
+    expectedVersion,
+  }
 }
 
 /** A conditional delete. */
@@ -92,7 +105,7 @@ async function attempt<T>(
       if (!isVfsError(error, 'ECONFLICT')) throw error
       if (i + 1 >= attempts) throw new SessionError('conflict', `${scope} kept changing under ${attempts} attempts`, { cause: error })
       // Another process won this round: back off a little, at random, so the contenders spread out.
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(100, 2 ** i)))
+      await new Promise(r => setTimeout(r, Math.random() * Math.min(100, 2 ** i)))
     }
   }
 }

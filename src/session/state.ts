@@ -56,9 +56,10 @@ const none: NextStep = { kind: 'none' }
 const executionIdOf = (n: number) => `e${String(n).padStart(4, '0')}`
 /** The id the next execution gets: one more than the newest. */
 export const nextExecutionId = (last?: { id: string }) => executionIdOf(last ? Number(last.id.slice(1)) + 1 : 1)
-const queued = (f: SessionFacts) => f.messages.filter((m) => m.state === 'queued')
+const queued = (f: SessionFacts) => f.messages.filter(m => m.state === 'queued')
 /** A task or follow-up (not a steer) delivered as the task of an execution that was never created (a crash in between). */
-const orphan = (f: SessionFacts) => f.messages.find((m) => m.state === 'delivered' && m.executionId === nextExecutionId(f.last) && m.mode !== 'steer')
+const orphan = (f: SessionFacts) =>
+  f.messages.find(m => m.state === 'delivered' && m.executionId === nextExecutionId(f.last) && m.mode !== 'steer')
 const ended = (f: SessionFacts) => !f.last || f.last.status === 'completed' || f.last.status === 'failed'
 const resumeOf = (f: SessionFacts, o: { deliver?: boolean; aborted?: boolean; spend?: boolean } = {}): NextStep => ({
   kind: 'resume',
@@ -76,47 +77,47 @@ const waiting = (f: SessionFacts): SessionStatus => (f.pending?.kind === 'questi
  */
 export const TRANSITIONS = {
   /** Deleted, or being deleted: nothing runs. */
-  gone: { when: (f) => f.deleting, then: () => ({ step: none, status: 'closed' }) },
+  gone: { when: f => f.deleting, then: () => ({ step: none, status: 'closed' }) },
   /** Closed: nothing runs until it is reopened. */
-  closed: { when: (f) => f.status === 'closed', then: () => ({ step: none, status: 'closed' }) },
+  closed: { when: f => f.status === 'closed', then: () => ({ step: none, status: 'closed' }) },
   /** A run stopped (crash, eviction, lost lease) after an abort was acknowledged: it ends interrupted. */
   'running-aborted': {
-    when: (f) => f.last?.status === 'running' && f.abort?.executionId === f.last.id,
-    then: (f) => ({ step: resumeOf(f, { aborted: true }), status: 'running' }),
+    when: f => f.last?.status === 'running' && f.abort?.executionId === f.last.id,
+    then: f => ({ step: resumeOf(f, { aborted: true }), status: 'running' }),
   },
   /** A run stopped (crash, eviction, lost lease): it continues from its last checkpoint. */
-  'running-orphaned': { when: (f) => f.last?.status === 'running', then: (f) => ({ step: resumeOf(f), status: 'running' }) },
+  'running-orphaned': { when: f => f.last?.status === 'running', then: f => ({ step: resumeOf(f), status: 'running' }) },
   /** Suspended and answered: it continues with the answer. */
   'suspended-answered': {
-    when: (f) => f.last?.status === 'suspended' && f.pending?.answered === true,
-    then: (f) => ({ step: resumeOf(f), status: 'running' }),
+    when: f => f.last?.status === 'suspended' && f.pending?.answered === true,
+    then: f => ({ step: resumeOf(f), status: 'running' }),
   },
   /** Suspended on a person: waits. (A suspension whose pending action is gone also waits, as idle.) */
   'suspended-waiting': {
-    when: (f) => f.last?.status === 'suspended',
-    then: (f) => ({ step: none, status: f.pending ? waiting(f) : 'idle' }),
+    when: f => f.last?.status === 'suspended',
+    then: f => ({ step: none, status: f.pending ? waiting(f) : 'idle' }),
   },
   /** Interrupted, and a message came: it continues with the message (as a steer). */
   'interrupted-message': {
-    when: (f) => f.last?.status === 'interrupted' && queued(f).length > 0,
-    then: (f) => ({ step: resumeOf(f, { deliver: true, spend: true }), status: 'running' }),
+    when: f => f.last?.status === 'interrupted' && queued(f).length > 0,
+    then: f => ({ step: resumeOf(f, { deliver: true, spend: true }), status: 'running' }),
   },
   /** Interrupted, and a resume was acknowledged for it: it continues. */
   'interrupted-resumed': {
-    when: (f) => f.last?.status === 'interrupted' && f.resume?.executionId === f.last.id,
-    then: (f) => ({ step: resumeOf(f, { spend: true }), status: 'running' }),
+    when: f => f.last?.status === 'interrupted' && f.resume?.executionId === f.last.id,
+    then: f => ({ step: resumeOf(f, { spend: true }), status: 'running' }),
   },
   /** Interrupted: waits for a resume or a message. */
-  'interrupted-idle': { when: (f) => f.last?.status === 'interrupted', then: () => ({ step: none, status: 'idle' }) },
+  'interrupted-idle': { when: f => f.last?.status === 'interrupted', then: () => ({ step: none, status: 'idle' }) },
   /** The task of the next execution was delivered, but the execution never created: it starts. */
   'start-orphan': {
-    when: (f) => ended(f) && orphan(f) !== undefined,
-    then: (f) => ({ step: { kind: 'start', message: orphan(f)!, executionId: nextExecutionId(f.last) }, status: 'running' }),
+    when: f => ended(f) && orphan(f) !== undefined,
+    then: f => ({ step: { kind: 'start', message: orphan(f)!, executionId: nextExecutionId(f.last) }, status: 'running' }),
   },
   /** Nothing runs and a message is queued: the oldest starts the next execution. */
   'start-queued': {
-    when: (f) => ended(f) && queued(f).length > 0,
-    then: (f) => ({ step: { kind: 'start', message: queued(f)[0], executionId: nextExecutionId(f.last) }, status: 'running' }),
+    when: f => ended(f) && queued(f).length > 0,
+    then: f => ({ step: { kind: 'start', message: queued(f)[0], executionId: nextExecutionId(f.last) }, status: 'running' }),
   },
   /** Nothing to do. */
   idle: { when: () => true, then: () => ({ step: none, status: 'idle' }) },
@@ -145,7 +146,10 @@ export type Refusal = { code: 'closed' | 'not-running' | 'not-interrupted' | 'no
  * store nothing; an admitted one is stored before it is acknowledged and then finished by
  * {@link decide} on whichever host runs the session next.
  */
-export function admit(request: SessionRequest, facts: Pick<SessionFacts, 'status' | 'last' | 'pending'> & { executionId?: string }): Refusal | undefined {
+export function admit(
+  request: SessionRequest,
+  facts: Pick<SessionFacts, 'status' | 'last' | 'pending'> & { executionId?: string },
+): Refusal | undefined {
   const closed = facts.status === 'closed'
   switch (request) {
     case 'send':
@@ -154,10 +158,14 @@ export function admit(request: SessionRequest, facts: Pick<SessionFacts, 'status
       if (closed) return { code: 'closed', message: 'the session is closed' }
       return facts.pending && !facts.pending.answered ? undefined : { code: 'not-waiting', message: 'nothing is pending with that id' }
     case 'abort':
-      return facts.status === 'running' && facts.executionId ? undefined : { code: 'not-running', message: 'the session has no running execution' }
+      return facts.status === 'running' && facts.executionId
+        ? undefined
+        : { code: 'not-running', message: 'the session has no running execution' }
     case 'resume':
       if (closed) return { code: 'closed', message: 'the session is closed' }
-      return facts.last?.status === 'interrupted' ? undefined : { code: 'not-interrupted', message: 'the session has no interrupted execution to resume' }
+      return facts.last?.status === 'interrupted'
+        ? undefined
+        : { code: 'not-interrupted', message: 'the session has no interrupted execution to resume' }
     case 'close':
     case 'reopen':
       return undefined

@@ -61,7 +61,7 @@ export function newSessionId(): string {
 
 /** The ids of the sessions a store holds in `namespace` (every meta scope). */
 export async function storedSessionIds(store: VfsStore, namespace: string): Promise<string[]> {
-  return (await store.listScopes(namespace)).filter((s) => s.startsWith(META_PREFIX)).map((s) => s.slice(META_PREFIX.length))
+  return (await store.listScopes(namespace)).filter(s => s.startsWith(META_PREFIX)).map(s => s.slice(META_PREFIX.length))
 }
 
 /** A session's entry in the work index. */
@@ -104,20 +104,23 @@ export class SessionStorage {
   /** Stores a request for `executionId` (replacing one of the same kind). */
   putRequest(sessionId: string, kind: RequestKind, executionId: string): Promise<void> {
     const path = requestPath[kind]
-    return this.updateMeta(sessionId, (records) => ({ ops: [putJson(path, { executionId, at: Date.now() }, versionOf(records, path))], value: undefined }))
+    return this.updateMeta(sessionId, records => ({
+      ops: [putJson(path, { executionId, at: Date.now() }, versionOf(records, path))],
+      value: undefined,
+    }))
   }
 
   /** Removes the stored abort and resume requests: a resume of an interrupted execution used them up. */
   spendRequests(sessionId: string): Promise<void> {
-    return this.updateMeta(sessionId, (records) => ({
-      ops: [ABORT_PATH, RESUME_PATH].filter((p) => records.has(p)).map((p) => deleteRecord(p, versionOf(records, p))),
+    return this.updateMeta(sessionId, records => ({
+      ops: [ABORT_PATH, RESUME_PATH].filter(p => records.has(p)).map(p => deleteRecord(p, versionOf(records, p))),
       value: undefined,
     }))
   }
 
   /** Marks the session as being deleted (before any removal; see {@link DELETING_PATH}). */
   markDeleting(sessionId: string): Promise<void> {
-    return this.updateMeta(sessionId, (records) => ({
+    return this.updateMeta(sessionId, records => ({
       ops: records.has(SESSION_PATH) && !records.has(DELETING_PATH) ? [putJson(DELETING_PATH, { at: Date.now() }, 0)] : [],
       value: undefined,
     }))
@@ -135,7 +138,7 @@ export class SessionStorage {
    */
   markWork(entry: Omit<WorkEntry, 'at'>): Promise<void> {
     const path = workPath(entry.sessionId)
-    return updateRecords(this.store, this.namespace, scopeNames.work, (records) => ({
+    return updateRecords(this.store, this.namespace, scopeNames.work, records => ({
       ops: [putJson(path, { ...entry, at: Date.now() } satisfies WorkEntry, versionOf(records, path))],
       value: undefined,
     }))
@@ -164,7 +167,7 @@ export class SessionStorage {
   /** Removes the session's work entry whatever its version (the session is gone). */
   dropWork(sessionId: string): Promise<void> {
     const path = workPath(sessionId)
-    return updateRecords(this.store, this.namespace, scopeNames.work, (records) => ({
+    return updateRecords(this.store, this.namespace, scopeNames.work, records => ({
       ops: records.has(path) ? [deleteRecord(path, versionOf(records, path))] : [],
       value: undefined,
     }))
@@ -172,7 +175,7 @@ export class SessionStorage {
 
   /** Every session with work to finish. */
   async workEntries(): Promise<WorkEntry[]> {
-    return [...(await loadRecords(this.store, this.namespace, scopeNames.work)).values()].map((r) => r.value as WorkEntry)
+    return [...(await loadRecords(this.store, this.namespace, scopeNames.work)).values()].map(r => r.value as WorkEntry)
   }
 
   /** Deletes event segments `from` … `to` (inclusive). */
@@ -192,5 +195,4 @@ export class SessionStorage {
   sessionIds(): Promise<string[]> {
     return storedSessionIds(this.store, this.namespace)
   }
-
 }

@@ -18,11 +18,23 @@ export function sessionTailSource(ctx: HostContext, sessionId: string): TailSour
       const segmentWatches = new Map<number, () => void>()
       let closed = false
       const follow = () => {
-        void ctx.log(sessionId).hint().then((h) => {
-          if (closed) return
-          for (const [s, unwatch] of segmentWatches) if (s < h.segment) (unwatch(), segmentWatches.delete(s))
-          for (let s = h.segment; s <= h.segment + 1; s++) if (!segmentWatches.has(s)) segmentWatches.set(s, store.watch!(namespace, scopeNames.events(sessionId, s), wake))
-        }, () => undefined)
+        void ctx
+          .log(sessionId)
+          .hint()
+          .then(
+            h => {
+              if (closed) return
+              for (const [s, unwatch] of segmentWatches) {
+                if (s < h.segment) {
+                  unwatch()
+                  segmentWatches.delete(s)
+                }
+              }
+              for (let s = h.segment; s <= h.segment + 1; s++)
+                if (!segmentWatches.has(s)) segmentWatches.set(s, store.watch!(namespace, scopeNames.events(sessionId, s), wake))
+            },
+            () => undefined,
+          )
       }
       const offMeta = store.watch(namespace, scopeNames.meta(sessionId), () => {
         follow()

@@ -7,11 +7,11 @@ import { scopeNames } from './storage.js'
 
 /** A session's workspace maps the run roots onto themselves: `/context` is `/context` in the scope. */
 export const SESSION_ROOTS: Record<string, Required<RunRoot>> = Object.fromEntries(
-  RUN_ROOTS.map((name) => [name, { writable: (WRITABLE_ROOTS as readonly string[]).includes(name), target: `/${name}` }]),
+  RUN_ROOTS.map(name => [name, { writable: (WRITABLE_ROOTS as readonly string[]).includes(name), target: `/${name}` }]),
 )
 
 /** Roots a person may upload into and delete from through the host (the runtime owns `/state`). */
-export const UPLOAD_ROOTS = RUN_ROOTS.filter((r) => r !== 'state').map((r) => `/${r}`)
+export const UPLOAD_ROOTS = RUN_ROOTS.filter(r => r !== 'state').map(r => `/${r}`)
 
 /** The open workspaces of one host: one instance per session, opened on first use. */
 export class Workspaces {
@@ -42,9 +42,12 @@ export class Workspaces {
     if (!quota) this.quotas.set(sessionId, (quota = {}))
     if (maxBytes !== undefined) quota.maxBytes = maxBytes
     if (!entry) {
-      entry = openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), quota }).then((base) => ({
+      entry = openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), quota }).then(base => ({
         base,
-        view: restrict(base, { roots: RUN_ROOTS, readOnly: RUN_ROOTS.filter((r) => !SESSION_ROOTS[r].writable).map((r) => `/${r}`) }),
+        view: restrict(base, {
+          roots: RUN_ROOTS,
+          readOnly: RUN_ROOTS.filter(r => !SESSION_ROOTS[r].writable).map(r => `/${r}`),
+        }),
       }))
       entry.catch(() => this.open.get(sessionId) === entry && this.open.delete(sessionId))
       this.open.set(sessionId, entry)
@@ -69,7 +72,7 @@ export class Workspaces {
   }
 
   async closeAll(): Promise<void> {
-    await Promise.all([...this.open.keys()].map((id) => this.evict(id)))
+    await Promise.all([...this.open.keys()].map(id => this.evict(id)))
   }
 }
 
@@ -84,10 +87,10 @@ export async function pruneRunArchives(base: Vfs, keep: number): Promise<number>
     if (!(await base.exists(dir))) continue
     const files = await base.readdir(dir)
     const numberOf = (name: string) => Number(/^(?:run|result)-(\d+)\./.exec(name)?.[1] ?? NaN)
-    const numbers = [...new Set(files.map(numberOf).filter((n) => Number.isFinite(n)))].sort((a, b) => b - a)
+    const numbers = [...new Set(files.map(numberOf).filter(n => Number.isFinite(n)))].sort((a, b) => b - a)
     const kept = new Set(numbers.slice(0, Math.max(0, keep)))
-    const doomed = files.filter((f) => Number.isFinite(numberOf(f)) && !kept.has(numberOf(f)))
-    await Promise.all(doomed.map((f) => base.deleteFile(`${dir}/${f}`)))
+    const doomed = files.filter(f => Number.isFinite(numberOf(f)) && !kept.has(numberOf(f)))
+    await Promise.all(doomed.map(f => base.deleteFile(`${dir}/${f}`)))
     deleted += doomed.length
   }
   return deleted

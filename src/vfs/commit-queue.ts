@@ -85,13 +85,13 @@ export class CommitQueue {
   async idle(): Promise<void> {
     while (this.running || this.queue.length > 0 || this.scheduled) {
       if (this.running) await this.running
-      else await new Promise<void>((r) => queueMicrotask(r))
+      else await new Promise<void>(r => queueMicrotask(r))
     }
   }
 
   /** Settles when the last writes to these paths are durable; rejects with their failure, if any. */
   async whenDurable(paths: string[]): Promise<void> {
-    await Promise.all(paths.map((p) => this.lastWrite.get(p)))
+    await Promise.all(paths.map(p => this.lastWrite.get(p)))
   }
 
   private schedule(): void {
@@ -135,7 +135,12 @@ export class CommitQueue {
       const error =
         cause instanceof VfsError
           ? cause
-          : new VfsError('ESTORE', undefined, `the ${this.store.kind} store failed to commit ${ops.length} operation(s): ${String((cause as Error)?.message ?? cause)}`, { cause })
+          : new VfsError(
+              'ESTORE',
+              undefined,
+              `the ${this.store.kind} store failed to commit ${ops.length} operation(s): ${String((cause as Error)?.message ?? cause)}`,
+              { cause },
+            )
       for (const intent of this.failed(paths, intents)) intent.reject(error)
       this.unreported.push(error)
     }
@@ -150,7 +155,15 @@ export class CommitQueue {
       if (base === null) return { op: 'check', path, expectedVersion: 0 }
       return { op: 'delete', path, expectedVersion: expectationOf(base) }
     }
-    return { op: 'put', path, kind: node.kind, data: node.data, mtime: node.mtime, ctime: node.ctime, expectedVersion: expectationOf(base) }
+    return {
+      op: 'put',
+      path,
+      kind: node.kind,
+      data: node.data,
+      mtime: node.mtime,
+      ctime: node.ctime,
+      expectedVersion: expectationOf(base),
+    }
   }
 
   /**
@@ -170,10 +183,10 @@ export class CommitQueue {
         ops.push(op)
       }
     }
-    const subtrees = [...new Set(intents.flatMap((i) => i.deps.subtrees ?? []))].sort()
-    const topmost = subtrees.filter((p, i) => !subtrees.slice(0, i).some((q) => isWithin(p, q)))
+    const subtrees = [...new Set(intents.flatMap(i => i.deps.subtrees ?? []))].sort()
+    const topmost = subtrees.filter((p, i) => !subtrees.slice(0, i).some(q => isWithin(p, q)))
     if (topmost.length === 0) return
-    const byPath = new Map(ops.map((op) => [op.path, op]))
+    const byPath = new Map(ops.map(op => [op.path, op]))
     for (const dir of topmost) {
       let below = 0
       for (const op of ops) if (op.path !== dir && isWithin(op.path, dir) && op.expectedVersion !== 0) below++
@@ -212,9 +225,9 @@ export class CommitQueue {
     // relied on a subtree that holds it.
     const touchesReverted = (intent: Intent) => {
       for (const r of reverted) {
-        if (intent.paths.some((p) => isWithin(p, r) || isWithin(r, p))) return true
+        if (intent.paths.some(p => isWithin(p, r) || isWithin(r, p))) return true
         if (intent.deps.reads?.some(([p]) => p === r)) return true
-        if (intent.deps.subtrees?.some((p) => isWithin(r, p))) return true
+        if (intent.deps.subtrees?.some(p => isWithin(r, p))) return true
       }
       return false
     }
@@ -228,8 +241,8 @@ export class CommitQueue {
         grew = true
       }
     }
-    this.queue = this.queue.filter((i) => !failedIntents.includes(i))
-    this.queuedPaths = new Set(this.queue.flatMap((i) => i.paths))
+    this.queue = this.queue.filter(i => !failedIntents.includes(i))
+    this.queuedPaths = new Set(this.queue.flatMap(i => i.paths))
     // Restore parents before children so the tree's child index stays whole.
     for (const path of [...reverted].sort()) {
       if (!this.baseline.has(path)) continue

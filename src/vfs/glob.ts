@@ -13,7 +13,7 @@ export interface CompiledGlob {
 
 /** A path as a glob that matches exactly that path, whatever characters its names hold. */
 export function escapeGlob(path: string): string {
-  return path.replace(/[*?[\]{}]/g, (c) => `[${c}]`)
+  return path.replace(/[*?[\]{}]/g, c => `[${c}]`)
 }
 
 const WILDCARD = /[*?[\]{}]/
@@ -47,12 +47,12 @@ export function compileGlob(pattern: string): CompiledGlob {
   } catch (error) {
     throw new VfsError('EINVAL', pattern, `the pattern's fixed part is not a valid path: ${(error as Error).message}`)
   }
-  if (!isGlob) return { base, depth: base === '/' ? 0 : base.split('/').length - 1, test: (p) => p === base }
+  if (!isGlob) return { base, depth: base === '/' ? 0 : base.split('/').length - 1, test: p => p === base }
   const re = RE2JS.compile(globToRegex(absolute, pattern))
   const unbounded = absolute.includes('**') || /\{[^}]*\//.test(absolute)
   // Everything after the last wildcard is literal: a cheap check that spares most paths the regex.
   const tail = /[^*?[\]{}]*$/.exec(absolute)![0]
-  return { base, depth: unbounded ? Infinity : segments.length - 1, test: (p) => p.endsWith(tail) && re.matches(p) }
+  return { base, depth: unbounded ? Infinity : segments.length - 1, test: p => p.endsWith(tail) && re.matches(p) }
 }
 
 /** Translates a glob into an RE2 expression matching whole paths. */
@@ -136,7 +136,7 @@ function classToRegex(body: string): string {
       out += posix[0]
       i += posix[0].length - 1
     } else if (c === '-' && i > 0 && i < body.length - 1) out += '-'
-    else out += /[\\\]\[^-]/.test(c) ? '\\' + c : c
+    else out += /[\\\][^-]/.test(c) ? '\\' + c : c
   }
   // A class never matches the separator: `[!a]` is one character of one name.
   return negate ? `[^/${out}]` : `(?:[${out}])`

@@ -25,7 +25,7 @@ function regexMatcher(re: RE2JS): LineMatcher {
   return (text, path, out, room, context, stop) => {
     let added = 0
     let lineNo = 0
-    for (let start = 0; start <= text.length && added < room; ) {
+    for (let start = 0; start <= text.length && added < room;) {
       let end = text.indexOf('\n', start)
       if (end < 0) end = text.length
       lineNo++
@@ -106,7 +106,7 @@ function lineStart(text: string, index: number): number {
 function lineCounter(text: string): (start: number) => number {
   let line = 1
   let counted = 0
-  return (start) => {
+  return start => {
     for (let i = text.indexOf('\n', counted); i >= 0 && i < start; i = text.indexOf('\n', i + 1)) line++
     counted = start
     return line

@@ -14,8 +14,19 @@
  */
 import { readTextNow, type ReadsTextNow } from './read-now.js'
 import type {
-  FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange, VfsStat, VfsUsage, WalkOptions,
-  WalkResult, WriteOptions,
+  FileData,
+  GlobOptions,
+  GrepOptions,
+  GrepResult,
+  ReaddirOptions,
+  RmdirOptions,
+  Vfs,
+  VfsChange,
+  VfsStat,
+  VfsUsage,
+  WalkOptions,
+  WalkResult,
+  WriteOptions,
 } from './types.js'
 
 /**
@@ -56,7 +67,7 @@ export class VfsLayer implements Vfs, Partial<ReadsTextNow> {
     this.namespace = base.namespace
     this.scope = base.scope
     // Side channels exist on the layer only when the workspace below has them.
-    if (typeof (base as Partial<ReadsTextNow>)[readTextNow] === 'function') this[readTextNow] = (path) => this.readNow(path)
+    if (typeof (base as Partial<ReadsTextNow>)[readTextNow] === 'function') this[readTextNow] = path => this.readNow(path)
     for (const name of RUN_MEMBERS) {
       const value = this.passRunMember(name, (base as unknown as Record<string, unknown>)[name])
       if (value === undefined) continue
@@ -122,7 +133,7 @@ export class VfsLayer implements Vfs, Partial<ReadsTextNow> {
       return Promise.reject(error)
     }
     const reportAt = paths.length > 0 ? paths[paths.length - 1][0] : undefined
-    return this.below(at, (v) => fn(v, inner)).catch((error: unknown) => {
+    return this.below(at, v => fn(v, inner)).catch((error: unknown) => {
       throw this.mapError(error, reportAt)
     })
   }
@@ -182,19 +193,31 @@ export class VfsLayer implements Vfs, Partial<ReadsTextNow> {
   }
 
   rename(from: string, to: string): Promise<void> {
-    return this.forward([[from, 'remove'], [to, 'replace']], (v, [f, t]) => v.rename(f, t))
+    return this.forward(
+      [
+        [from, 'remove'],
+        [to, 'replace'],
+      ],
+      (v, [f, t]) => v.rename(f, t),
+    )
   }
 
   copy(from: string, to: string): Promise<void> {
-    return this.forward([[from, 'read'], [to, 'replace']], (v, [f, t]) => v.copy(f, t))
+    return this.forward(
+      [
+        [from, 'read'],
+        [to, 'replace'],
+      ],
+      (v, [f, t]) => v.copy(f, t),
+    )
   }
 
   async glob(pattern: string, options?: GlobOptions): Promise<string[]> {
-    return this.outAll(await this.search([pattern], pattern, (v) => v.glob(pattern, options)))
+    return this.outAll(await this.search([pattern], pattern, v => v.glob(pattern, options)))
   }
 
   async walk(pattern: string, options?: WalkOptions): Promise<WalkResult> {
-    const r = await this.search([pattern], pattern, (v) => v.walk(pattern, options))
+    const r = await this.search([pattern], pattern, v => v.walk(pattern, options))
     const entries = []
     for (const e of r.entries) {
       const path = this.mapOut(e.path)
@@ -205,7 +228,7 @@ export class VfsLayer implements Vfs, Partial<ReadsTextNow> {
 
   async grep(pattern: string, options?: GrepOptions): Promise<GrepResult> {
     const scopes = options?.paths && options.paths.length > 0 ? options.paths : ['/']
-    const r = await this.search(scopes, undefined, (v) => v.grep(pattern, options))
+    const r = await this.search(scopes, undefined, v => v.grep(pattern, options))
     const matches = []
     for (const m of r.matches) {
       const path = this.mapOut(m.path)
@@ -225,11 +248,11 @@ export class VfsLayer implements Vfs, Partial<ReadsTextNow> {
   }
 
   flush(): Promise<void> {
-    return this.below(undefined, (v) => v.flush())
+    return this.below(undefined, v => v.flush())
   }
 
   refresh(): Promise<void> {
-    return this.forward([], (v) => v.refresh())
+    return this.forward([], v => v.refresh())
   }
 
   /** A view does not own the workspace below: closing it only flushes. */
@@ -242,7 +265,7 @@ export class VfsLayer implements Vfs, Partial<ReadsTextNow> {
   }
 
   onChange(listener: (change: VfsChange) => void): () => void {
-    return this.base.onChange((change) => {
+    return this.base.onChange(change => {
       if (change.type !== 'commit') return listener(change)
       const paths = this.outAll(change.paths)
       if (paths.length === 0) return

@@ -25,15 +25,25 @@ export function integerOption(name: string, value: unknown, fallback: number, mi
 /** A deadline (milliseconds since the epoch, as Date.now()) or undefined; EINVAL otherwise. */
 export function deadlineOption(value: unknown): number | undefined {
   if (value === undefined) return undefined
-  if (typeof value !== 'number' || Number.isNaN(value)) throw new VfsError('EINVAL', undefined, `deadline must be a time in milliseconds since the epoch (as Date.now()), got ${describe(value)}`)
+  if (typeof value !== 'number' || Number.isNaN(value))
+    throw new VfsError(
+      'EINVAL',
+      undefined,
+      `deadline must be a time in milliseconds since the epoch (as Date.now()), got ${describe(value)}`,
+    )
   return value
 }
 
 /** Checks a pattern's type and length; `what` names it in the error. */
 export function checkPattern(what: string, pattern: unknown): string {
-  if (typeof pattern !== 'string' || pattern === '') throw new VfsError('EINVAL', undefined, `the ${what} pattern must be a non-empty string`)
+  if (typeof pattern !== 'string' || pattern === '')
+    throw new VfsError('EINVAL', undefined, `the ${what} pattern must be a non-empty string`)
   if (pattern.length > MAX_PATTERN_LENGTH) {
-    throw new VfsError('EINVAL', pattern.slice(0, 64) + '…', `the ${what} pattern is longer than ${MAX_PATTERN_LENGTH} characters; search for a shorter, distinctive piece`)
+    throw new VfsError(
+      'EINVAL',
+      pattern.slice(0, 64) + '…',
+      `the ${what} pattern is longer than ${MAX_PATTERN_LENGTH} characters; search for a shorter, distinctive piece`,
+    )
   }
   return pattern
 }

@@ -15,7 +15,8 @@ export async function openVfs(options: OpenVfsOptions): Promise<Vfs> {
   checkKey('namespace', namespace)
   checkKey('scope', scope)
   for (const [key, value] of Object.entries(quota ?? {})) {
-    if (value !== undefined && (!Number.isFinite(value) || value < 0)) throw new VfsError('EINVAL', undefined, `quota.${key} must be a non-negative number`)
+    if (value !== undefined && (!Number.isFinite(value) || value < 0))
+      throw new VfsError('EINVAL', undefined, `quota.${key} must be a non-negative number`)
   }
   const vfs = new StoreVfs(store, namespace, scope, quota)
   await vfs.hydrate(autoRefresh)

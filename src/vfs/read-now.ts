@@ -16,5 +16,5 @@ export interface ReadsTextNow {
 /** The synchronous reader of `vfs`, if it has one. */
 export function textReaderOf(vfs: object | undefined): ((path: string) => string | undefined) | undefined {
   const read = (vfs as Partial<ReadsTextNow> | undefined)?.[readTextNow]
-  return typeof read === 'function' ? (path) => read.call(vfs, path) : undefined
+  return typeof read === 'function' ? path => read.call(vfs, path) : undefined
 }

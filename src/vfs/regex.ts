@@ -21,7 +21,11 @@ export function compileRegex(pattern: string, ignoreCase: boolean): RE2JS {
     throw new VfsError('EINVAL', undefined, `invalid regular expression ${JSON.stringify(pattern)}: ${error.message}. Use ${REGEX_SYNTAX}`)
   }
   if (re.programSize() > MAX_REGEX_PROGRAM) {
-    throw new VfsError('EINVAL', undefined, `the regular expression ${JSON.stringify(pattern.slice(0, 80))} is too large once compiled (${re.programSize()} > ${MAX_REGEX_PROGRAM} steps); use smaller repetition counts`)
+    throw new VfsError(
+      'EINVAL',
+      undefined,
+      `the regular expression ${JSON.stringify(pattern.slice(0, 80))} is too large once compiled (${re.programSize()} > ${MAX_REGEX_PROGRAM} steps); use smaller repetition counts`,
+    )
   }
   return re
 }

@@ -38,7 +38,7 @@ export class ScopeHandle extends VfsLayer {
 
   protected override below<T>(path: string | undefined, fn: (vfs: Vfs) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new VfsError('ECLOSED', path, 'this workspace handle is closed'))
-    return this.slot.use((v) => {
+    return this.slot.use(v => {
       this.last = v
       return fn(v)
     })
@@ -59,7 +59,10 @@ export class ScopeHandle extends VfsLayer {
   override async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await this.slot.resident()?.flush().catch(() => undefined)
+    await this.slot
+      .resident()
+      ?.flush()
+      .catch(() => undefined)
     for (const off of this.subscriptions) off()
     this.subscriptions.clear()
   }

@@ -54,7 +54,8 @@ const DEFAULT_MAX_CACHED = 100
 export function vfsRegistry(options: VfsRegistryOptions): VfsRegistry {
   const { store } = options
   const maxCached = options.maxCached ?? DEFAULT_MAX_CACHED
-  if (!(maxCached >= 1)) throw new VfsError('EINVAL', undefined, `maxCached must be at least 1 (or Infinity), got ${String(options.maxCached)}`)
+  if (!(maxCached >= 1))
+    throw new VfsError('EINVAL', undefined, `maxCached must be at least 1 (or Infinity), got ${String(options.maxCached)}`)
   // Map order is recency: a use moves the entry to the end.
   const entries = new Map<string, Entry>()
   /** Evictions still flushing, so that reopening a scope loads what they wrote. */
@@ -77,9 +78,9 @@ export function vfsRegistry(options: VfsRegistryOptions): VfsRegistry {
     const created: Entry = { namespace, scope, vfs, busy: 0 }
     entry = created
     vfs.then(
-      (v) => {
+      v => {
         created.ready = v
-        v.onChange((change) => {
+        v.onChange(change => {
           for (const listener of listeners.get(key) ?? []) listener(change)
         })
       },
@@ -104,7 +105,10 @@ export function vfsRegistry(options: VfsRegistryOptions): VfsRegistry {
   const drop = (key: string, entry: Entry): Promise<void> => {
     entries.delete(key)
     const done = entry.vfs
-      .then((v) => v.close(), () => undefined)
+      .then(
+        v => v.close(),
+        () => undefined,
+      )
       .catch(() => undefined) // the writers of a failed batch got the error already
       .finally(() => leaving.get(key) === done && leaving.delete(key))
     leaving.set(key, done)
@@ -165,14 +169,14 @@ export function vfsRegistry(options: VfsRegistryOptions): VfsRegistry {
     async open(namespace, scope) {
       // Each caller gets its own handle (closing it ends only that one); all reach one instance.
       const slot = slotFor(namespace, scope)
-      return slot.use(async (v) => new ScopeHandle(slot, v))
+      return slot.use(async v => new ScopeHandle(slot, v))
     },
     evict,
     async deleteScope(namespace, scope) {
       await evict(namespace, scope).catch(() => undefined)
       await store.deleteScope(namespace, scope)
     },
-    listScopes: (namespace) => store.listScopes(namespace),
+    listScopes: namespace => store.listScopes(namespace),
     cached: () => [...entries.values()].map(({ namespace, scope }) => ({ namespace, scope })),
     async closeAll() {
       await Promise.all(this.cached().map(({ namespace, scope }) => evict(namespace, scope)))

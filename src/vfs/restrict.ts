@@ -27,9 +27,9 @@ export interface RestrictOptions {
 export function restrict<V extends Vfs>(vfs: V, options: RestrictOptions & { roots?: undefined }): V
 export function restrict(vfs: Vfs, options: RestrictOptions & { roots: readonly string[] }): RunVfs
 export function restrict(vfs: Vfs, options: RestrictOptions): Vfs {
-  const readOnly = options.readOnly === true ? true : (options.readOnly ?? []).map((p) => normalizePath(p))
+  const readOnly = options.readOnly === true ? true : (options.readOnly ?? []).map(p => normalizePath(p))
   // The read-only directory that holds `path` ('/' when everything is), or undefined.
-  const frozen = (path: string) => (readOnly === true ? '/' : readOnly.find((dir) => isWithin(path, dir)))
+  const frozen = (path: string) => (readOnly === true ? '/' : readOnly.find(dir => isWithin(path, dir)))
   if (options.roots) {
     // The roots themselves carry the read-only rule, so that `seed` can still fill them.
     const roots: Record<string, Required<RunRoot>> = {}
@@ -42,11 +42,7 @@ export function restrict(vfs: Vfs, options: RestrictOptions): Vfs {
 }
 
 class Restricted extends VfsLayer {
-  constructor(
-    base: Vfs,
-    frozen: (path: string) => string | undefined,
-    check: ((access: Access, path: string) => void) | undefined,
-  ) {
+  constructor(base: Vfs, frozen: (path: string) => string | undefined, check: ((access: Access, path: string) => void) | undefined) {
     super(base, {
       check(access, path) {
         if (access !== 'read') {

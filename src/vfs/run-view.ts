@@ -6,7 +6,16 @@ import { checkPattern, integerOption, MAX_GREP_MATCHES, MAX_GREP_PATHS } from '.
 import { ancestorsOf, isWithin, normalizePath } from '../contract/paths.js'
 import { VfsLayer, type Access } from './layer.js'
 import type {
-  FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, Vfs, VfsStat, WalkEntry, WalkOptions, WalkResult,
+  FileData,
+  GlobOptions,
+  GrepOptions,
+  GrepResult,
+  ReaddirOptions,
+  Vfs,
+  VfsStat,
+  WalkEntry,
+  WalkOptions,
+  WalkResult,
 } from './types.js'
 
 /** How one logical root of a run maps onto the workspace. */
@@ -45,7 +54,7 @@ const GLOB_CHARS = /[*?[\]{}()!+@]/
 export function defaultRunRoots(runId: string): Record<string, Required<RunRoot>> {
   const base = `/runs/${runId}`
   const writable = new Set<string>(WRITABLE_ROOTS)
-  return Object.fromEntries(RUN_ROOTS.map((name) => [name, { writable: writable.has(name), target: `${base}/${name}` }]))
+  return Object.fromEntries(RUN_ROOTS.map(name => [name, { writable: writable.has(name), target: `${base}/${name}` }]))
 }
 
 /**
@@ -60,9 +69,11 @@ export function scopeRun(vfs: Vfs, options: ScopeRunOptions): RunVfs {
   }
   const roots: Record<string, Required<RunRoot>> = {}
   for (const [name, root] of Object.entries(options.roots ?? defaultRunRoots(runId))) {
-    if (!/^[A-Za-z0-9._-]+$/.test(name) || name === '.' || name === '..') throw new VfsError('EINVAL', name, 'a root name must be one plain name')
+    if (!/^[A-Za-z0-9._-]+$/.test(name) || name === '.' || name === '..')
+      throw new VfsError('EINVAL', name, 'a root name must be one plain name')
     const target = normalizePath(root.target ?? `/runs/${runId}/${name}`)
-    if (target === '/' || GLOB_CHARS.test(target)) throw new VfsError('EINVAL', target, 'a root target must be a directory below / without glob characters')
+    if (target === '/' || GLOB_CHARS.test(target))
+      throw new VfsError('EINVAL', target, 'a root target must be a directory below / without glob characters')
     roots[name] = { writable: root.writable === true, target }
   }
   return new RunView(vfs, runId, Object.freeze(roots))
@@ -135,7 +146,7 @@ export class RunView extends VfsLayer implements RunVfs {
 
   override async glob(pattern: string, options: GlobOptions = {}): Promise<string[]> {
     const { includeDirs, deadline, signal } = options
-    return (await this.walk(pattern, { includeDirs, deadline, signal })).entries.map((e) => e.path)
+    return (await this.walk(pattern, { includeDirs, deadline, signal })).entries.map(e => e.path)
   }
 
   override async walk(pattern: string, options: WalkOptions = {}): Promise<WalkResult> {
@@ -146,11 +157,13 @@ export class RunView extends VfsLayer implements RunVfs {
     let truncated = false
     for (const [name, root] of this.rootsUnder(glob.base)) {
       const logical = (inner: string) => '/' + name + inner.slice(root.target.length)
-      const r = await this.rethrowAs('/' + name, () => this.base.walk(`${escapeGlob(root.target)}/**`, {
-        ...options,
-        limit: limit - entries.length,
-        filter: (inner) => glob.test(logical(inner)) && (!filter || filter(logical(inner))),
-      }))
+      const r = await this.rethrowAs('/' + name, () =>
+        this.base.walk(`${escapeGlob(root.target)}/**`, {
+          ...options,
+          limit: limit - entries.length,
+          filter: inner => glob.test(logical(inner)) && (!filter || filter(logical(inner))),
+        }),
+      )
       for (const e of r.entries) entries.push({ ...e, path: logical(e.path) })
       if (r.truncated) {
         truncated = true
@@ -168,14 +181,14 @@ export class RunView extends VfsLayer implements RunVfs {
     if (scopes !== undefined && (!Array.isArray(scopes) || scopes.length > MAX_GREP_PATHS)) {
       throw new VfsError('EINVAL', undefined, `paths must be an array of at most ${MAX_GREP_PATHS} strings`)
     }
-    let paths: string[] = []
+    const paths: string[] = []
     let globTruncated = false
     if (scopes && scopes.length > 0) {
       for (const s of scopes as string[]) {
         if (typeof s === 'string' && GLOB_CHARS.test(s)) {
           const found = await this.walk(s, { deadline: options.deadline, signal: options.signal })
           globTruncated ||= found.truncated
-          paths.push(...found.entries.map((e) => this.map(e.path).inner))
+          paths.push(...found.entries.map(e => this.map(e.path).inner))
         } else paths.push(this.map(s).inner)
       }
       if (paths.length === 0) return { matches: [], truncated: globTruncated, filesSearched: 0 }
@@ -224,11 +237,23 @@ export class RunView extends VfsLayer implements RunVfs {
     const slash = p.indexOf('/', 1)
     const name = slash < 0 ? p.slice(1) : p.slice(1, slash)
     const root = Object.prototype.hasOwnProperty.call(this.roots, name) ? this.roots[name] : undefined
-    if (!root) throw new VfsError('EACCES', path, `${p === '/' ? 'the run root' : `/${name}`} is not a root of this run (roots: ${Object.keys(this.roots).map((r) => '/' + r).join(', ')})`)
+    if (!root)
+      throw new VfsError(
+        'EACCES',
+        path,
+        `${p === '/' ? 'the run root' : `/${name}`} is not a root of this run (roots: ${Object.keys(this.roots)
+          .map(r => '/' + r)
+          .join(', ')})`,
+      )
     const isRoot = slash < 0
     if (access && !root.writable) throw new VfsError('EACCES', path, `/${name} is read-only in this run`)
     if (access === 'remove' && isRoot) throw new VfsError('EACCES', path, `the root /${name} itself cannot be removed or moved`)
-    if (access === 'replace' && isRoot) throw new VfsError('EISDIR', path, `the root /${name} is a directory and stays one; write to a path below it, such as /${name}/file.md`)
+    if (access === 'replace' && isRoot)
+      throw new VfsError(
+        'EISDIR',
+        path,
+        `the root /${name} is a directory and stays one; write to a path below it, such as /${name}/file.md`,
+      )
     return { inner: isRoot ? root.target : root.target + p.slice(slash), isRoot }
   }
 
@@ -271,7 +296,7 @@ export class RunView extends VfsLayer implements RunVfs {
     for (const root of Object.values(this.roots)) for (const a of ancestorsOf(root.target)) all.add(a)
     this.ancestorPatterns = [...all]
       .sort((a, b) => b.length - a.length)
-      .map((a) => ({ pattern: new RegExp(`(^|[^\\w.-])${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.-])`, 'g') }))
+      .map(a => ({ pattern: new RegExp(`(^|[^\\w.-])${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.-])`, 'g') }))
     return this.ancestorPatterns
   }
 
@@ -282,7 +307,7 @@ export class RunView extends VfsLayer implements RunVfs {
   }
 
   private ownsInner(inner: string): boolean {
-    return Object.values(this.roots).some((r) => isWithin(inner, r.target))
+    return Object.values(this.roots).some(r => isWithin(inner, r.target))
   }
 
   private toLogical(inner: string): string {

@@ -3,7 +3,14 @@ import { normalizePath } from '../contract/paths.js'
 import { compileGlob, type CompiledGlob } from './glob.js'
 import { compileGrep } from './grep.js'
 import {
-  checkPattern, deadlineOption, integerOption, MAX_GREP_CONTEXT, MAX_GREP_MATCHES, MAX_GREP_PATHS, stopWhen, WALK_CHECK_EVERY,
+  checkPattern,
+  deadlineOption,
+  integerOption,
+  MAX_GREP_CONTEXT,
+  MAX_GREP_MATCHES,
+  MAX_GREP_PATHS,
+  stopWhen,
+  WALK_CHECK_EVERY,
 } from './limits.js'
 import { nodeText, type Tree } from './tree.js'
 import { walkTree } from './walk.js'
@@ -86,8 +93,14 @@ function* grepFiles(tree: Tree, scopes: unknown): Generator<string> {
     yield* walkTree(tree, '/')
     return
   }
-  if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string')) throw new VfsError('EINVAL', undefined, 'paths must be an array of strings')
-  if (scopes.length > MAX_GREP_PATHS) throw new VfsError('EINVAL', undefined, `paths holds ${scopes.length} entries; at most ${MAX_GREP_PATHS} are allowed: pass a directory or a glob instead`)
+  if (!Array.isArray(scopes) || scopes.some(s => typeof s !== 'string'))
+    throw new VfsError('EINVAL', undefined, 'paths must be an array of strings')
+  if (scopes.length > MAX_GREP_PATHS)
+    throw new VfsError(
+      'EINVAL',
+      undefined,
+      `paths holds ${scopes.length} entries; at most ${MAX_GREP_PATHS} are allowed: pass a directory or a glob instead`,
+    )
   // Check every scope before searching, so a typo fails at once instead of after a long search.
   const sources: Array<Iterable<string>> = []
   for (const s of scopes as string[]) {
@@ -115,10 +128,8 @@ function* globFiles(tree: Tree, glob: CompiledGlob): Generator<string> {
   for (const p of candidates(tree, glob)) if (tree.get(p)!.kind === 'dir' || glob.test(p)) yield p
 }
 
-
 function looksBinary(data: Uint8Array): boolean {
-const n = Math.min(data.length, 1024)
-for (let i = 0; i < n; i++) if (data[i] === 0) return true
-return false
+  const n = Math.min(data.length, 1024)
+  for (let i = 0; i < n; i++) if (data[i] === 0) return true
+  return false
 }
-

@@ -39,7 +39,11 @@ export function checkTransfer(tree: Tree, transfer: Transfer): { entries: Array<
   let longest = 0
   for (const [p] of entries) longest = Math.max(longest, p.length)
   if (longest - source.length + target.length > MAX_PATH_LENGTH) {
-    throw new VfsError('EINVAL', to, `the ${verb} would create a path of ${longest - source.length + target.length} characters; paths are limited to ${MAX_PATH_LENGTH}`)
+    throw new VfsError(
+      'EINVAL',
+      to,
+      `the ${verb} would create a path of ${longest - source.length + target.length} characters; paths are limited to ${MAX_PATH_LENGTH}`,
+    )
   }
   return { entries, existing }
 }
@@ -47,7 +51,15 @@ export function checkTransfer(tree: Tree, transfer: Transfer): { entries: Array<
 /** `node` as it lands at `newPath`: pending, keeping the version of what it replaces there. */
 export function movedNode(tree: Tree, node: Node, newPath: string, now: number): Node {
   const existing = tree.get(newPath)
-  return { kind: node.kind, data: node.data, version: existing?.version ?? 0, pending: true, mtime: node.kind === 'dir' ? now : node.mtime, ctime: node.ctime, text: node.text }
+  return {
+    kind: node.kind,
+    data: node.data,
+    version: existing?.version ?? 0,
+    pending: true,
+    mtime: node.kind === 'dir' ? now : node.mtime,
+    ctime: node.ctime,
+    text: node.text,
+  }
 }
 
 /** The changes with only the last one of each path, in first-seen order. */

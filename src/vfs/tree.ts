@@ -1,3 +1,4 @@
+import type { ScopeSnapshot } from '../contract/store.js'
 import { decodeUtf8 } from './bytes.js'
 import { baseName, joinPath, parentOf } from '../contract/paths.js'
 import type { EntryKind } from '../contract/store.js'
@@ -34,6 +35,16 @@ export function nodeText(node: Node): string {
 
 /** The in-memory tree: path → node, a child index for directory listings, and usage counters. */
 export class Tree {
+  /** The tree of a store snapshot: every entry durable (not pending), with the directories above them. */
+  static fromSnapshot(snapshot: ScopeSnapshot): Tree {
+    const tree = new Tree()
+    for (const e of snapshot.entries) {
+      tree.set(e.path, { kind: e.kind, data: e.data, version: e.version, pending: false, mtime: e.mtime, ctime: e.ctime })
+    }
+    for (const e of snapshot.entries) tree.addMissingAncestors(e.path)
+    return tree
+  }
+
   private readonly nodes = new Map<string, Node>()
   private readonly children = new Map<string, Set<string>>()
   bytes = 0
@@ -104,7 +115,7 @@ export class Tree {
 
   /** Every file strictly below `dir`. */
   filesUnder(dir: string): string[] {
-    return this.descendants(dir).filter((p) => this.nodes.get(p)!.kind === 'file')
+    return this.descendants(dir).filter(p => this.nodes.get(p)!.kind === 'file')
   }
 
   /** Adds directory nodes for ancestors that have no entry of their own (stores need not keep them). */

@@ -125,9 +125,7 @@ export interface VfsUsage {
 
 /** Something that happened to a workspace; see {@link Vfs.onChange}. */
 export type VfsChange =
-  | { type: 'commit'; version: number; paths: string[] }
-  | { type: 'external'; version: number }
-  | { type: 'refreshed'; version: number }
+  { type: 'commit'; version: number; paths: string[] } | { type: 'external'; version: number } | { type: 'refreshed'; version: number }
 
 /**
  * A persistent workspace. Reads are served from memory; every write's promise settles once the

@@ -8,6 +8,7 @@ import { readTextNow, type ReadsTextNow } from './read-now.js'
 import { ancestorsOf, normalizePath, parentOf } from '../contract/paths.js'
 import type { ScopeSnapshot, VfsStore } from '../contract/store.js'
 import { dirNode, nodeText, Tree, type Node } from './tree.js'
+// prettier-ignore
 import type {
   FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange,
   VfsQuota, VfsStat, VfsUsage, WalkOptions, WalkResult, WriteOptions,
@@ -35,13 +36,19 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     readonly scope: string,
     private readonly quota: VfsQuota = {},
   ) {
-    this.commits = new CommitQueue(() => this.tree, store, namespace, scope, (version, paths) => {
-      for (const seen of this.loading) for (const p of paths) seen.set(p, version)
-      this.version = Math.max(this.version, version)
-      this.ownVersions.add(version)
-      if (this.ownVersions.size > 256) this.ownVersions.delete(this.ownVersions.values().next().value!)
-      this.emit({ type: 'commit', version, paths })
-    })
+    this.commits = new CommitQueue(
+      () => this.tree,
+      store,
+      namespace,
+      scope,
+      (version, paths) => {
+        for (const seen of this.loading) for (const p of paths) seen.set(p, version)
+        this.version = Math.max(this.version, version)
+        this.ownVersions.add(version)
+        if (this.ownVersions.size > 256) this.ownVersions.delete(this.ownVersions.values().next().value!)
+        this.emit({ type: 'commit', version, paths })
+      },
+    )
   }
 
   /** Loads the scope from the store. Called once by openVfs(). */
@@ -49,7 +56,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     // Subscribe before loading, so a commit that lands while the snapshot loads is not missed.
     let heardDuringLoad = false
     if (autoRefresh && this.store.watch) {
-      this.unwatch = this.store.watch(this.namespace, this.scope, (version) => {
+      this.unwatch = this.store.watch(this.namespace, this.scope, version => {
         // Versions are not compared with ours: another tab's notice can arrive after our own
         // later commit. Only our own commits are skipped.
         if (this.closed || this.ownVersions.has(version)) return
@@ -86,7 +93,8 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   async readFile(path: string, encoding?: 'utf8' | 'utf-8'): Promise<Uint8Array | string> {
     const node = this.fileAt(path)
     if (encoding === undefined) return node.data.slice()
-    if (encoding !== 'utf8' && encoding !== 'utf-8') throw new VfsError('EINVAL', path, `unknown encoding ${JSON.stringify(encoding)}; use 'utf8' or none for bytes`)
+    if (encoding !== 'utf8' && encoding !== 'utf-8')
+      throw new VfsError('EINVAL', path, `unknown encoding ${JSON.stringify(encoding)}; use 'utf8' or none for bytes`)
     return nodeText(node)
   }
 
@@ -99,7 +107,10 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     const dir = this.dirAt(path)
     if (!options.recursive) return [...this.tree.childNames(dir)].sort()
     const prefix = dir === '/' ? 1 : dir.length + 1
-    return this.tree.descendants(dir).map((p) => p.slice(prefix)).sort()
+    return this.tree
+      .descendants(dir)
+      .map(p => p.slice(prefix))
+      .sort()
   }
 
   async stat(path: string): Promise<VfsStat> {
@@ -122,7 +133,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
 
   async glob(pattern: string, options: GlobOptions = {}): Promise<string[]> {
     const { includeDirs, deadline, signal } = options
-    return (await this.walk(pattern, { includeDirs, deadline, signal })).entries.map((e) => e.path)
+    return (await this.walk(pattern, { includeDirs, deadline, signal })).entries.map(e => e.path)
   }
 
   async walk(pattern: string, options: WalkOptions = {}): Promise<WalkResult> {
@@ -279,7 +290,8 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   private checkVersion(path: string, node: Node | undefined, expected: number): void {
     if (!Number.isInteger(expected) || expected < 0) throw new VfsError('EINVAL', path, 'expectedVersion must be a non-negative integer')
     const current = node?.kind === 'file' ? node.version : 0
-    if (node?.pending) throw new VfsError('ECONFLICT', path, 'another write to this file is still in flight; await it, then stat() and retry')
+    if (node?.pending)
+      throw new VfsError('ECONFLICT', path, 'another write to this file is still in flight; await it, then stat() and retry')
     if (current !== expected) throw new VfsError('ECONFLICT', path, `expected version ${expected}, the file is at version ${current}`)
   }
 
@@ -287,7 +299,10 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     const changes = this.missingParents(p, path)
     this.checkQuota(path, bytes.length - (existing?.data.length ?? 0), existing ? 0 : 1)
     const now = Date.now()
-    changes.push([p, { kind: 'file', data: bytes, version: existing?.version ?? 0, pending: true, mtime: now, ctime: existing?.ctime ?? now }])
+    changes.push([
+      p,
+      { kind: 'file', data: bytes, version: existing?.version ?? 0, pending: true, mtime: now, ctime: existing?.ctime ?? now },
+    ])
     return this.commit(changes, existing ? {} : { reads: this.parentRead(p) })
   }
 
@@ -347,7 +362,11 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     if (verb === 'copy') {
       let bytes = 0
       let files = 0
-      for (const [, n] of entries) if (n.kind === 'file') (bytes += n.data.length), files++
+      for (const [, n] of entries) {
+        if (n.kind !== 'file') continue
+        bytes += n.data.length
+        files++
+      }
       const replaced = existing?.kind === 'file' ? existing.data.length : 0
       this.checkQuota(to, bytes - replaced, files - (existing?.kind === 'file' ? 1 : 0))
     }
@@ -358,7 +377,8 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   private commit(changes: Array<[string, Node | null]>, deps: Dependencies = {}): Promise<void> {
     for (const [p] of changes) this.commits.touch(p)
     for (const [p, node] of changes) this.tree.set(p, node)
-    return this.commits.enqueue(changes.map(([p]) => p), deps)
+    const paths = changes.map(([p]) => p)
+    return this.commits.enqueue(paths, deps)
   }
 
   /** For a write that changed nothing: settles once the paths it relies on are durable. */
@@ -367,12 +387,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   }
 
   private replaceTree(snapshot: ScopeSnapshot): void {
-    const tree = new Tree()
-    for (const e of snapshot.entries) {
-      tree.set(e.path, { kind: e.kind, data: e.data, version: e.version, pending: false, mtime: e.mtime, ctime: e.ctime })
-    }
-    for (const e of snapshot.entries) tree.addMissingAncestors(e.path)
-    this.tree = tree
+    this.tree = Tree.fromSnapshot(snapshot)
     this.version = snapshot.version
   }
 

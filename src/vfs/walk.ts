@@ -9,7 +9,9 @@ import type { Tree } from './tree.js'
 export function* walkTree(tree: Tree, dir: string, depth = Infinity): Generator<string> {
   const levelOf = (p: string) => (p === '/' ? 0 : p.split('/').length - 1)
   if (levelOf(dir) >= depth) return
-  const stack: Array<{ dir: string; names: string[]; next: number; level: number }> = [{ dir, names: sortedChildren(tree, dir), next: 0, level: levelOf(dir) + 1 }]
+  const stack: Array<{ dir: string; names: string[]; next: number; level: number }> = [
+    { dir, names: sortedChildren(tree, dir), next: 0, level: levelOf(dir) + 1 },
+  ]
   while (stack.length > 0) {
     const top = stack[stack.length - 1]
     if (top.next >= top.names.length) {

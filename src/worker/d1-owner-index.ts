@@ -20,23 +20,34 @@ export function d1OwnerIndex(db: D1Database): OwnerIndex {
   }
   return {
     async add(record, quota) {
-      const guard = quota.maxSessions === undefined
-        ? []
-        : [db.prepare('INSERT INTO session_quota_guard (ok) SELECT 0 WHERE (SELECT COUNT(*) FROM sessions WHERE owner = ?1) >= ?2').bind(record.owner, quota.maxSessions)]
+      const guard =
+        quota.maxSessions === undefined
+          ? []
+          : [
+              db
+                .prepare('INSERT INTO session_quota_guard (ok) SELECT 0 WHERE (SELECT COUNT(*) FROM sessions WHERE owner = ?1) >= ?2')
+                .bind(record.owner, quota.maxSessions),
+            ]
       await batch(
         [
           ...guard,
-          db.prepare(
-            `INSERT INTO sessions (id, owner, n, created_at, updated_at, status, title, bytes, record)
+          db
+            .prepare(
+              `INSERT INTO sessions (id, owner, n, created_at, updated_at, status, title, bytes, record)
              VALUES (?1, ?2, (SELECT COALESCE(MAX(n), 0) + 1 FROM sessions WHERE owner = ?2), ?3, ?4, ?5, ?6, 0, ?7)`,
-          ).bind(record.id, record.owner, record.createdAt, record.updatedAt, record.status, record.title, JSON.stringify(record)),
+            )
+            .bind(record.id, record.owner, record.createdAt, record.updatedAt, record.status, record.title, JSON.stringify(record)),
         ],
         () => `Owner already has ${quota.maxSessions} sessions; the quota is ${quota.maxSessions}`,
       )
     },
 
     async remove(owner, sessionId) {
-      await db.prepare('DELETE FROM sessions WHERE id = ?1 AND owner = ?2').bind(sessionId, owner).run().catch((e) => Promise.reject(missingTable(e)))
+      await db
+        .prepare('DELETE FROM sessions WHERE id = ?1 AND owner = ?2')
+        .bind(sessionId, owner)
+        .run()
+        .catch(e => Promise.reject(missingTable(e)))
     },
 
     async list(owner, { cursor, limit }) {
@@ -47,29 +58,49 @@ export function d1OwnerIndex(db: D1Database): OwnerIndex {
         .prepare('SELECT n, record FROM sessions WHERE owner = ?1 AND n < ?2 ORDER BY n DESC LIMIT ?3')
         .bind(owner, below, limit + 1)
         .all<{ n: number; record: string }>()
-        .catch((e) => Promise.reject(missingTable(e)))
+        .catch(e => Promise.reject(missingTable(e)))
       const page = results.slice(0, limit)
-      const items = page.map((r) => JSON.parse(r.record) as SessionRecord)
+      const items = page.map(r => JSON.parse(r.record) as SessionRecord)
       return { items, ...(results.length > limit ? { next: String(page[page.length - 1].n) } : {}) }
     },
 
     async othersBytes(owner, sessionId) {
-      const row = await db.prepare('SELECT COALESCE(SUM(bytes), 0) AS bytes FROM sessions WHERE owner = ?1 AND id != ?2').bind(owner, sessionId).first<{ bytes: number }>()
+      const row = await db
+        .prepare('SELECT COALESCE(SUM(bytes), 0) AS bytes FROM sessions WHERE owner = ?1 AND id != ?2')
+        .bind(owner, sessionId)
+        .first<{ bytes: number }>()
       return row?.bytes ?? 0
     },
 
     async setBytes(owner, sessionId, bytes, maxBytes) {
-      const guard = maxBytes === undefined
-        ? []
-        : [db.prepare('INSERT INTO session_quota_guard (ok) SELECT 0 WHERE (SELECT COALESCE(SUM(bytes), 0) FROM sessions WHERE owner = ?1) > ?2').bind(owner, maxBytes)]
-      await batch([db.prepare('UPDATE sessions SET bytes = ?1 WHERE id = ?2 AND owner = ?3').bind(bytes, sessionId, owner), ...guard], () => `the files need more than ${maxBytes} bytes for this owner; the quota is ${maxBytes}`)
+      const guard =
+        maxBytes === undefined
+          ? []
+          : [
+              db
+                .prepare(
+                  'INSERT INTO session_quota_guard (ok) SELECT 0 WHERE (SELECT COALESCE(SUM(bytes), 0) FROM sessions WHERE owner = ?1) > ?2',
+                )
+                .bind(owner, maxBytes),
+            ]
+      await batch(
+        [db.prepare('UPDATE sessions SET bytes = ?1 WHERE id = ?2 AND owner = ?3').bind(bytes, sessionId, owner), ...guard],
+        () => `the files need more than ${maxBytes} bytes for this owner; the quota is ${maxBytes}`,
+      )
     },
 
     async setRunning(owner, sessionId, running, maxRunning) {
       // The guard counts the other running sessions in the same transaction as the update.
-      const guard = running && maxRunning !== undefined
-        ? [db.prepare('INSERT INTO session_quota_guard (ok) SELECT 0 WHERE (SELECT COUNT(*) FROM sessions WHERE owner = ?1 AND running = 1 AND id != ?2) >= ?3').bind(owner, sessionId, maxRunning)]
-        : []
+      const guard =
+        running && maxRunning !== undefined
+          ? [
+              db
+                .prepare(
+                  'INSERT INTO session_quota_guard (ok) SELECT 0 WHERE (SELECT COUNT(*) FROM sessions WHERE owner = ?1 AND running = 1 AND id != ?2) >= ?3',
+                )
+                .bind(owner, sessionId, maxRunning),
+            ]
+          : []
       await batch(
         [...guard, db.prepare('UPDATE sessions SET running = ?1 WHERE id = ?2 AND owner = ?3').bind(running ? 1 : 0, sessionId, owner)],
         () => `this owner already runs ${maxRunning} executions; the quota is ${maxRunning} at once`,
@@ -80,7 +111,9 @@ export function d1OwnerIndex(db: D1Database): OwnerIndex {
     async changed(record) {
       // Never an older record over a newer one (two updates may finish out of order).
       await db
-        .prepare('UPDATE sessions SET record = ?1, status = ?2, title = ?3, updated_at = ?4 WHERE id = ?5 AND owner = ?6 AND updated_at <= ?4')
+        .prepare(
+          'UPDATE sessions SET record = ?1, status = ?2, title = ?3, updated_at = ?4 WHERE id = ?5 AND owner = ?6 AND updated_at <= ?4',
+        )
         .bind(JSON.stringify(record), record.status, record.title, record.updatedAt, record.id, record.owner)
         .run()
     },
@@ -89,7 +122,11 @@ export function d1OwnerIndex(db: D1Database): OwnerIndex {
 
 /** The owner of a session by its D1 row, or undefined when there is none. */
 export async function sessionOwner(db: D1Database, sessionId: string): Promise<string | undefined> {
-  const row = await db.prepare('SELECT owner FROM sessions WHERE id = ?1').bind(sessionId).first<{ owner: string }>().catch((e) => Promise.reject(missingTable(e)))
+  const row = await db
+    .prepare('SELECT owner FROM sessions WHERE id = ?1')
+    .bind(sessionId)
+    .first<{ owner: string }>()
+    .catch(e => Promise.reject(missingTable(e)))
   return row?.owner
 }
 

@@ -1,7 +1,15 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
 import {
-  bearerAuth, bodyLimits, errorResponse, newSessionId, resolveBodyLimits, sessionOpenApiDocument, sessionRoutes, SESSION_ID, toErrorResponse,
+  bearerAuth,
+  bodyLimits,
+  errorResponse,
+  newSessionId,
+  resolveBodyLimits,
+  sessionOpenApiDocument,
+  sessionRoutes,
+  SESSION_ID,
+  toErrorResponse,
 } from 'agent-vfs/session'
 import { d1OwnerIndex, sessionOwner } from './d1-owner-index.js'
 import { configureEdge, jwtSecret, type EdgeEnv, type EdgeOptions } from './options.js'
@@ -42,9 +50,10 @@ export function createEdgeApp(options: EdgeOptions): OpenAPIHono<EdgeAppEnv> {
 
   // The same document as the Node host's /openapi.json, built once per isolate; no token needed.
   let openApi: ReturnType<typeof sessionOpenApiDocument> | undefined
-  app.get('/openapi.json', (c) => c.json((openApi ??= sessionOpenApiDocument())))
+  app.get('/openapi.json', c => c.json((openApi ??= sessionOpenApiDocument())))
 
   // One verifier per secret (a rotated secret gets its own).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- hono's bearer middleware is generic over any env
   const verifiers = new Map<string, MiddlewareHandler<any>>()
   const auth: MiddlewareHandler<EdgeAppEnv> = async (c, next) => {
     let secret: string
@@ -63,25 +72,42 @@ export function createEdgeApp(options: EdgeOptions): OpenAPIHono<EdgeAppEnv> {
   // stream once it answered), and handed on as bytes of a known length.
   app.use('/sessions/*', bodyLimits(resolveBodyLimits(options)))
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- hono's typed context per route is checked by the route table's schemas
   const h = app as unknown as { openapi(route: unknown, handler: (c: any) => unknown): void }
-  h.openapi(sessionRoutes.createSession, async (c) => {
+  h.openapi(sessionRoutes.createSession, async c => {
     const { profile, title } = c.req.valid('json')
     const id = newSessionId()
     const env = c.env as EdgeEnv
-    const result = await env.SESSIONS.getByName(id).createSession({ id, owner: c.get('owner'), profile, ...(title !== undefined ? { title } : {}) })
+    const result = await env.SESSIONS.getByName(id).createSession({
+      id,
+      owner: c.get('owner'),
+      profile,
+      ...(title !== undefined ? { title } : {}),
+    })
     if ('error' in result) return errorResponse(c, result.error.status as 400, result.error.code, result.error.message)
     return c.json(result.record, 201)
   })
-  h.openapi(sessionRoutes.listSessions, async (c) => {
+  h.openapi(sessionRoutes.listSessions, async c => {
     const { cursor, limit } = c.req.valid('query')
-    return c.json(await d1OwnerIndex((c.env as EdgeEnv).DB).list(c.get('owner'), { ...(cursor !== undefined ? { cursor } : {}), limit: limit ?? 20 }), 200)
+    return c.json(
+      await d1OwnerIndex((c.env as EdgeEnv).DB).list(c.get('owner'), {
+        ...(cursor !== undefined ? { cursor } : {}),
+        limit: limit ?? 20,
+      }),
+      200,
+    )
   })
 
-  const forward: MiddlewareHandler<EdgeAppEnv> = async (c) => {
+  const forward: MiddlewareHandler<EdgeAppEnv> = async c => {
     const id = c.req.param('id') ?? ''
     // Checked before D1 and before any object: a hostile id names nothing.
     if (!SESSION_ID.test(id) || (await sessionOwner(c.env.DB, id)) !== c.get('owner')) {
-      return errorResponse(c, 404, 'not-found', `There is no session ${JSON.stringify(id.slice(0, 64))}: check the id; list your sessions to find it`)
+      return errorResponse(
+        c,
+        404,
+        'not-found',
+        `There is no session ${JSON.stringify(id.slice(0, 64))}: check the id; list your sessions to find it`,
+      )
     }
     return c.env.SESSIONS.getByName(id).fetch(c.req.raw)
   }

@@ -48,13 +48,17 @@ let configured: EdgeOptions | undefined
 
 /** Makes `options` the configuration of this script's Worker and objects (the last call wins). */
 export function configureEdge(options: EdgeOptions): void {
-  if (!options?.agents || Object.keys(options.agents).length === 0) throw new TypeError('createEdgeApp needs { agents }: at least one agent profile by name')
+  if (!options?.agents || Object.keys(options.agents).length === 0)
+    throw new TypeError('createEdgeApp needs { agents }: at least one agent profile by name')
   configured = options
 }
 
 /** The script's configuration; a `SessionObject` in a script that never called `createEdgeApp` fails with what to do. */
 export function edgeOptions(): EdgeOptions {
-  if (!configured) throw new Error('agent-vfs/worker: call createEdgeApp({ agents }) at the top level of the Worker script that exports SessionObject (its options configure the objects too)')
+  if (!configured)
+    throw new Error(
+      'agent-vfs/worker: call createEdgeApp({ agents }) at the top level of the Worker script that exports SessionObject (its options configure the objects too)',
+    )
   return configured
 }
 
@@ -62,7 +66,9 @@ export function edgeOptions(): EdgeOptions {
 export function jwtSecret(env: EdgeEnv): string {
   const secret = env.AGENT_VFS_JWT_SECRET
   if (typeof secret !== 'string' || secret.length < 32) {
-    throw new Error('AGENT_VFS_JWT_SECRET is not set (or shorter than 32 characters): `wrangler secret put AGENT_VFS_JWT_SECRET` to deploy, or AGENT_VFS_JWT_SECRET=… in .dev.vars for wrangler dev')
+    throw new Error(
+      'AGENT_VFS_JWT_SECRET is not set (or shorter than 32 characters): `wrangler secret put AGENT_VFS_JWT_SECRET` to deploy, or AGENT_VFS_JWT_SECRET=… in .dev.vars for wrangler dev',
+    )
   }
   return secret
 }

@@ -1,6 +1,14 @@
 import { DurableObject } from 'cloudflare:workers'
 import { durableObjectStore } from 'agent-vfs'
-import { createSessionApp, createSessionHost, DEFAULT_OWNER_QUOTA, describeError, storedSessionIds, type SessionHost, type SessionRecord } from 'agent-vfs/session'
+import {
+  createSessionApp,
+  createSessionHost,
+  DEFAULT_OWNER_QUOTA,
+  describeError,
+  storedSessionIds,
+  type SessionHost,
+  type SessionRecord,
+} from 'agent-vfs/session'
 import { d1OwnerIndex } from './d1-owner-index.js'
 import { edgeOptions, jwtSecret, type EdgeEnv } from './options.js'
 import { SocketHub } from './sockets.js'
@@ -51,7 +59,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       ownerIndex: d1OwnerIndex(this.env.DB),
       quota: options.quota ?? DEFAULT_OWNER_QUOTA,
       // Hibernated WebSockets count against the owner's streams with the SSE streams this host serves.
-      streamsElsewhere: (owner) => this.#sockets.count(owner),
+      streamsElsewhere: owner => this.#sockets.count(owner),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
@@ -66,7 +74,13 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     return (this.#app ??= createSessionApp(this.#hostOf(), {
       auth: { secret: jwtSecret(this.env) },
       webSocket: (request, session) =>
-        this.#sockets.accept(session.id, session.owner, session.after, request.headers.get('sec-websocket-protocol'), new URL(request.url).searchParams.get('batch') === '1'),
+        this.#sockets.accept(
+          session.id,
+          session.owner,
+          session.after,
+          request.headers.get('sec-websocket-protocol'),
+          new URL(request.url).searchParams.get('batch') === '1',
+        ),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
@@ -88,7 +102,13 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     try {
       const name = this.ctx.id.name
       if ((name !== undefined && name !== input.id) || (await this.#session()) !== undefined) {
-        return { error: { status: 409, code: 'conflict', message: 'this object holds another session: address a session object by its id' } }
+        return {
+          error: {
+            status: 409,
+            code: 'conflict',
+            message: 'this object holds another session: address a session object by its id',
+          },
+        }
       }
       const record = await this.#hostOf().create(input)
       this.#sessionId = record.id
@@ -106,7 +126,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       const id = await this.#session()
       if (request.method === 'DELETE' && id && new URL(request.url).pathname === `/sessions/${id}`) await this.#wipe()
       // A message, an answer, an abort, a resume or a reopen is durable work (see docs/recovery.md): the
-    // alarm, set before the answer, finds it through recover() after an eviction.
+      // alarm, set before the answer, finds it through recover() after an eviction.
       else await this.#armAt(Date.now() + this.#tickMs())
     }
     return response
@@ -123,7 +143,10 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     await host.recover()
     const budget = edgeOptions().alarm?.budgetMs ?? 20_000
     let timer: ReturnType<typeof setTimeout> | undefined
-    const settled = await Promise.race([host.settled(id).then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), budget)))])
+    const settled = await Promise.race([
+      host.settled(id).then(() => true),
+      new Promise<false>(r => (timer = setTimeout(() => r(false), budget))),
+    ])
     clearTimeout(timer)
     const now = await host.get(id).catch(() => undefined)
     if (!now) return
@@ -134,7 +157,8 @@ export class SessionObject extends DurableObject<EdgeEnv> {
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     // Observers only listen; `ping` is answered by the runtime (see the constructor).
-    if (message !== 'ping') ws.send(JSON.stringify({ type: 'error', code: 'invalid', message: 'this socket only sends events; send `ping` to get `pong`' }))
+    if (message !== 'ping')
+      ws.send(JSON.stringify({ type: 'error', code: 'invalid', message: 'this socket only sends events; send `ping` to get `pong`' }))
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {

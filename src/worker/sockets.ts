@@ -64,8 +64,12 @@ export class SocketHub {
     this.#states.set(server, state)
     void this.#catchUp(server)
     // A browser that offered the token as a subprotocol fails the handshake unless one is chosen.
-    const offered = protocols?.split(',').map((p) => p.trim()) ?? []
-    return new Response(null, { status: 101, webSocket: client, ...(offered.includes('agent-vfs') ? { headers: { 'sec-websocket-protocol': 'agent-vfs' } } : {}) })
+    const offered = protocols?.split(',').map(p => p.trim()) ?? []
+    return new Response(null, {
+      status: 101,
+      webSocket: client,
+      ...(offered.includes('agent-vfs') ? { headers: { 'sec-websocket-protocol': 'agent-vfs' } } : {}),
+    })
   }
 
   /** The open sockets of `owner` (they outlive the object's sleep, so the runtime's list is the count). */
@@ -102,7 +106,7 @@ export class SocketHub {
   #join(sessionId: string): Promise<Joined> {
     let joined = this.#joined.get(sessionId)
     if (!joined) {
-      const listener: TailListener = (batch) => void joined!.then((j) => this.#deliver(sessionId, j, batch))
+      const listener: TailListener = batch => void joined!.then(j => this.#deliver(sessionId, j, batch))
       joined = this.log.tail(sessionId, listener).then(({ head, off }) => ({ head, off }))
       this.#joined.set(sessionId, joined)
       joined.catch(() => this.#joined.delete(sessionId))
@@ -114,7 +118,10 @@ export class SocketHub {
     for (const ws of [...this.#live, ...this.#catching]) if (this.#state(ws)?.session === sessionId) return
     const joined = this.#joined.get(sessionId)
     this.#joined.delete(sessionId)
-    void joined?.then((j) => j.off(), () => undefined)
+    void joined?.then(
+      j => j.off(),
+      () => undefined,
+    )
   }
 
   /** A batch of the tail: every caught-up socket of the session gets what it has not been sent. */
@@ -124,7 +131,11 @@ export class SocketHub {
     for (const ws of this.#live) {
       const state = this.#state(ws)
       if (state?.session !== sessionId) continue
-      this.#send(ws, state, batch.map((e) => ({ seq: e.event.seq, type: e.event.type, json: e.json })))
+      this.#send(
+        ws,
+        state,
+        batch.map(e => ({ seq: e.event.seq, type: e.event.type, json: e.json })),
+      )
     }
   }
 

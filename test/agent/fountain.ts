@@ -8,14 +8,20 @@ import type { EpisodeTruth } from '../../fixtures/script-appendix/generator.js'
 export function extractAssets(files: Record<string, string>): EpisodeTruth {
   const cast = files['characters.md']
     .split('\n')
-    .filter((l) => l.startsWith('- '))
-    .map((l) => {
+    .filter(l => l.startsWith('- '))
+    .map(l => {
       const [name, aliases] = l.slice(2).split(':')
-      return { name: name.trim(), aliases: aliases.split(',').map((a) => a.trim()).filter(Boolean) }
+      return {
+        name: name.trim(),
+        aliases: aliases
+          .split(',')
+          .map(a => a.trim())
+          .filter(Boolean),
+      }
     })
   const canonical = new Map<string, string>()
   for (const c of cast) for (const n of [c.name, ...c.aliases]) canonical.set(n, c.name)
-  const chars = new Map(cast.map((c) => [c.name, { episodes: new Set<number>(), lines: 0 }]))
+  const chars = new Map(cast.map(c => [c.name, { episodes: new Set<number>(), lines: 0 }]))
   const locs = new Map<string, Set<number>>()
   const props = new Map<string, Set<number>>()
   const unknown = new Map<string, Set<number>>()
@@ -55,7 +61,12 @@ export function extractAssets(files: Record<string, string>): EpisodeTruth {
   }
   const sorted = (s: Set<number>) => [...s].sort((a, b) => a - b)
   return {
-    characters: cast.map((c) => ({ name: c.name, aliases: c.aliases, episodes: sorted(chars.get(c.name)!.episodes), lines: chars.get(c.name)!.lines })),
+    characters: cast.map(c => ({
+      name: c.name,
+      aliases: c.aliases,
+      episodes: sorted(chars.get(c.name)!.episodes),
+      lines: chars.get(c.name)!.lines,
+    })),
     locations: [...locs].map(([name, e]) => ({ name, episodes: sorted(e) })).sort((a, b) => a.name.localeCompare(b.name)),
     props: [...props].map(([name, e]) => ({ name, episodes: sorted(e) })).sort((a, b) => a.name.localeCompare(b.name)),
     unknownCues: [...unknown].map(([cue, e]) => ({ cue, episodes: sorted(e) })).sort((a, b) => a.cue.localeCompare(b.cue)),

@@ -8,7 +8,8 @@ export class Killed extends Error {
 /** A kill condition true at the n-th call of `method` whose first argument is `path` (or matches it). */
 export function nth(method: string, path: string | RegExp, n: number): (method: string, args: unknown[]) => boolean {
   let seen = 0
-  return (m: string, args: unknown[]) => m === method && (typeof path === 'string' ? args[0] === path : path.test(String(args[0]))) && ++seen === n
+  return (m: string, args: unknown[]) =>
+    m === method && (typeof path === 'string' ? args[0] === path : path.test(String(args[0]))) && ++seen === n
 }
 
 /**
@@ -38,7 +39,10 @@ export function killable<T extends Vfs>(vfs: T, when: (method: string, args: unk
         const result = value.apply(target, args)
         if (result instanceof Promise) {
           inFlight.add(result)
-          void result.then(() => inFlight.delete(result), () => inFlight.delete(result))
+          void result.then(
+            () => inFlight.delete(result),
+            () => inFlight.delete(result),
+          )
         }
         return result
       }

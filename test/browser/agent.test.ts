@@ -8,7 +8,13 @@ import { describeAgentRuntime } from '../agent/runtime-suite.js'
 describeAgentRuntime('chromium, indexeddb store', async () => {
   const dbName = `agent-vfs-test-agent-${crypto.randomUUID()}`
   const store = indexedDbStore({ dbName })
-  return { store, cleanup: async () => { await store.close?.(); await deleteDB(dbName) } }
+  return {
+    store,
+    cleanup: async () => {
+      await store.close?.()
+      await deleteDB(dbName)
+    },
+  }
 })
 
 describeAgentRuntime('chromium, memory store', async () => ({ store: memoryStore() }))

@@ -29,7 +29,8 @@ async function call<T = any>(rt: InTabRuntime, method: string, path: string, bod
     ;(init.headers as Record<string, string>)['content-type'] = 'application/json'
   }
   const res = await rt.fetch(`${rt.baseUrl}${path}`, init)
-  if (expectStatus !== undefined ? res.status !== expectStatus : !res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
+  if (expectStatus !== undefined ? res.status !== expectStatus : !res.ok)
+    throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
   return (await res.json()) as T
 }
 
@@ -46,7 +47,11 @@ async function* sse(res: Response): AsyncGenerator<SessionEvent> {
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, end)
         buffer = buffer.slice(end + 2)
-        const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n')
+        const data = block
+          .split('\n')
+          .filter(l => l.startsWith('data:'))
+          .map(l => l.slice(5).trimStart())
+          .join('\n')
         if (data) yield JSON.parse(data) as SessionEvent
       }
     }
@@ -68,7 +73,8 @@ describe('demo in-tab runtime (module worker, IndexedDB, QuickJS)', () => {
     const first = await start(dbName, { modelDelayMs: 150 })
     const s = await call(first, 'POST', '/sessions', { profile: 'appendix', title: 'reload test' }, 201)
     const encoder = new TextEncoder()
-    for (const [p, text] of Object.entries(season())) await call(first, 'PUT', `/sessions/${s.id}/file?path=${encodeURIComponent(`/context/${p}`)}`, encoder.encode(text), 201)
+    for (const [p, text] of Object.entries(season()))
+      await call(first, 'PUT', `/sessions/${s.id}/file?path=${encodeURIComponent(`/context/${p}`)}`, encoder.encode(text), 201)
 
     const seen: SessionEvent[] = []
     const before = await stream(first, s.id)
@@ -90,7 +96,7 @@ describe('demo in-tab runtime (module worker, IndexedDB, QuickJS)', () => {
     expect(killedAt, 'the run reached a checkpoint').toBeDefined()
     // The stream of a dead worker ends with an error, so a client knows to reconnect.
     expect(String(streamError)).toMatch(/stopped/)
-    expect(seen.some((e) => e.type === 'execution-end')).toBe(false)
+    expect(seen.some(e => e.type === 'execution-end')).toBe(false)
 
     const second = await start(dbName)
     // The old worker's token still works: the secret is this browser's, kept in IndexedDB.
@@ -99,26 +105,27 @@ describe('demo in-tab runtime (module worker, IndexedDB, QuickJS)', () => {
     const after = await stream(second, s.id, last)
     for await (const e of sse(after)) {
       seen.push(e)
-      if (e.type === 'approval-required') await call(second, 'POST', `/sessions/${s.id}/pending/${e.pendingId}`, { decision: 'always' }, 202)
+      if (e.type === 'approval-required')
+        await call(second, 'POST', `/sessions/${s.id}/pending/${e.pendingId}`, { decision: 'always' }, 202)
       if (e.type === 'execution-end') break
     }
 
     // Every event exactly once, in order, across the two workers and the two streams.
-    expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i + 1))
+    expect(seen.map(e => e.seq)).toEqual(seen.map((_, i) => i + 1))
     const stored = (await call<{ events: SessionEvent[] }>(second, 'GET', `/sessions/${s.id}/events?limit=1000`)).events
     expect(stored.slice(0, seen.length)).toEqual(seen)
     // Resumed, not restarted: one resumed start, and no plan step completed twice.
-    const starts = seen.filter((e) => e.type === 'execution-start')
-    expect(starts.map((e) => (e as { resumed?: boolean }).resumed)).toEqual([false, true])
+    const starts = seen.filter(e => e.type === 'execution-start')
+    expect(starts.map(e => (e as { resumed?: boolean }).resumed)).toEqual([false, true])
     const done = completions(seen)
     expect(new Set(done).size).toBe(done.length)
     expect(done.length).toBeGreaterThan(0)
     const end = seen[seen.length - 1] as SessionEvent & { status?: string }
     expect(end.status).toBe('completed')
-    expect(seen.some((e) => e.type === 'result-accepted')).toBe(true)
+    expect(seen.some(e => e.type === 'result-accepted')).toBe(true)
     // The outputs run_js wrote are there.
     const files = await call<{ path: string }[]>(second, 'GET', `/sessions/${s.id}/files?prefix=/outputs/`)
-    expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(['/outputs/appendix.md', '/outputs/assets.json']))
+    expect(files.map(f => f.path)).toEqual(expect.arrayContaining(['/outputs/appendix.md', '/outputs/assets.json']))
   }, 120_000)
 
   it('carries bytes, statuses and aborts across the port: binary round-trip, 401, an aborted stream', async () => {
@@ -130,12 +137,17 @@ describe('demo in-tab runtime (module worker, IndexedDB, QuickJS)', () => {
     const s = await call(rt, 'POST', '/sessions', { profile: 'appendix' }, 201)
     const bytes = new Uint8Array(70_000).map((_, i) => (i * 7919) % 256) // not UTF-8
     await call(rt, 'PUT', `/sessions/${s.id}/file?path=/context/blob.bin`, bytes, 201)
-    const got = await rt.fetch(`${rt.baseUrl}/sessions/${s.id}/file?path=/context/blob.bin`, { headers: { authorization: `Bearer ${rt.token}` } })
+    const got = await rt.fetch(`${rt.baseUrl}/sessions/${s.id}/file?path=/context/blob.bin`, {
+      headers: { authorization: `Bearer ${rt.token}` },
+    })
     expect(got.status).toBe(200)
     expect(new Uint8Array(await got.arrayBuffer())).toEqual(bytes)
 
     const controller = new AbortController()
-    const live = await rt.fetch(`${rt.baseUrl}/sessions/${s.id}/stream`, { headers: { authorization: `Bearer ${rt.token}` }, signal: controller.signal })
+    const live = await rt.fetch(`${rt.baseUrl}/sessions/${s.id}/stream`, {
+      headers: { authorization: `Bearer ${rt.token}` },
+      signal: controller.signal,
+    })
     expect(live.headers.get('content-type')).toMatch(/text\/event-stream/)
     const events = sse(live)
     expect((await events.next()).value?.type).toBe('session-created')
@@ -145,19 +157,24 @@ describe('demo in-tab runtime (module worker, IndexedDB, QuickJS)', () => {
     expect((await call(rt, 'GET', `/sessions/${s.id}`)).id).toBe(s.id)
   }, 60_000)
 
-  it('tells the host when the page leaves: a cancelled body cancels the host\'s stream, an abort before the answer aborts the host\'s request', async () => {
+  it("tells the host when the page leaves: a cancelled body cancels the host's stream, an abort before the answer aborts the host's request", async () => {
     // The page side and the host side of the bridge in one thread, joined by real MessagePorts.
     let cancelled!: (reason: unknown) => void
-    const cancel = new Promise<unknown>((r) => (cancelled = r))
+    const cancel = new Promise<unknown>(r => (cancelled = r))
     let seen!: (request: Request) => void
-    const slow = new Promise<Request>((r) => (seen = r))
+    const slow = new Promise<Request>(r => (seen = r))
     const app = (request: Request): Response | Promise<Response> => {
       if (new URL(request.url).pathname === '/slow') {
         seen(request)
         return new Promise<Response>(() => {}) // never answers
       }
       let n = 0
-      return new Response(new ReadableStream<Uint8Array>({ pull: (c) => c.enqueue(new TextEncoder().encode(`tick ${++n}\n`)), cancel: (reason) => cancelled(reason) }, { highWaterMark: 0 }))
+      return new Response(
+        new ReadableStream<Uint8Array>(
+          { pull: c => c.enqueue(new TextEncoder().encode(`tick ${++n}\n`)), cancel: reason => cancelled(reason) },
+          { highWaterMark: 0 },
+        ),
+      )
     }
     const closed = new AbortController()
     const fetch = portFetch({ postMessage: (m, transfer) => void serveRequest(app, m, transfer[0] as MessagePort) }, closed.signal)
@@ -174,7 +191,7 @@ describe('demo in-tab runtime (module worker, IndexedDB, QuickJS)', () => {
     expect(request.signal.aborted).toBe(false)
     controller.abort()
     await expect(pending).rejects.toThrow(/abort/i)
-    await new Promise<void>((r) => (request.signal.aborted ? r() : request.signal.addEventListener('abort', () => r())))
+    await new Promise<void>(r => (request.signal.aborted ? r() : request.signal.addEventListener('abort', () => r())))
     expect(request.signal.aborted).toBe(true)
 
     // When the host goes away (a reload, a crash), waiting calls and open bodies fail instead of hanging.

@@ -6,5 +6,11 @@ describeHostileWorkspace('memory (browser)', async () => ({ store: memoryStore()
 describeHostileWorkspace('indexeddb', async () => {
   const dbName = `agent-vfs-test-hostile-${crypto.randomUUID()}`
   const store = indexedDbStore({ dbName })
-  return { store, cleanup: async () => { await store.close?.(); await deleteDB(dbName) } }
+  return {
+    store,
+    cleanup: async () => {
+      await store.close?.()
+      await deleteDB(dbName)
+    },
+  }
 })

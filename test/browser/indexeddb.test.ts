@@ -12,14 +12,26 @@ const uniqueDbName = (what: string) => `agent-vfs-test-${what}-${crypto.randomUU
 async function harness(what: string) {
   const dbName = uniqueDbName(what)
   const store = indexedDbStore({ dbName })
-  return { store, cleanup: async () => { await store.close?.(); await deleteDB(dbName) } }
+  return {
+    store,
+    cleanup: async () => {
+      await store.close?.()
+      await deleteDB(dbName)
+    },
+  }
 }
 
 describeStoreConformance('indexeddb', () => harness('conformance'))
 describeVfsDurability('indexeddb', () => harness('durability'))
 
 const put = (path: string, text: string, expectedVersion: number | null = null): StoreOp => ({
-  op: 'put', path, kind: 'file', data: bytesOf(text), mtime: 1, ctime: 1, expectedVersion,
+  op: 'put',
+  path,
+  kind: 'file',
+  data: bytesOf(text),
+  mtime: 1,
+  ctime: 1,
+  expectedVersion,
 })
 const text = (data: Uint8Array) => new TextDecoder().decode(data)
 
@@ -27,7 +39,7 @@ const text = (data: Uint8Array) => new TextDecoder().decode(data)
 function nextChange(vfs: Vfs, type: VfsChange['type'], ms = 5000): Promise<VfsChange> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => (off(), reject(new Error(`no '${type}' event within ${ms} ms`))), ms)
-    const off = vfs.onChange((change) => {
+    const off = vfs.onChange(change => {
       if (change.type !== type) return
       clearTimeout(timer)
       off()
@@ -54,19 +66,19 @@ describe('indexedDbStore: two tabs on one database', () => {
     const a = await openVfs({ store: tabA, namespace: 'ns', scope })
     const b = await openVfs({ store: tabB, namespace: 'ns', scope })
     const seenByA: VfsChange['type'][] = []
-    a.onChange((c) => seenByA.push(c.type))
+    a.onChange(c => seenByA.push(c.type))
     const refreshed = nextChange(b, 'refreshed')
     await a.writeFile('/notes/today.md', 'written in tab A')
     expect(await refreshed).toEqual({ type: 'refreshed', version: 1 })
     expect(await b.readFile('/notes/today.md', 'utf8')).toBe('written in tab A')
     // And back: B's write reaches A, and B's own commit does not make B reload.
     const seenByB: VfsChange['type'][] = []
-    b.onChange((c) => seenByB.push(c.type))
+    b.onChange(c => seenByB.push(c.type))
     const refreshedA = nextChange(a, 'refreshed')
     await b.writeFile('/notes/today.md', 'edited in tab B')
     await refreshedA
     expect(await a.readFile('/notes/today.md', 'utf8')).toBe('edited in tab B')
-    await new Promise((r) => setTimeout(r, 50)) // give a stray self-notification time to show up
+    await new Promise(r => setTimeout(r, 50)) // give a stray self-notification time to show up
     expect(seenByA).toEqual(['commit', 'external', 'refreshed'])
     expect(seenByB).toEqual(['commit'])
     await Promise.all([a.close(), b.close()])
@@ -88,21 +100,24 @@ describe('indexedDbStore: two tabs on one database', () => {
     await a.writeFile('/plan.json', '{"v":1}')
     const b = await openVfs({ store: tabB, namespace: 'ns', scope, autoRefresh: false })
     await a.writeFile('/plan.json', '{"v":2}') // B still believes version 1
-    const error = await b.writeFile('/plan.json', '{"v":"stale"}').catch((e) => e)
+    const error = await b.writeFile('/plan.json', '{"v":"stale"}').catch(e => e)
     expect(isVfsError(error, 'ECONFLICT'), String(error)).toBe(true)
     expect(error.path).toBe('/plan.json')
     const snap = await tabB.load('ns', scope)
     expect(snap.version).toBe(2)
-    expect(text(snap.entries.find((e) => e.path === '/plan.json')!.data)).toBe('{"v":2}')
+    expect(text(snap.entries.find(e => e.path === '/plan.json')!.data)).toBe('{"v":2}')
   })
 
   it('lets exactly one of two tabs win a race on the same expected version', async () => {
     const scope = fresh()
     await tabA.commit('ns', scope, [put('/x', 'base')])
     for (let round = 1; round <= 5; round++) {
-      const results = await Promise.allSettled([tabA.commit('ns', scope, [put('/x', `a${round}`, round)]), tabB.commit('ns', scope, [put('/x', `b${round}`, round)])])
-      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
-      const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult
+      const results = await Promise.allSettled([
+        tabA.commit('ns', scope, [put('/x', `a${round}`, round)]),
+        tabB.commit('ns', scope, [put('/x', `b${round}`, round)]),
+      ])
+      expect(results.filter(r => r.status === 'fulfilled')).toHaveLength(1)
+      const lost = results.find(r => r.status === 'rejected') as PromiseRejectedResult
       expect(isVfsError(lost.reason, 'ECONFLICT'), String(lost.reason)).toBe(true)
     }
     expect((await tabB.load('ns', scope)).version).toBe(6)
@@ -117,7 +132,7 @@ describe('indexedDbStore: two tabs on one database', () => {
     await expect(tabA.commit('ns', scope, ops)).rejects.toThrow(/injected/)
     const snap = await tabB.load('ns', scope)
     expect(snap.version).toBe(1)
-    expect(snap.entries.map((e) => [e.path, text(e.data)])).toEqual([['/keep', 'v1']])
+    expect(snap.entries.map(e => [e.path, text(e.data)])).toEqual([['/keep', 'v1']])
   })
 
   it('lists and deletes scopes, as seen from the other tab', async () => {
@@ -137,7 +152,9 @@ describe('indexedDbStore: two tabs on one database', () => {
   it('stores only the bytes of a view, not the whole buffer behind it', async () => {
     const scope = fresh()
     const buffer = new Uint8Array(1024 * 1024).fill(7)
-    await tabA.commit('ns', scope, [{ op: 'put', path: '/slice', kind: 'file', data: buffer.subarray(100, 110), mtime: 1, ctime: 1, expectedVersion: 0 }])
+    await tabA.commit('ns', scope, [
+      { op: 'put', path: '/slice', kind: 'file', data: buffer.subarray(100, 110), mtime: 1, ctime: 1, expectedVersion: 0 },
+    ])
     const [entry] = (await tabB.load('ns', scope)).entries
     expect(entry.data.length).toBe(10)
     expect(entry.data.buffer.byteLength).toBe(10)
@@ -153,7 +170,7 @@ describe('indexedDbStore: lifetime', () => {
     await vfs.mkdir('/empty')
     await vfs.close()
     await first.close!()
-    expect(isVfsError(await first.load('ns', 's').catch((e) => e), 'ECLOSED')).toBe(true)
+    expect(isVfsError(await first.load('ns', 's').catch(e => e), 'ECLOSED')).toBe(true)
     const second = indexedDbStore({ dbName })
     const again = await openVfs({ store: second, namespace: 'ns', scope: 's' })
     expect(Array.from(await again.readFile('/work/a.bin'))).toEqual([0, 255, 1])
@@ -169,7 +186,7 @@ describe('indexedDbStore: lifetime', () => {
     const store = indexedDbStore({ dbName })
     await store.commit('ns', 's', [put('/f', 'x')])
     // deleteDB waits for every open connection to close; ours must close on 'versionchange'.
-    const deleted = await Promise.race([deleteDB(dbName).then(() => true), new Promise((r) => setTimeout(() => r(false), 3000))])
+    const deleted = await Promise.race([deleteDB(dbName).then(() => true), new Promise(r => setTimeout(() => r(false), 3000))])
     expect(deleted).toBe(true)
     expect(await store.load('ns', 's')).toEqual({ version: 0, entries: [] })
     expect(await store.commit('ns', 's', [put('/f', 'y', 0)])).toBe(1)

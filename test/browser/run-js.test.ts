@@ -11,7 +11,7 @@ describe('chromium: loading the TypeScript loader is not the program’s time', 
     const vfs = await openVfs({ store: memoryStore(), namespace: 'ts-load', scope: 's' })
     // A fresh loader (nothing cached), slower than the limit even on a quiet machine.
     const typescript = async () => {
-      await new Promise((r) => setTimeout(r, 1500))
+      await new Promise(r => setTimeout(r, 1500))
       return import('ts-blank-space')
     }
     const r = await createRunJs({ vfs, typescript, limits: { timeMs: 1000 } }).run(`const n: number = 41; return n + 1`)

@@ -60,7 +60,7 @@ describe('observe across tabs over a segment boundary', () => {
     // Appended in bursts with pauses, so the observer is waiting (on notifications) when segments roll over.
     for (let i = 1; i < total; i += 50) {
       await Promise.all(Array.from({ length: Math.min(50, total - i) }, () => log.append({ type: 'status', status: 'running' })))
-      await new Promise((r) => setTimeout(r, 20))
+      await new Promise(r => setTimeout(r, 20))
     }
     await watching
     expect(seen).toEqual(seen.map((_, i) => i + 1))

@@ -43,13 +43,17 @@ export function failingStore(inner: VfsStore, plan: FailurePlan = {}): FailingSt
       if (wrapper.plan.failMidBatch?.includes(n)) {
         const at = poisonIndex(ops, wrapper.plan.midBatchIndex ?? Math.floor(ops.length / 2))
         batchSizes.push(ops.length)
-        return inner.commit(ns, scope, ops.map((op, i) => (i === at ? poisoned(op, n) : op)))
+        return inner.commit(
+          ns,
+          scope,
+          ops.map((op, i) => (i === at ? poisoned(op, n) : op)),
+        )
       }
       batchSizes.push(ops.length)
       return inner.commit(ns, scope, ops)
     },
     deleteScope: (ns, scope) => inner.deleteScope(ns, scope),
-    listScopes: (ns) => inner.listScopes(ns),
+    listScopes: ns => inner.listScopes(ns),
   }
   return wrapper
 }
@@ -69,7 +73,12 @@ function poisonIndex(ops: StoreOp[], from: number): number {
 export function poisoned(op: StoreOp, n: number): StoreOp {
   if (op.op !== 'put') return op
   return {
-    op: 'put', path: op.path, kind: op.kind, mtime: op.mtime, ctime: op.ctime, expectedVersion: op.expectedVersion,
+    op: 'put',
+    path: op.path,
+    kind: op.kind,
+    mtime: op.mtime,
+    ctime: op.ctime,
+    expectedVersion: op.expectedVersion,
     get data(): Uint8Array {
       throw new Error(`injected mid-batch failure of commit ${n}`)
     },

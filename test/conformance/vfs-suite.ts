@@ -75,7 +75,7 @@ export function describeVfsDurability(name: string, setup: () => Promise<StoreHa
           vfs.writeFile('/new/b.txt', 'b'),
           vfs.deleteFile('/keep.txt'),
         ])
-        expect(results.every((r) => r.status === 'rejected')).toBe(true)
+        expect(results.every(r => r.status === 'rejected')).toBe(true)
         for (const r of results) {
           const reason = (r as PromiseRejectedResult).reason
           expect(isVfsError(reason, 'ESTORE'), String(reason)).toBe(true)
@@ -97,10 +97,10 @@ export function describeVfsDurability(name: string, setup: () => Promise<StoreHa
       const vfs = await open(store, s)
       await vfs.writeFile('/base.txt', 'base')
       let release!: () => void
-      store.plan = { failCommits: [store.commits + 1], gate: new Promise<void>((r) => (release = r)) }
+      store.plan = { failCommits: [store.commits + 1], gate: new Promise<void>(r => (release = r)) }
       const first = vfs.writeFile('/a.txt', 'first')
       first.catch(() => undefined)
-      await new Promise((r) => setTimeout(r, 0)) // the commit of /a.txt is now in flight, held by the gate
+      await new Promise(r => setTimeout(r, 0)) // the commit of /a.txt is now in flight, held by the gate
       // Queued behind the failing commit: one builds on /a.txt, one is independent.
       const dependent = vfs.appendFile('/a.txt', ' plus more')
       const independent = vfs.writeFile('/b.txt', 'independent')
@@ -121,7 +121,7 @@ export function describeVfsDurability(name: string, setup: () => Promise<StoreHa
       await a.writeFile('/shared.md', 'from a')
       const b = await open(h.store, s)
       await b.writeFile('/shared.md', 'from b')
-      const error = await a.writeFile('/shared.md', 'a again, stale').catch((e) => e)
+      const error = await a.writeFile('/shared.md', 'a again, stale').catch(e => e)
       expect(isVfsError(error, 'ECONFLICT'), String(error)).toBe(true)
       expect(await a.readFile('/shared.md', 'utf8')).toBe('from a')
       await a.refresh()
@@ -133,7 +133,7 @@ export function describeVfsDurability(name: string, setup: () => Promise<StoreHa
       await b.refresh()
       await b.deleteFile('/shared.md')
       await b.writeFile('/shared.md', 'recreated by b')
-      const stale = await a.writeFile('/shared.md', 'a, stale twice').catch((e) => e)
+      const stale = await a.writeFile('/shared.md', 'a, stale twice').catch(e => e)
       expect(isVfsError(stale, 'ECONFLICT')).toBe(true)
       // Writers on different files do not conflict.
       await a.refresh()
@@ -144,11 +144,11 @@ export function describeVfsDurability(name: string, setup: () => Promise<StoreHa
       const s = fresh()
       const vfs = await openVfs({ store: h.store, namespace: ns, scope: s, quota: { maxBytes: 100, maxFiles: 3 } })
       await vfs.writeFile('/a', 'x'.repeat(60))
-      expect(isVfsError(await vfs.writeFile('/b', 'y'.repeat(41)).catch((e) => e), 'EQUOTA')).toBe(true)
+      expect(isVfsError(await vfs.writeFile('/b', 'y'.repeat(41)).catch(e => e), 'EQUOTA')).toBe(true)
       await vfs.writeFile('/b', 'y'.repeat(40))
       await vfs.writeFile('/c', '')
-      expect(isVfsError(await vfs.writeFile('/d', '').catch((e) => e), 'EQUOTA')).toBe(true)
-      expect(isVfsError(await vfs.copy('/a', '/e').catch((e) => e), 'EQUOTA')).toBe(true)
+      expect(isVfsError(await vfs.writeFile('/d', '').catch(e => e), 'EQUOTA')).toBe(true)
+      expect(isVfsError(await vfs.copy('/a', '/e').catch(e => e), 'EQUOTA')).toBe(true)
       await vfs.writeFile('/a', 'x'.repeat(10)) // shrinking is always allowed
       const reopened = await open(h.store, s)
       expect(await reopened.readdir('/')).toEqual(['a', 'b', 'c'])

@@ -24,9 +24,16 @@ export function apiProxy(target: string): Plugin {
     res.on('close', () => gone.abort())
     let upstream: Response
     try {
-      upstream = await fetch(new URL(req.url!, target), { method: req.method, headers, ...(body.byteLength ? { body } : {}), signal: gone.signal, redirect: 'manual' })
+      upstream = await fetch(new URL(req.url!, target), {
+        method: req.method,
+        headers,
+        ...(body.byteLength ? { body } : {}),
+        signal: gone.signal,
+        redirect: 'manual',
+      })
     } catch (error) {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`the session host is unreachable: ${(error as Error).message}`)
+      if (!res.headersSent)
+        res.writeHead(502, { 'content-type': 'text/plain' }).end(`the session host is unreachable: ${(error as Error).message}`)
       return
     }
     const out: Record<string, string> = {}
@@ -36,14 +43,16 @@ export function apiProxy(target: string): Plugin {
     res.writeHead(upstream.status, out)
     res.flushHeaders()
     if (!upstream.body) return void res.end()
-    Readable.fromWeb(upstream.body as import('node:stream/web').ReadableStream).on('error', () => res.destroy()).pipe(res)
+    Readable.fromWeb(upstream.body as import('node:stream/web').ReadableStream)
+      .on('error', () => res.destroy())
+      .pipe(res)
   }
   return {
     name: 'demo-test-api-proxy',
     configurePreviewServer(server) {
       server.middlewares.use((req, res, next) => {
         if (!/^\/sessions(\/|\?|$)/.test(req.url ?? '')) return next()
-        forward(req, res).catch((error) => (res.headersSent ? res.destroy() : res.writeHead(502).end(String(error))))
+        forward(req, res).catch(error => (res.headersSent ? res.destroy() : res.writeHead(502).end(String(error))))
       })
     },
   }

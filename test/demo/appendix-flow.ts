@@ -39,7 +39,10 @@ export async function appendixFlow(page: Page, options: AppendixFlowOptions): Pr
   const upload = await ui.uploadFolder(page, input.dir)
   expect(upload.ok, upload.text).toBe(true)
   expect(upload.text).toContain(`Uploaded ${input.files.length} file(s) to /context`)
-  await ui.waitTree(page, input.files.map((f) => `/context/${f}`))
+  await ui.waitTree(
+    page,
+    input.files.map(f => `/context/${f}`),
+  )
   await stage(page, flow, '02-uploaded')
 
   await ui.sendMessage(page, 'Write the production appendix for this season.')
@@ -55,14 +58,17 @@ export async function appendixFlow(page: Page, options: AppendixFlowOptions): Pr
   // page and the next one takes the run over from its checkpoint; remotely the host keeps it and
   // the page reconnects its event stream. Either way nothing done is lost or redone.
   const before = await ui.planSteps(page)
-  const seqsBefore = (await ui.timeline(page)).map((e) => e.seq)
-  expect(before.some((s) => s.status === 'completed'), JSON.stringify(before)).toBe(true)
+  const seqsBefore = (await ui.timeline(page)).map(e => e.seq)
+  expect(
+    before.some(s => s.status === 'completed'),
+    JSON.stringify(before),
+  ).toBe(true)
   await reload(page, id)
   await ui.pending(page, 'approval')
   await ui.waitSeq(page, Math.max(...seqsBefore))
   const after = await ui.planSteps(page)
-  for (const step of before.filter((s) => s.status === 'completed')) expect(after).toContainEqual(step)
-  const seqsAfter = (await ui.timeline(page)).map((e) => e.seq)
+  for (const step of before.filter(s => s.status === 'completed')) expect(after).toContainEqual(step)
+  const seqsAfter = (await ui.timeline(page)).map(e => e.seq)
   expect(seqsAfter.slice(0, seqsBefore.length)).toEqual(seqsBefore)
   expect(new Set(seqsAfter).size).toBe(seqsAfter.length)
   await options.afterReload?.(page, id)
@@ -82,9 +88,12 @@ export async function appendixFlow(page: Page, options: AppendixFlowOptions): Pr
   expect(await ui.waitStatus(page, 'idle', 'closed')).toBe('idle')
   const steps = await ui.planSteps(page)
   expect(steps.length).toBeGreaterThan(0)
-  expect(steps.every((s) => s.status === 'completed'), JSON.stringify(steps)).toBe(true)
+  expect(
+    steps.every(s => s.status === 'completed'),
+    JSON.stringify(steps),
+  ).toBe(true)
   // The scripted model leaves one episode out on purpose, is rejected once, and corrects it.
-  expect((await ui.timeline(page)).filter((e) => e.type === 'result-rejected')).toHaveLength(1)
+  expect((await ui.timeline(page)).filter(e => e.type === 'result-rejected')).toHaveLength(1)
   // Resumed, not restarted: the work finished before the reloads ran once.
   for (const done of ['survey the input', 'extract episodes']) {
     expect(await page.locator('[data-testid="timeline-item"][data-tool="run_js"]', { hasText: done }).count(), done).toBe(1)

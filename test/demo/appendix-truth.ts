@@ -12,10 +12,12 @@ export function expectedOutputs(truth: EpisodeTruth, episodes: number) {
     coverage: { episodes, covered: Array.from({ length: episodes }, (_, i) => i + 1), missing: [] as number[] },
     summary: `Episodes: ${episodes}, covered: ${episodes}`,
     appendixItems: [
-      ...truth.characters.map((c) => `${c.name}${c.aliases.length ? ` (${c.aliases.join(', ')})` : ''}: ${c.lines} lines; episodes ${eps(c.episodes)}`),
-      ...truth.locations.map((l) => `${l.name}: episodes ${eps(l.episodes)}`),
-      ...truth.props.map((p) => `${p.name}: episodes ${eps(p.episodes)}`),
-      ...truth.unknownCues.map((u) => `warning: cue ${u.cue} matches no character in characters.md (episodes ${eps(u.episodes)})`),
+      ...truth.characters.map(
+        c => `${c.name}${c.aliases.length ? ` (${c.aliases.join(', ')})` : ''}: ${c.lines} lines; episodes ${eps(c.episodes)}`,
+      ),
+      ...truth.locations.map(l => `${l.name}: episodes ${eps(l.episodes)}`),
+      ...truth.props.map(p => `${p.name}: episodes ${eps(p.episodes)}`),
+      ...truth.unknownCues.map(u => `warning: cue ${u.cue} matches no character in characters.md (episodes ${eps(u.episodes)})`),
     ],
   }
 }

@@ -20,7 +20,11 @@ export function openBrowser(): Promise<Browser> {
 }
 
 /** Opens the demo at `url` in a fresh context, laptop-sized, collecting errors; `init` runs before the first load. */
-export async function openDemo(browser: Browser, url: string, options: { viewport?: { width: number; height: number }; init?(page: Page): Promise<void> } = {}): Promise<DemoPage> {
+export async function openDemo(
+  browser: Browser,
+  url: string,
+  options: { viewport?: { width: number; height: number }; init?(page: Page): Promise<void> } = {},
+): Promise<DemoPage> {
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 } })
   const page = await context.newPage()
   const errors: string[] = []
@@ -33,11 +37,11 @@ export async function openDemo(browser: Browser, url: string, options: { viewpor
 
 /** Collects a page's uncaught errors, its workers' errors and its console errors into `errors`. */
 export function watchErrors(page: Page, errors: string[]): void {
-  page.on('pageerror', (e) => errors.push(`page: ${e.message}`))
-  page.on('console', (m) => {
+  page.on('pageerror', e => errors.push(`page: ${e.message}`))
+  page.on('console', m => {
     if (m.type() === 'error') errors.push(`console: ${m.text()}`)
   })
-  page.on('worker', (w) => w.on('console', (m) => (m.type() === 'error' ? errors.push(`worker console: ${m.text()}`) : undefined)))
+  page.on('worker', w => w.on('console', m => (m.type() === 'error' ? errors.push(`worker console: ${m.text()}`) : undefined)))
 }
 
 /**

@@ -31,11 +31,11 @@ afterAll(async () => {
 async function hostFiles(id: string): Promise<string[]> {
   const res = await fetch(`${host.url}/sessions/${id}/files`, { headers: { authorization: `Bearer ${host.token}` } })
   expect(res.status).toBe(200)
-  return ((await res.json()) as Array<{ path: string }>).map((f) => f.path)
+  return ((await res.json()) as Array<{ path: string }>).map(f => f.path)
 }
 
 /** Latin-1 text: "Café" with é as the single byte 0xE9, which is not UTF-8. */
-const latin1 = Uint8Array.from([...'INT. CAF', 0xe9, ...' - DAY\n'].map((c) => (typeof c === 'number' ? c : c.charCodeAt(0))))
+const latin1 = Uint8Array.from([...'INT. CAF', 0xe9, ...' - DAY\n'].map(c => (typeof c === 'number' ? c : c.charCodeAt(0))))
 
 const modes = [
   { name: 'in this tab', flow: 'bad-input-tab', remote: false },
@@ -52,7 +52,7 @@ describe.each(modes)('bad input, $name', ({ flow, remote }) => {
     await page.getByTestId('refresh-files').click()
     await page.getByTestId('file-tree').filter({ hasText: 'The workspace is empty' }).waitFor()
     expect(await ui.treePaths(page)).toEqual([])
-    if (remote) expect((await hostFiles(id)).filter((p) => !p.startsWith('/state/'))).toEqual([])
+    if (remote) expect((await hostFiles(id)).filter(p => !p.startsWith('/state/'))).toEqual([])
   }
 
   beforeAll(async () => {
@@ -121,6 +121,6 @@ describe.each(modes)('bad input, $name', ({ flow, remote }) => {
     await stage(page, flow, '03-hostile-name')
     await nothingWritten()
     // The browser logs the refused 20 MB request itself; nothing else may go wrong.
-    expect(errors.filter((e) => !/Failed to load resource: the server responded with a status of 413/.test(e))).toEqual([])
+    expect(errors.filter(e => !/Failed to load resource: the server responded with a status of 413/.test(e))).toEqual([])
   })
 })

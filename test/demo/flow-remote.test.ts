@@ -46,7 +46,12 @@ const hosts: Array<{ name: string; flow: string; start(): Promise<RemoteHost> }>
       const host = await startNodeHost({ modelDelayMs: 400 })
       try {
         const demo = await serveDemo({ api: host.url })
-        return { demoUrl: demo.url, apiUrl: host.url, token: host.token, stop: async () => (await demo.close(), await host.stop()) }
+        return {
+          demoUrl: demo.url,
+          apiUrl: host.url,
+          token: host.token,
+          stop: async () => (await demo.close(), await host.stop()),
+        }
       } catch (error) {
         await host.stop()
         throw error
@@ -69,8 +74,10 @@ let host: RemoteHost
 /** The host's stored events of a session, every page of them. */
 async function hostEvents(id: string): Promise<Array<{ seq: number; type: string }>> {
   const out: Array<{ seq: number; type: string }> = []
-  for (let after = 0; ; ) {
-    const res = await fetch(`${host.apiUrl}/sessions/${id}/events?after=${after}`, { headers: { authorization: `Bearer ${host.token}` } })
+  for (let after = 0; ;) {
+    const res = await fetch(`${host.apiUrl}/sessions/${id}/events?after=${after}`, {
+      headers: { authorization: `Bearer ${host.token}` },
+    })
     expect(res.status).toBe(200)
     const { events } = (await res.json()) as { events: Array<{ seq: number; type: string }> }
     if (events.length === 0) return out
@@ -89,14 +96,23 @@ async function checkAgainstHost(page: Page, id: string): Promise<void> {
   // Caught up: the view's last seq reaches the newest the host had when we asked.
   const logged = await hostEvents(id)
   const newest = logged.at(-1)!.seq
-  await page.waitForFunction(([sel, n]) => Number(document.querySelector(sel as string)?.getAttribute('data-last-seq')) >= (n as number), [`[data-testid="session-view"][data-session-id="${id}"]`, newest] as const)
-  const delivered = (await deliveredSeqs(page)).map((d) => d.seq)
+  await page.waitForFunction(([sel, n]) => Number(document.querySelector(sel as string)?.getAttribute('data-last-seq')) >= (n as number), [
+    `[data-testid="session-view"][data-session-id="${id}"]`,
+    newest,
+  ] as const)
+  const delivered = (await deliveredSeqs(page)).map(d => d.seq)
   expect(delivered.length).toBeGreaterThan(0)
-  expect(delivered.filter((s, i) => delivered.indexOf(s) !== i), 'events delivered twice').toEqual([])
+  expect(
+    delivered.filter((s, i) => delivered.indexOf(s) !== i),
+    'events delivered twice',
+  ).toEqual([])
   const top = Math.max(...delivered)
-  const all = (await hostEvents(id)).map((e) => e.seq)
-  expect([...delivered].sort((a, b) => a - b), 'events missing').toEqual(all.filter((s) => s <= top))
-  const shown = (await ui.timeline(page)).map((e) => e.seq)
+  const all = (await hostEvents(id)).map(e => e.seq)
+  expect(
+    [...delivered].sort((a, b) => a - b),
+    'events missing',
+  ).toEqual(all.filter(s => s <= top))
+  const shown = (await ui.timeline(page)).map(e => e.seq)
   for (const s of shown) expect(all).toContain(s)
   expect(Number(await view.getAttribute('data-last-seq'))).toBeGreaterThanOrEqual(newest)
 }
@@ -110,12 +126,19 @@ describe.each(hosts)('remote mode against $name', ({ flow, start }) => {
   it('runs the 60-episode appendix; each reload resumes the event stream with no event missing or repeated', async () => {
     const { page, errors } = await openDemo(browser, host.demoUrl, { init: installEventProbe })
     await ui.connect(page, { remote: { baseUrl: host.demoUrl.replace(/\/$/, ''), token: host.token } })
-    const id = await appendixFlow(page, { flow, input, episodes: EPISODES, reloadWhileRunning: true, afterReload: checkAgainstHost })
+    const id = await appendixFlow(page, {
+      flow,
+      input,
+      episodes: EPISODES,
+      reloadWhileRunning: true,
+      afterReload: checkAgainstHost,
+    })
     await checkAgainstHost(page, id)
     const logged = await hostEvents(id)
-    const shown = new Set((await ui.timeline(page)).map((e) => e.seq))
+    const shown = new Set((await ui.timeline(page)).map(e => e.seq))
     // Every logged event but tool results (shown on their call's card) has its own timeline item.
-    for (const e of logged.filter((e) => e.type !== 'tool-result' && e.type !== 'heartbeat')) expect(shown.has(e.seq), `event ${e.seq} (${e.type}) is not on the timeline`).toBe(true)
+    for (const e of logged.filter(e => e.type !== 'tool-result' && e.type !== 'heartbeat'))
+      expect(shown.has(e.seq), `event ${e.seq} (${e.type}) is not on the timeline`).toBe(true)
     expect(errors).toEqual([])
   })
 })

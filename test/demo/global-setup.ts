@@ -15,7 +15,8 @@ declare module 'vitest' {
  * stops the server at the end. `DEMO_SKIP_BUILD=1` reuses dist-demo/ (while iterating on tests).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  if (!existsSync(`${root}vite.config.ts`)) throw new Error('the demo tests need the demo: vite.config.ts is missing at the top of the repository')
+  if (!existsSync(`${root}vite.config.ts`))
+    throw new Error('the demo tests need the demo: vite.config.ts is missing at the top of the repository')
   if (process.env.DEMO_SKIP_BUILD !== '1' || !existsSync(`${root}dist-demo/index.html`)) await buildDemo()
   const served = await serveDemo()
   project.provide('demoUrl', served.url)

@@ -21,18 +21,27 @@ export interface NodeHost {
  */
 export async function startNodeHost(options: { modelDelayMs?: number } = {}): Promise<NodeHost> {
   const data = mkdtempSync(join(tmpdir(), 'agent-vfs-demo-host-'))
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', AGENT_VFS_DATA: data, MODEL_DELAY_MS: String(options.modelDelayMs ?? 0) }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    AGENT_VFS_DATA: data,
+    MODEL_DELAY_MS: String(options.modelDelayMs ?? 0),
+  }
   delete env.DATABASE_URL
   delete env.AGENT_VFS_JWT_SECRET
   delete env.OPENAI_BASE_URL
   delete env.OPENAI_MODEL
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let log = ''
-  proc.stdout!.on('data', (d) => (log += d))
-  proc.stderr!.on('data', (d) => (log += d))
+  proc.stdout!.on('data', d => (log += d))
+  proc.stderr!.on('data', d => (log += d))
   const stop = async () => {
     if (proc.exitCode === null && proc.signalCode === null) {
-      const exited = new Promise((r) => proc.once('exit', r))
+      const exited = new Promise(r => proc.once('exit', r))
       proc.kill('SIGTERM')
       const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000)
       await exited
@@ -52,7 +61,7 @@ export async function startNodeHost(options: { modelDelayMs?: number } = {}): Pr
         }
       }
       proc.stdout!.on('data', check)
-      proc.once('exit', (code) => {
+      proc.once('exit', code => {
         clearTimeout(timer)
         reject(new Error(`the Node host exited (${code}) before it started:\n${log}`))
       })

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright'
-import { afterAll, beforeAll, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_PROFILES } from '../../demo/src/api/settings.js'
 import { openBrowser, openDemo, stage } from './browser.js'
 import { writeEpisodes, type InputFolder } from './inputs.js'
@@ -36,7 +36,11 @@ afterAll(async () => {
 const FLOW = 'first-contact'
 
 /** Height of an element as laid out, in CSS px. */
-const heightOf = (page: Page, selector: string) => page.locator(selector).first().evaluate((el) => el.getBoundingClientRect().height)
+const heightOf = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .first()
+    .evaluate(el => el.getBoundingClientRect().height)
 
 /** Runs the asking profile on the season up to its first run_js approval. */
 async function runToApproval(page: Page): Promise<void> {
@@ -58,7 +62,7 @@ it('desktop: the connection folds, names and menus fit, a waiting card says so, 
   const menu = page.getByTestId('new-session-profile')
   for (const profile of Object.values(DEMO_PROFILES)) {
     await menu.selectOption(profile)
-    const fits = await menu.evaluate((el) => {
+    const fits = await menu.evaluate(el => {
       const select = el as HTMLSelectElement
       const probe = document.createElement('span')
       probe.style.cssText = `position:absolute;visibility:hidden;white-space:nowrap;font:${getComputedStyle(select).font}`
@@ -89,13 +93,15 @@ it('desktop: the connection folds, names and menus fit, a waiting card says so, 
   await expect.poll(() => card.getAttribute('data-state'), { timeout: 10_000 }).toBe('waiting')
   expect.soft(await card.textContent()).toMatch(/waiting for approval/i)
   // A program's text as shown, without line numbers (the card numbers its lines, the prompt does not).
-  const programText = (el: Element) => Array.from(el.querySelectorAll('.line'), (l) => (l.lastElementChild?.textContent ?? '')).join('\n')
+  const programText = (el: Element) => Array.from(el.querySelectorAll('.line'), l => l.lastElementChild?.textContent ?? '').join('\n')
   const program = await page.locator('[data-testid="pending-item"][data-kind="approval"] .code').first().evaluate(programText)
   expect(program.length).toBeGreaterThan(20)
-  const shown = await page.locator('.code:visible').evaluateAll(
-    (els, [text, fn]) => els.filter((e) => new Function('el', `return (${fn})(el)`)(e) === text).length,
-    [program, programText.toString()] as const,
-  )
+  const shown = await page
+    .locator('.code:visible')
+    .evaluateAll((els, [text, fn]) => els.filter(e => new Function('el', `return (${fn})(el)`)(e) === text).length, [
+      program,
+      programText.toString(),
+    ] as const)
   expect.soft(shown).toBe(1)
   await stage(page, FLOW, '01-desktop-approval')
 
@@ -104,7 +110,9 @@ it('desktop: the connection folds, names and menus fit, a waiting card says so, 
   expect(await ui.waitStatus(page, 'idle')).toBe('idle')
   // The outputs come before the 60 inputs in the tree, and "see /outputs" takes a person there.
   await ui.waitTree(page, ['/outputs/appendix.md'])
-  const dirs = await page.locator('[data-testid="file-tree"] > ul > li > [data-testid="file-dir"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-path')))
+  const dirs = await page
+    .locator('[data-testid="file-tree"] > ul > li > [data-testid="file-dir"]')
+    .evaluateAll(els => els.map(e => e.getAttribute('data-path')))
   expect(dirs.indexOf('/outputs')).toBeGreaterThanOrEqual(0)
   expect.soft(dirs.indexOf('/outputs')).toBeLessThan(dirs.indexOf('/context'))
   await stage(page, FLOW, '02-desktop-done')
@@ -117,8 +125,8 @@ it('desktop: the connection folds, names and menus fit, a waiting card says so, 
   await ui.waitTree(page, ['/outputs/appendix.md'])
   await done.locator('[data-testid="file-link"][data-path="/outputs"]').click()
   const outputs = page.locator('[data-testid="file-dir"][data-path="/outputs"]')
-  expect(await outputs.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true)
-  expect(await outputs.evaluate((d) => d.matches(':focus-within'))).toBe(true)
+  expect(await outputs.evaluate(d => (d as HTMLDetailsElement).open)).toBe(true)
+  expect(await outputs.evaluate(d => d.matches(':focus-within'))).toBe(true)
   expect(errors).toEqual([])
 })
 
@@ -142,7 +150,7 @@ it('switching In this tab and Remote with a session open starts clean: no stale 
   await ui.connect(page)
   const id = await ui.createSession(page, { profile: DEMO_PROFILES.appendix, title: 'In the tab' })
   const notFound: string[] = []
-  page.on('response', (r) => (r.status() === 404 ? notFound.push(r.url()) : undefined))
+  page.on('response', r => (r.status() === 404 ? notFound.push(r.url()) : undefined))
 
   // To the remote host, which has never heard of the tab's session.
   await ui.connect(page, { remote: { baseUrl: '', token: host.token } })

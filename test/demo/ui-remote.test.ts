@@ -35,7 +35,7 @@ async function api<T>(path: string): Promise<{ status: number; body: T }> {
   const res = await fetch(`${host.url}${path}`, { headers: { authorization: `Bearer ${host.token}` } })
   return { status: res.status, body: (await res.json()) as T }
 }
-const hostFiles = async (id: string) => (await api<Array<{ path: string }>>(`/sessions/${id}/files`)).body.map((f) => f.path)
+const hostFiles = async (id: string) => (await api<Array<{ path: string }>>(`/sessions/${id}/files`)).body.map(f => f.path)
 
 /** A fresh page connected to the host (the base URL left empty: the page's own origin). */
 async function connected(viewport?: { width: number; height: number }): Promise<{ page: Page; errors: string[] }> {
@@ -45,7 +45,7 @@ async function connected(viewport?: { width: number; height: number }): Promise<
 }
 
 /** Errors a page may log on purpose in these tests: the refused requests the UI then explains. */
-const expected = (errors: string[], ...statuses: number[]) => errors.filter((e) => !statuses.some((s) => e.includes(`status of ${s}`)))
+const expected = (errors: string[], ...statuses: number[]) => errors.filter(e => !statuses.some(s => e.includes(`status of ${s}`)))
 
 describe('demo UI against the Node host', () => {
   it('connection: a bad token is a clear message; the dev token connects and lists sessions', async () => {
@@ -73,7 +73,10 @@ describe('demo UI against the Node host', () => {
     expect(await item.textContent()).toContain('appendix-asking')
     expect(await ui.waitStatus(page, 'idle')).toBe('idle')
     await item.getByTestId('session-close').click()
-    await page.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('data-status') === 'closed', `[data-testid="session-item"][data-session-id="${id}"]`)
+    await page.waitForFunction(
+      sel => document.querySelector(sel)?.getAttribute('data-status') === 'closed',
+      `[data-testid="session-item"][data-session-id="${id}"]`,
+    )
     expect((await api<{ status: string }>(`/sessions/${id}`)).body.status).toBe('closed')
     await ui.waitStatus(page, 'closed')
     expect(await page.getByTestId('message-text').isDisabled()).toBe(true)
@@ -96,7 +99,10 @@ describe('demo UI against the Node host', () => {
     const { page, errors } = await connected()
     const id = await ui.createSession(page, { profile: 'appendix', title: 'bad uploads' })
     const latin1 = new Uint8Array([0x43, 0x61, 0x66, 0xe9, 0x0a]) // "Café" in Latin-1
-    let out = await ui.uploadFiles(page, [{ name: 'good.md', mimeType: 'text/markdown', buffer: Buffer.from('# fine\n') }, { name: 'latin1.md', mimeType: 'text/markdown', buffer: Buffer.from(latin1) }])
+    let out = await ui.uploadFiles(page, [
+      { name: 'good.md', mimeType: 'text/markdown', buffer: Buffer.from('# fine\n') },
+      { name: 'latin1.md', mimeType: 'text/markdown', buffer: Buffer.from(latin1) },
+    ])
     expect(out.ok).toBe(false)
     expect(out.text).toMatch(/^Nothing was uploaded\. latin1\.md is not UTF-8 text/)
     // The top folder's own name counts too, though its contents land in the chosen folder.
@@ -119,7 +125,9 @@ describe('demo UI against the Node host', () => {
     // early 413 into a bare 502), with the limit named.
     out = await ui.uploadFiles(page, [{ name: 'big.txt', mimeType: 'text/plain', buffer: Buffer.alloc(21 * 1024 * 1024, 0x61) }])
     expect(out.ok).toBe(false)
-    expect(out.text).toMatch(/^Nothing was uploaded\. the upload is too large: 21\.0 MiB \(big\.txt alone is over the limit\), and uploads are limited to 20971520 bytes/)
+    expect(out.text).toMatch(
+      /^Nothing was uploaded\. the upload is too large: 21\.0 MiB \(big\.txt alone is over the limit\), and uploads are limited to 20971520 bytes/,
+    )
     expect(await hostFiles(id)).toEqual([])
     expect(await ui.treePaths(page)).toEqual([])
     await stage(page, 'ui-remote', 'bad-upload')
@@ -129,11 +137,19 @@ describe('demo UI against the Node host', () => {
   it('previews: Markdown rendered and sanitised, JSON as a tree, text and code with line numbers, images; download gives the bytes', async () => {
     const { page, errors } = await connected()
     await ui.createSession(page, { profile: 'appendix', title: 'previews' })
-    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==', 'base64')
-    const md = '# Title\n\n- one\n- two\n\n<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">\n\n[link](javascript:window.__pwned=3)\n'
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+      'base64',
+    )
+    const md =
+      '# Title\n\n- one\n- two\n\n<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">\n\n[link](javascript:window.__pwned=3)\n'
     const out = await ui.uploadFiles(page, [
       { name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from(md) },
-      { name: 'data.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ cast: [{ name: 'MARA' }, { name: 'JONAS' }], n: 2 })) },
+      {
+        name: 'data.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(JSON.stringify({ cast: [{ name: 'MARA' }, { name: 'JONAS' }], n: 2 })),
+      },
       { name: 'log.txt', mimeType: 'text/plain', buffer: Buffer.from('a\nb\nc') },
       { name: 'prog.js', mimeType: 'text/javascript', buffer: Buffer.from('const x = 1\nreturn x') },
       { name: 'dot.png', mimeType: 'image/png', buffer: png },
@@ -161,8 +177,12 @@ describe('demo UI against the Node host', () => {
     expect(await code.locator('.ln').count()).toBe(2)
 
     const image = await ui.openFile(page, '/context/dot.png')
-    await page.waitForFunction(() => (document.querySelector('[data-testid="preview-image"]') as HTMLImageElement | null)?.naturalWidth === 2)
-    const bytes = await image.evaluate(async (el) => Array.from(new Uint8Array(await (await fetch(el.querySelector('a[download]')!.getAttribute('href')!)).arrayBuffer())))
+    await page.waitForFunction(
+      () => (document.querySelector('[data-testid="preview-image"]') as HTMLImageElement | null)?.naturalWidth === 2,
+    )
+    const bytes = await image.evaluate(async el =>
+      Array.from(new Uint8Array(await (await fetch(el.querySelector('a[download]')!.getAttribute('href')!)).arrayBuffer())),
+    )
     expect(Buffer.from(bytes).equals(png)).toBe(true)
     await stage(page, 'ui-remote', 'previews')
     expect(errors).toEqual([])
@@ -180,19 +200,25 @@ describe('demo UI against the Node host', () => {
     const view = page.getByTestId('session-view')
     const logged = (await api<{ events: Array<{ seq: number; type: string }> }>(`/sessions/${id}/events?limit=1000`)).body.events
     const newest = logged.at(-1)!.seq
-    await page.waitForFunction((n) => Number(document.querySelector('[data-testid="session-view"]')?.getAttribute('data-last-seq')) === n, newest)
-    expect(await page.evaluate((k) => sessionStorage.getItem(k), `agent-vfs-demo.seq.${id}`)).toBe(String(newest))
+    await page.waitForFunction(
+      n => Number(document.querySelector('[data-testid="session-view"]')?.getAttribute('data-last-seq')) === n,
+      newest,
+    )
+    expect(await page.evaluate(k => sessionStorage.getItem(k), `agent-vfs-demo.seq.${id}`)).toBe(String(newest))
     const before = await shownSeqs(page)
     // Every logged event is on the timeline once: as an item, or as the result on its call's card.
-    expect(before).toEqual(logged.map((e) => e.seq))
+    expect(before).toEqual(logged.map(e => e.seq))
 
     const streams: Array<string | undefined> = []
-    page.on('request', (r) => {
+    page.on('request', r => {
       if (r.url().includes(`/sessions/${id}/stream`)) streams.push(r.headers()['last-event-id'])
     })
     await page.reload()
     await ui.openSession(page, id)
-    await page.waitForFunction((n) => Number(document.querySelector('[data-testid="session-view"]')?.getAttribute('data-last-seq')) === n, newest)
+    await page.waitForFunction(
+      n => Number(document.querySelector('[data-testid="session-view"]')?.getAttribute('data-last-seq')) === n,
+      newest,
+    )
     await page.getByTestId('feed-state').and(page.locator('[data-state="live"]')).waitFor()
     expect(streams[0]).toBe(String(newest))
     expect(await shownSeqs(page)).toEqual(before)
@@ -205,8 +231,11 @@ describe('demo UI against the Node host', () => {
     await ui.waitStatus(page, 'idle')
     const after = await shownSeqs(page)
     expect(after.slice(0, before.length)).toEqual(before)
-    const all = (await api<{ events: Array<{ seq: number }> }>(`/sessions/${id}/events?limit=1000`)).body.events.map((e) => e.seq)
-    await page.waitForFunction((n) => Number(document.querySelector('[data-testid="session-view"]')?.getAttribute('data-last-seq')) >= n, all.at(-1)!)
+    const all = (await api<{ events: Array<{ seq: number }> }>(`/sessions/${id}/events?limit=1000`)).body.events.map(e => e.seq)
+    await page.waitForFunction(
+      n => Number(document.querySelector('[data-testid="session-view"]')?.getAttribute('data-last-seq')) >= n,
+      all.at(-1)!,
+    )
     expect(await shownSeqs(page)).toEqual(all)
     expect(await view.getAttribute('data-session-id')).toBe(id)
     expect(errors).toEqual([])
@@ -246,11 +275,11 @@ describe('demo UI against the Node host', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     const unnamed = await page.evaluate(() =>
       [...document.querySelectorAll('button, a[href], input, select, textarea')]
-        .filter((el) => {
+        .filter(el => {
           const name = el.getAttribute('aria-label') ?? (el as HTMLInputElement).labels?.[0]?.textContent ?? el.textContent
           return !name?.trim()
         })
-        .map((el) => el.outerHTML.slice(0, 120)),
+        .map(el => el.outerHTML.slice(0, 120)),
     )
     expect(unnamed).toEqual([])
     await stage(page, 'ui-remote', 'phone')
@@ -260,6 +289,10 @@ describe('demo UI against the Node host', () => {
 
 /** Seqs of every event the timeline shows (items and the results on tool cards), in order. */
 async function shownSeqs(page: Page): Promise<number[]> {
-  const seqs = await page.getByTestId('timeline-item').evaluateAll((els) => els.flatMap((e) => [e.getAttribute('data-seq'), e.getAttribute('data-result-seq')].filter((s): s is string => !!s).map(Number)))
+  const seqs = await page
+    .getByTestId('timeline-item')
+    .evaluateAll(els =>
+      els.flatMap(e => [e.getAttribute('data-seq'), e.getAttribute('data-result-seq')].filter((s): s is string => !!s).map(Number)),
+    )
   return seqs.sort((a, b) => a - b)
 }

@@ -11,11 +11,13 @@ import type { Locator, Page } from 'playwright'
  */
 export async function connect(page: Page, mode: { remote?: { baseUrl: string; token: string } } = {}): Promise<void> {
   const status = page.getByTestId('connection-status')
-  await page.waitForFunction(() => !/connecting/.test(document.querySelector('[data-testid="connection-status"]')?.textContent ?? 'connecting'))
+  await page.waitForFunction(
+    () => !/connecting/.test(document.querySelector('[data-testid="connection-status"]')?.textContent ?? 'connecting'),
+  )
   const want = mode.remote ? /^connected \(remote / : /^connected \(in this tab\)/
   if (want.test((await status.textContent()) ?? '')) return sessionsLoaded(page)
   const panel = page.locator('details.connection')
-  if (!(await panel.evaluate((d) => (d as HTMLDetailsElement).open))) await panel.locator('summary').click()
+  if (!(await panel.evaluate(d => (d as HTMLDetailsElement).open))) await panel.locator('summary').click()
   if (mode.remote) {
     await page.getByTestId('mode-remote').check()
     await page.getByTestId('remote-base-url').fill(mode.remote.baseUrl)
@@ -24,7 +26,10 @@ export async function connect(page: Page, mode: { remote?: { baseUrl: string; to
     await page.getByTestId('mode-tab').check()
   }
   await page.getByTestId('connect').click()
-  await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid="connection-status"]')?.textContent ?? ''), want.source)
+  await page.waitForFunction(
+    re => new RegExp(re).test(document.querySelector('[data-testid="connection-status"]')?.textContent ?? ''),
+    want.source,
+  )
   await sessionsLoaded(page)
 }
 
@@ -52,7 +57,8 @@ export async function createSession(page: Page, options: { profile: string; titl
 /** Opens a session from the list and waits for its view. */
 export async function openSession(page: Page, id: string): Promise<void> {
   const view = page.locator(`[data-testid="session-view"][data-session-id="${id}"]`)
-  if (!(await view.isVisible())) await page.locator(`[data-testid="session-item"][data-session-id="${id}"] [data-testid="session-open"]`).click()
+  if (!(await view.isVisible()))
+    await page.locator(`[data-testid="session-item"][data-session-id="${id}"] [data-testid="session-open"]`).click()
   await view.waitFor()
 }
 
@@ -61,7 +67,7 @@ export async function openSession(page: Page, id: string): Promise<void> {
  * the first final message after that (a message left by an earlier upload must not count).
  */
 export async function watchUploadMessage(page: Page): Promise<void> {
-  await page.getByTestId('upload-message').evaluate((el) => {
+  await page.getByTestId('upload-message').evaluate(el => {
     const w = window as unknown as { __uploadMessages: string[]; __uploadObserver?: MutationObserver }
     w.__uploadObserver?.disconnect()
     w.__uploadMessages = []
@@ -72,8 +78,12 @@ export async function watchUploadMessage(page: Page): Promise<void> {
 
 /** The first final upload message (not "Checking…" or "Uploading…") since {@link watchUploadMessage}. */
 export async function uploadOutcome(page: Page): Promise<{ ok: boolean; text: string }> {
-  await page.waitForFunction(() => (window as unknown as { __uploadMessages: string[] }).__uploadMessages.some((t) => t !== '' && !/^(Checking|Uploading)/.test(t)))
-  const text = await page.evaluate(() => (window as unknown as { __uploadMessages: string[] }).__uploadMessages.find((t) => t !== '' && !/^(Checking|Uploading)/.test(t))!)
+  await page.waitForFunction(() =>
+    (window as unknown as { __uploadMessages: string[] }).__uploadMessages.some(t => t !== '' && !/^(Checking|Uploading)/.test(t)),
+  )
+  const text = await page.evaluate(() =>
+    (window as unknown as { __uploadMessages: string[] }).__uploadMessages.find(t => t !== '' && !/^(Checking|Uploading)/.test(t))!,
+  )
   await page.getByTestId('upload-message').filter({ hasText: text }).waitFor()
   return { ok: (await page.getByTestId('upload-message').getAttribute('role')) !== 'alert', text }
 }
@@ -87,7 +97,11 @@ export async function uploadFolder(page: Page, folder: string, dir = '/context')
 }
 
 /** Uploads files (paths on disk, or payloads) through the file picker into `dir`. */
-export async function uploadFiles(page: Page, files: Parameters<Locator['setInputFiles']>[0], dir = '/context'): Promise<{ ok: boolean; text: string }> {
+export async function uploadFiles(
+  page: Page,
+  files: Parameters<Locator['setInputFiles']>[0],
+  dir = '/context',
+): Promise<{ ok: boolean; text: string }> {
   await page.getByTestId('upload-dir').selectOption(dir)
   await watchUploadMessage(page)
   await page.getByTestId('upload-files').setInputFiles(files)
@@ -96,14 +110,14 @@ export async function uploadFiles(page: Page, files: Parameters<Locator['setInpu
 
 /** Paths the file tree lists (every file, folded folders included). */
 export async function treePaths(page: Page): Promise<string[]> {
-  return page.getByTestId('file-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-path') ?? ''))
+  return page.getByTestId('file-item').evaluateAll(els => els.map(e => e.getAttribute('data-path') ?? ''))
 }
 
 /** Waits until the file tree lists every one of `paths` (the tree reloads after an upload or a run's writes). */
 export async function waitTree(page: Page, paths: string[]): Promise<void> {
-  await page.waitForFunction((want) => {
-    const have = new Set(Array.from(document.querySelectorAll('[data-testid="file-item"]'), (e) => e.getAttribute('data-path')))
-    return want.every((p) => have.has(p))
+  await page.waitForFunction(want => {
+    const have = new Set(Array.from(document.querySelectorAll('[data-testid="file-item"]'), e => e.getAttribute('data-path')))
+    return want.every(p => have.has(p))
   }, paths)
 }
 
@@ -153,24 +167,33 @@ export async function status(page: Page): Promise<string> {
 
 /** Waits until the session's status is one of `statuses`. */
 export async function waitStatus(page: Page, ...statuses: string[]): Promise<string> {
-  await page.waitForFunction((want) => want.includes(document.querySelector('[data-testid="session-status"]')?.getAttribute('data-status') ?? ''), statuses)
+  await page.waitForFunction(
+    want => want.includes(document.querySelector('[data-testid="session-status"]')?.getAttribute('data-status') ?? ''),
+    statuses,
+  )
   return status(page)
 }
 
 /** Waits until the open session's view has caught up with its event log to `seq` at least. */
 export async function waitSeq(page: Page, seq: number): Promise<void> {
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="session-view"]')?.getAttribute('data-last-seq')) >= n, seq)
+  await page.waitForFunction(n => Number(document.querySelector('[data-testid="session-view"]')?.getAttribute('data-last-seq')) >= n, seq)
 }
 
 /** The plan's steps as shown: id and status. */
 export async function planSteps(page: Page): Promise<Array<{ id: string; status: string }>> {
-  return page.getByTestId('plan-step').evaluateAll((els) => els.map((e) => ({ id: e.getAttribute('data-step-id') ?? '', status: e.getAttribute('data-status') ?? '' })))
+  return page
+    .getByTestId('plan-step')
+    .evaluateAll(els => els.map(e => ({ id: e.getAttribute('data-step-id') ?? '', status: e.getAttribute('data-status') ?? '' })))
 }
 
 /** The timeline's items: seq and type, in order. */
 export async function timeline(page: Page): Promise<Array<{ seq: number; type: string; tool?: string }>> {
-  return page.getByTestId('timeline-item').evaluateAll((els) =>
-    els.map((e) => ({ seq: Number(e.getAttribute('data-seq')), type: e.getAttribute('data-type') ?? '', ...(e.getAttribute('data-tool') ? { tool: e.getAttribute('data-tool')! } : {}) })),
+  return page.getByTestId('timeline-item').evaluateAll(els =>
+    els.map(e => ({
+      seq: Number(e.getAttribute('data-seq')),
+      type: e.getAttribute('data-type') ?? '',
+      ...(e.getAttribute('data-tool') ? { tool: e.getAttribute('data-tool')! } : {}),
+    })),
   )
 }
 
@@ -182,14 +205,20 @@ export async function openFile(page: Page, path: string): Promise<Locator> {
     const parts = path.split('/').filter(Boolean)
     for (let i = 1; i < parts.length; i++) {
       const dir = page.locator(`[data-testid="file-dir"][data-path="/${parts.slice(0, i).join('/')}"]`)
-      if ((await dir.count()) && !(await dir.evaluate((d) => (d as HTMLDetailsElement).open))) await dir.locator('summary').first().click()
+      if ((await dir.count()) && !(await dir.evaluate(d => (d as HTMLDetailsElement).open))) await dir.locator('summary').first().click()
     }
   }
   // The preview keeps the previous file's content until the new one is read: wait for a new
   // download URL (one blob URL per read), unless this file is the one already shown.
   const shown = page.locator('[data-testid="file-preview"]')
   const same = (await shown.count()) > 0 && (await shown.getAttribute('data-path')) === path
-  const before = (await shown.count()) > 0 && !same ? await shown.locator('[data-testid="preview-download"]').getAttribute('href').catch(() => null) : null
+  const before =
+    (await shown.count()) > 0 && !same
+      ? await shown
+          .locator('[data-testid="preview-download"]')
+          .getAttribute('href')
+          .catch(() => null)
+      : null
   await item.click()
   const preview = page.locator(`[data-testid="file-preview"][data-path="${path}"]`)
   await page.waitForFunction(
@@ -206,5 +235,5 @@ export async function openFile(page: Page, path: string): Promise<Locator> {
 /** The exact bytes the preview offers for download, as text. */
 export async function previewText(preview: Locator): Promise<string> {
   const href = await preview.getByTestId('preview-download').getAttribute('href')
-  return preview.page().evaluate(async (url) => (await fetch(url!)).text(), href)
+  return preview.page().evaluate(async url => (await fetch(url!)).text(), href)
 }

@@ -9,10 +9,25 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest'
 import {
-  createRunJs, openVfs, scopeRun, type QuickJsEngine, type RunVfs, type TypeScriptLoader, type Vfs, type VfsStore,
+  createRunJs,
+  openVfs,
+  scopeRun,
+  type QuickJsEngine,
+  type RunVfs,
+  type TypeScriptLoader,
+  type Vfs,
+  type VfsStore,
 } from '../../src/index.js'
 import {
-  createWorkspaceTools, resumeTask, runTask, scriptedModel, ToolError, type LanguageModel, type PolicyRule, type ScriptedView, type ToolSet,
+  createWorkspaceTools,
+  resumeTask,
+  runTask,
+  scriptedModel,
+  ToolError,
+  type LanguageModel,
+  type PolicyRule,
+  type ScriptedView,
+  type ToolSet,
 } from '../../src/agent/index.js'
 import { evaluatePolicy, globCacheSize, loadSavedRules } from '../../src/agent/policy/policy.js'
 import { runJsView } from '../../src/agent/policy/run-js-view.js'
@@ -35,7 +50,12 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
     let tools: ToolSet
     let n = 0
 
-    const runJs = (vfs: RunVfs) => createRunJs({ vfs, ...(h.engine ? { engine: h.engine } : {}), ...(h.typescript !== undefined ? { typescript: h.typescript } : {}) })
+    const runJs = (vfs: RunVfs) =>
+      createRunJs({
+        vfs,
+        ...(h.engine ? { engine: h.engine } : {}),
+        ...(h.typescript !== undefined ? { typescript: h.typescript } : {}),
+      })
 
     /** Every entry of the workspace (all runs, /state included) with its content: what "no effect" compares. */
     async function snapshot(): Promise<Record<string, string>> {
@@ -48,7 +68,10 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
     }
 
     async function refused(call: Call, code?: string): Promise<ToolError> {
-      const error = await tools[call[0]].execute(call[1]).then(() => undefined, (e: unknown) => e)
+      const error = await tools[call[0]].execute(call[1]).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       expect(error, `${call[0]}(${JSON.stringify(call[1])}) should fail`).toBeInstanceOf(ToolError)
       if (code) expect((error as ToolError).code, `${call[0]}(${JSON.stringify(call[1])})`).toBe(code)
       expect((error as ToolError).message).toMatch(/Next: /)
@@ -57,7 +80,12 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
 
     beforeEach(async () => {
       h ??= await setup()
-      base = await openVfs({ store: h.store, namespace: 'hostile-tools', scope: `s${++n}-${Date.now().toString(36)}`, autoRefresh: false })
+      base = await openVfs({
+        store: h.store,
+        namespace: 'hostile-tools',
+        scope: `s${++n}-${Date.now().toString(36)}`,
+        autoRefresh: false,
+      })
       run = scopeRun(base, { runId: 'r1' })
       await run.seed('/context/in.md', 'context file\n')
       await run.writeFile('/work/a.md', 'A\n')
@@ -79,7 +107,8 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
             expect(await run.readFile('/work/a.md', 'utf8'), `move to ${to}, overwrite ${overwrite}`).toBe('A\n')
           }
         }
-        for (const to of ['/work/d/', '/work/./d', '/work//d']) await tools.move.execute({ from: '/work/d', to, overwrite: true }).catch(() => {})
+        for (const to of ['/work/d/', '/work/./d', '/work//d'])
+          await tools.move.execute({ from: '/work/d', to, overwrite: true }).catch(() => {})
         expect(await snapshot()).toEqual(before)
       })
 
@@ -113,7 +142,7 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
 
       it('a move that replaces a file is one commit', async () => {
         const commits: string[][] = []
-        const off = base.onChange((c) => c.type === 'commit' && commits.push(c.paths))
+        const off = base.onChange(c => c.type === 'commit' && commits.push(c.paths))
         await tools.move.execute({ from: '/work/a.md', to: '/work/./keep.md/', overwrite: true })
         await base.flush()
         off()
@@ -170,7 +199,10 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
         await run.writeFile('/work/big.txt', 'a'.repeat(300_000))
         await tools.read_file.execute({ path: '/work/big.txt' })
         const before = await snapshot()
-        const error = await refused(['edit_file', { path: '/work/big.txt', old_string: 'a', new_string: 'b'.repeat(1000), replace_all: true }], 'too-large')
+        const error = await refused(
+          ['edit_file', { path: '/work/big.txt', old_string: 'a', new_string: 'b'.repeat(1000), replace_all: true }],
+          'too-large',
+        )
         expect(error.message).toMatch(/replace_all/)
         expect(await snapshot()).toEqual(before)
         // Many matches without replace_all: the error names a few lines, not all 300,000.
@@ -184,10 +216,14 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
         await refused(['edit_file', { path: '/work/many.txt', old_string: 'a', new_string: 'c', replace_all: true }], 'too-large')
         const roomy = createWorkspaceTools({ vfs: run, limits: { editReplacements: 100_000 } })
         await roomy.read_file.execute({ path: '/work/many.txt' })
-        expect(await roomy.edit_file.execute({ path: '/work/many.txt', old_string: 'a', new_string: 'c', replace_all: true })).toMatch(/60000 occurrences/)
+        expect(await roomy.edit_file.execute({ path: '/work/many.txt', old_string: 'a', new_string: 'c', replace_all: true })).toMatch(
+          /60000 occurrences/,
+        )
         const tight = createWorkspaceTools({ vfs: run, limits: { editChars: 1000 } })
         await tight.read_file.execute({ path: '/work/keep.md' })
-        await expect(tight.edit_file.execute({ path: '/work/keep.md', old_string: 'keep', new_string: 'k'.repeat(2000) })).rejects.toMatchObject({ code: 'too-large' })
+        await expect(
+          tight.edit_file.execute({ path: '/work/keep.md', old_string: 'keep', new_string: 'k'.repeat(2000) }),
+        ).rejects.toMatchObject({ code: 'too-large' })
       })
     })
 
@@ -212,14 +248,20 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       let turn = 0
       const NO_USAGE = { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined }
       const model: LanguageModel = {
-        specificationVersion: 'v2', provider: 'hostile', modelId: 'deep-input',
+        specificationVersion: 'v2',
+        provider: 'hostile',
+        modelId: 'deep-input',
         async doGenerate(options) {
           const last = options.prompt[options.prompt.length - 1]
           if (last.role === 'tool') for (const part of last.content) seen.push(JSON.stringify(part.output))
           const input = inputs[turn++]
           return input === undefined
             ? { content: [{ type: 'text', text: 'done' }], finishReason: 'stop', usage: NO_USAGE }
-            : { content: [{ type: 'tool-call', toolCallId: `c${turn}`, toolName: 'write_file', input: input as string }], finishReason: 'tool-calls', usage: NO_USAGE }
+            : {
+                content: [{ type: 'tool-call', toolCallId: `c${turn}`, toolName: 'write_file', input: input as string }],
+                finishReason: 'tool-calls',
+                usage: NO_USAGE,
+              }
         },
       }
       const r = await runTask({ vfs: run, instructions: 'deep', model, policy: [ASK_OUTSIDE_WORK] })
@@ -234,10 +276,13 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       await run.writeFile('/work/flat.json', '{"ok":true}')
       const seen: ScriptedView['last'] = []
       const r = await runTask({
-        vfs: run, instructions: 'submit',
-        model: scriptedModel((v) => {
+        vfs: run,
+        instructions: 'submit',
+        model: scriptedModel(v => {
           seen.push(...v.last)
-          return { toolCalls: [{ toolName: 'submit_result', input: { path: v.call === 0 ? '/work/deep.json' : '/work/flat.json' } }] }
+          return {
+            toolCalls: [{ toolName: 'submit_result', input: { path: v.call === 0 ? '/work/deep.json' : '/work/flat.json' } }],
+          }
         }),
       })
       expect(r.status).toBe('completed')
@@ -253,21 +298,41 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       const model = (): LanguageModel => {
         let turn = 0
         return {
-          specificationVersion: 'v2', provider: 'hostile', modelId: 'ids',
+          specificationVersion: 'v2',
+          provider: 'hostile',
+          modelId: 'ids',
           async doGenerate(options) {
             const last = options.prompt[options.prompt.length - 1]
             if (last.role === 'tool') for (const part of last.content) seen.push(part.output)
             const id = ids[turn++]
             return id === undefined
               ? { content: [{ type: 'text', text: 'done' }], finishReason: 'stop', usage: NO_USAGE }
-              : { content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: JSON.stringify({ path: '/work/long.md' }) }], finishReason: 'tool-calls', usage: NO_USAGE }
+              : {
+                  content: [
+                    {
+                      type: 'tool-call',
+                      toolCallId: id,
+                      toolName: 'read_file',
+                      input: JSON.stringify({ path: '/work/long.md' }),
+                    },
+                  ],
+                  finishReason: 'tool-calls',
+                  usage: NO_USAGE,
+                }
           },
         }
       }
       const r = await runTask({ vfs: run, instructions: 'read', model: model(), limits: { resultChars: 500 } })
       expect(r.status).toBe('completed')
       expect(seen).toHaveLength(3)
-      for (const s of seen) expect(s).toMatchObject({ type: 'json', value: { spilled: true, path: expect.stringMatching(/^\/state\/executions\/e0001\/tool-results\/[A-Za-z0-9._-]{1,100}\.txt$/) } })
+      for (const s of seen)
+        expect(s).toMatchObject({
+          type: 'json',
+          value: {
+            spilled: true,
+            path: expect.stringMatching(/^\/state\/executions\/e0001\/tool-results\/[A-Za-z0-9._-]{1,100}\.txt$/),
+          },
+        })
       expect(await loadSavedRules(run)).toEqual([])
 
       // A workspace that refuses the result file (a quota, a closed store): the model gets its beginning, the run goes on.
@@ -275,7 +340,9 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
         get(target, prop, receiver) {
           if (prop === 'writeFile') {
             return (path: string, ...rest: unknown[]) =>
-              path.includes('/tool-results/') ? Promise.reject(Object.assign(new Error('EQUOTA: the scope is full'), { name: 'VfsError', code: 'EQUOTA' })) : (target.writeFile as (...a: unknown[]) => Promise<void>)(path, ...rest)
+              path.includes('/tool-results/')
+                ? Promise.reject(Object.assign(new Error('EQUOTA: the scope is full'), { name: 'VfsError', code: 'EQUOTA' }))
+                : (target.writeFile as (...a: unknown[]) => Promise<void>)(path, ...rest)
           }
           const value = Reflect.get(target, prop, receiver)
           return typeof value === 'function' ? value.bind(target) : value
@@ -284,7 +351,10 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       seen.length = 0
       const r2 = await runTask({ vfs: refusing, instructions: 'read', model: model(), limits: { resultChars: 500 } })
       expect(r2.status).toBe('completed')
-      expect(seen[0]).toMatchObject({ type: 'json', value: { spilled: false, note: expect.stringMatching(/could not be saved/) } })
+      expect(seen[0]).toMatchObject({
+        type: 'json',
+        value: { spilled: false, note: expect.stringMatching(/could not be saved/) },
+      })
     })
 
     describe('run_js cannot escalate', () => {
@@ -293,21 +363,38 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       it('a runner passed as an object is refused: only a factory can be given the guarded view', async () => {
         const runner = runJs(run)
         expect(() => createWorkspaceTools({ vfs: run, runJs: runner as never })).toThrow(/factory/)
-        await expect(runTask({ vfs: run, instructions: 'x', runJs: runner as never, model: scriptedModel(() => ({ text: 'done' })) })).rejects.toThrow(/factory/)
+        await expect(
+          runTask({ vfs: run, instructions: 'x', runJs: runner as never, model: scriptedModel(() => ({ text: 'done' })) }),
+        ).rejects.toThrow(/factory/)
         expect(await run.exists('/state/policy.json')).toBe(false)
       })
 
       it('a program cannot write /state/policy.json, so the next execution grants nothing', async () => {
         const seen: ScriptedView['last'] = []
         const first = await runTask({
-          vfs: run, instructions: 'grab', runJs, policy: [ASK_OUTSIDE_WORK],
-          model: scriptedModel((v) => (seen.push(...v.last), v.call === 0 ? { toolCalls: [{ toolName: 'run_js', input: { code: POLICY_GRAB } }] } : { text: 'done' })),
+          vfs: run,
+          instructions: 'grab',
+          runJs,
+          policy: [ASK_OUTSIDE_WORK],
+          model: scriptedModel(
+            v => (
+              seen.push(...v.last),
+              v.call === 0 ? { toolCalls: [{ toolName: 'run_js', input: { code: POLICY_GRAB } }] } : { text: 'done' }
+            ),
+          ),
         })
         expect(first.status).toBe('completed')
         expect(seen[0]).toMatchObject({ toolName: 'run_js', ok: false })
         expect(String(seen[0].value)).toMatch(/EACCES/)
         expect(await loadSavedRules(run)).toEqual([])
-        const second = await runTask({ vfs: run, instructions: 'write', policy: [ASK_OUTSIDE_WORK], model: scriptedModel(() => ({ toolCalls: [{ toolName: 'write_file', input: { path: '/outputs/x.md', content: 'x' } }] })) })
+        const second = await runTask({
+          vfs: run,
+          instructions: 'write',
+          policy: [ASK_OUTSIDE_WORK],
+          model: scriptedModel(() => ({
+            toolCalls: [{ toolName: 'write_file', input: { path: '/outputs/x.md', content: 'x' } }],
+          })),
+        })
         expect(second.status).toBe('suspended')
       })
     })
@@ -317,8 +404,11 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       async function programs(policy: PolicyRule[], codes: string[]) {
         const seen: ScriptedView['last'] = []
         const r = await runTask({
-          vfs: run, instructions: 'programs', runJs, policy,
-          model: scriptedModel((v) => {
+          vfs: run,
+          instructions: 'programs',
+          runJs,
+          policy,
+          model: scriptedModel(v => {
             seen.push(...v.last)
             return v.call < codes.length ? { toolCalls: [{ toolName: 'run_js', input: { code: codes[v.call] } }] } : { text: 'done' }
           }),
@@ -327,13 +417,16 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       }
 
       it('"ask outside /work": writes to /work pass, a write to /outputs fails with EACCES pointing to the file tools, nothing suspends', async () => {
-        const { r, seen } = await programs([ASK_OUTSIDE_WORK], [
-          `await vfs.write('/work/ok.md', 'fine'); return (await vfs.read('/outputs/o.md')).length`,
-          `await vfs.write('/outputs/new.md', 'x'); return 'wrote'`,
-          `try { await vfs.write('/outputs/new.md', 'x') } catch (e) { return e.message }`,
-        ])
+        const { r, seen } = await programs(
+          [ASK_OUTSIDE_WORK],
+          [
+            `await vfs.write('/work/ok.md', 'fine'); return (await vfs.read('/outputs/o.md')).length`,
+            `await vfs.write('/outputs/new.md', 'x'); return 'wrote'`,
+            `try { await vfs.write('/outputs/new.md', 'x') } catch (e) { return e.message }`,
+          ],
+        )
         expect(r.status).toBe('completed')
-        expect(seen.map((s) => s.ok)).toEqual([true, false, true])
+        expect(seen.map(s => s.ok)).toEqual([true, false, true])
         expect(seen[0].value).toMatchObject({ success: true, result: 2 })
         expect(String(seen[1].value)).toMatch(/EACCES/)
         expect(String(seen[1].value)).toMatch(/write_file/)
@@ -345,27 +438,33 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       it('deny rules fail the operation, reads under a denied folder included (listing above it too)', async () => {
         await run.seed('/context/secret/key.txt', 'hunter2')
         const deny: PolicyRule = { decision: 'deny', access: 'read', paths: ['/context/secret/**'], reason: 'secrets' }
-        const { r, seen } = await programs([deny], [
-          `return await vfs.read('/context/in.md')`,
-          `return await vfs.read('/context/secret/key.txt')`,
-          `return await vfs.list('/context', { recursive: true })`,
-          `return (await vfs.grep('hunter2')).matches`,
-        ])
+        const { r, seen } = await programs(
+          [deny],
+          [
+            `return await vfs.read('/context/in.md')`,
+            `return await vfs.read('/context/secret/key.txt')`,
+            `return await vfs.list('/context', { recursive: true })`,
+            `return (await vfs.grep('hunter2')).matches`,
+          ],
+        )
         expect(r.status).toBe('completed')
-        expect(seen.map((s) => s.ok)).toEqual([true, false, false, false])
+        expect(seen.map(s => s.ok)).toEqual([true, false, false, false])
         for (const s of seen.slice(1)) expect(String(s.value)).toMatch(/EACCES/)
         expect(JSON.stringify(seen)).not.toMatch(/hunter2.*hunter2/) // the pattern appears once (the program), never a match
       })
 
       it('deny rules on writes hold for each operation; nothing a refused program tried is left behind', async () => {
         const before = await snapshot()
-        const { r, seen } = await programs([{ decision: 'deny', access: 'write', paths: ['/outputs/keep/**'], reason: 'frozen' }, ASK_OUTSIDE_WORK], [
-          `await vfs.write('/outputs/keep/x.md', 'x'); return 1`,
-          `await vfs.remove('/outputs/o.md'); return 1`,
-          `await vfs.write('/work/../outputs/x.md', 'x'); return 1`,
-        ])
+        const { r, seen } = await programs(
+          [{ decision: 'deny', access: 'write', paths: ['/outputs/keep/**'], reason: 'frozen' }, ASK_OUTSIDE_WORK],
+          [
+            `await vfs.write('/outputs/keep/x.md', 'x'); return 1`,
+            `await vfs.remove('/outputs/o.md'); return 1`,
+            `await vfs.write('/work/../outputs/x.md', 'x'); return 1`,
+          ],
+        )
         expect(r.status).toBe('completed')
-        expect(seen.map((s) => s.ok)).toEqual([false, false, false])
+        expect(seen.map(s => s.ok)).toEqual([false, false, false])
         expect(String(seen[0].value)).toMatch(/EACCES.*frozen/)
         expect(String(seen[1].value)).toMatch(/EACCES/)
         const after = await snapshot()
@@ -389,11 +488,20 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       })
 
       it('whole-tool rules still decide run_js itself', async () => {
-        const asked = await programs([{ decision: 'ask', tools: ['run_js'] }, ASK_OUTSIDE_WORK], [`await vfs.write('/outputs/new.md', 'x'); return 1`])
+        const asked = await programs(
+          [{ decision: 'ask', tools: ['run_js'] }, ASK_OUTSIDE_WORK],
+          [`await vfs.write('/outputs/new.md', 'x'); return 1`],
+        )
         expect(asked.r.status).toBe('suspended')
         expect(asked.r.pending).toMatchObject({ toolName: 'run_js' })
         // Approved as a whole, the program does what it says.
-        const done = await resumeTask({ vfs: run, runJs, policy: [{ decision: 'ask', tools: ['run_js'] }, ASK_OUTSIDE_WORK], answer: { decision: 'approve' }, model: scriptedModel(() => ({ text: 'done' })) })
+        const done = await resumeTask({
+          vfs: run,
+          runJs,
+          policy: [{ decision: 'ask', tools: ['run_js'] }, ASK_OUTSIDE_WORK],
+          answer: { decision: 'approve' },
+          model: scriptedModel(() => ({ text: 'done' })),
+        })
         expect(done.status).toBe('completed')
         expect(await run.readFile('/outputs/new.md', 'utf8')).toBe('x')
 

@@ -65,7 +65,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const randomOp = (): Op => {
     const r = random()
     const data = `${++counter}`
-    if (r < 0.28) return { kind: 'write', path: randomPath(), data, expect: random() < 0.25 ? 'current' : random() < 0.05 ? 'wrong' : undefined }
+    if (r < 0.28)
+      return {
+        kind: 'write',
+        path: randomPath(),
+        data,
+        expect: random() < 0.25 ? 'current' : random() < 0.05 ? 'wrong' : undefined,
+      }
     if (r < 0.38) return { kind: 'append', path: randomPath(), data }
     if (r < 0.5) return { kind: 'mkdir', path: randomPath() }
     if (r < 0.62) return { kind: 'rmdir', path: randomPath(), recursive: random() < 0.6 }
@@ -91,14 +97,16 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     // change the file meanwhile and the condition fails on the caller's own doing: keep them alone.
     if (group.length > 1) for (const op of group) if (op.kind === 'write') delete op.expect
     const view = await treeOf(vfs, true)
-    const results = await Promise.allSettled(group.map((op) => run(vfs, op)))
+    const results = await Promise.allSettled(group.map(op => run(vfs, op)))
     // In sync: the instance saw what the store holds, file versions included (a file replaced by
     // the same content under a new version is a real conflict). Only needed when something
     // conflicted; a group is issued in one tick, so it is one batch, and a conflicting batch wrote
     // nothing: the store still holds what it held before the group.
-    const conflicted = results.some((r) => r.status === 'rejected' && isVfsError(r.reason, 'ECONFLICT'))
+    const conflicted = results.some(r => r.status === 'rejected' && isVfsError(r.reason, 'ECONFLICT'))
     const inSync = conflicted && sameTree(view, await storedTree(true))
-    options.trace?.(`${step} ${instances.indexOf(vfs) === 0 ? 'A' : 'B'}${inSync ? '' : ' (stale)'}: ${group.map((op, i) => `${describe(op)} → ${results[i].status === 'fulfilled' ? 'ok' : (results[i] as PromiseRejectedResult).reason?.code}`).join(' ; ')}`)
+    options.trace?.(
+      `${step} ${instances.indexOf(vfs) === 0 ? 'A' : 'B'}${inSync ? '' : ' (stale)'}: ${group.map((op, i) => `${describe(op)} → ${results[i].status === 'fulfilled' ? 'ok' : (results[i] as PromiseRejectedResult).reason?.code}`).join(' ; ')}`,
+    )
     for (let i = 0; i < group.length; i++) {
       report.operations++
       const r = results[i]
@@ -114,7 +122,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         // A conflict from a wrong expectedVersion is the caller's own; any other, with a view
         // equal to the store, is a false conflict.
         const own = group[i].kind === 'write' && (group[i] as { expect?: string }).expect === 'wrong'
-        if (inSync && !own) fail(step, `${describe(group[i])} got ECONFLICT although the instance saw exactly what the store holds: ${error.message}`)
+        if (inSync && !own)
+          fail(step, `${describe(group[i])} got ECONFLICT although the instance saw exactly what the store holds: ${error.message}`)
       } else {
         report.refused++
       }
@@ -173,7 +182,7 @@ function applyToModel(model: Model, op: Op): void {
   const ensureParents = (path: string) => {
     for (const a of ancestors(path)) if (!model.has(a)) model.set(a, DIR)
   }
-  const subtree = (path: string) => [...model.keys()].filter((p) => p === path || p.startsWith(path + '/'))
+  const subtree = (path: string) => [...model.keys()].filter(p => p === path || p.startsWith(path + '/'))
   switch (op.kind) {
     case 'write':
       ensureParents(op.path)
@@ -194,7 +203,7 @@ function applyToModel(model: Model, op: Op): void {
     case 'rename':
     case 'copy': {
       if (op.from === op.to) return
-      const moved = subtree(op.from).map((p) => [op.to + p.slice(op.from.length), model.get(p)!] as const)
+      const moved = subtree(op.from).map(p => [op.to + p.slice(op.from.length), model.get(p)!] as const)
       if (op.kind === 'rename') for (const p of subtree(op.from)) model.delete(p)
       model.delete(op.to) // a replaced file or empty directory
       ensureParents(op.to)

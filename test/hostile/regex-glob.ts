@@ -16,14 +16,19 @@ export type OpenStore = () => VfsStore | Promise<VfsStore>
  */
 export function describeHostileRegexGlob(runtime: string, openStore: OpenStore): void {
   let n = 0
-  const open = async (): Promise<Vfs> => openVfs({ store: await openStore(), namespace: 'hostile', scope: `rx-${++n}-${Date.now().toString(36)}`, autoRefresh: false })
+  const open = async (): Promise<Vfs> =>
+    openVfs({ store: await openStore(), namespace: 'hostile', scope: `rx-${++n}-${Date.now().toString(36)}`, autoRefresh: false })
   const quick = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
     const started = Date.now()
     const out = await fn()
     expect(Date.now() - started, `${label} took too long`).toBeLessThan(2_000)
     return out
   }
-  const codeOf = (p: Promise<unknown>) => p.then(() => 'resolved', (e: unknown) => (isVfsError(e) ? e.code : String(e)))
+  const codeOf = (p: Promise<unknown>) =>
+    p.then(
+      () => 'resolved',
+      (e: unknown) => (isVfsError(e) ? e.code : String(e)),
+    )
 
   /** A tree of `count` files (`/big/dNNN/fNNNN.txt`, each 'needle\n'), committed in one batch. */
   const bigTree = async (count: number): Promise<Vfs> => {
@@ -32,7 +37,15 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
     const data = new TextEncoder().encode('needle\n')
     const ops = []
     for (let i = 0; i < count; i++) {
-      ops.push({ op: 'put' as const, path: `/big/d${String(i % 100).padStart(3, '0')}/f${String(i).padStart(6, '0')}.txt`, kind: 'file' as const, data, mtime: 0, ctime: 0, expectedVersion: null })
+      ops.push({
+        op: 'put' as const,
+        path: `/big/d${String(i % 100).padStart(3, '0')}/f${String(i).padStart(6, '0')}.txt`,
+        kind: 'file' as const,
+        data,
+        mtime: 0,
+        ctime: 0,
+        expectedVersion: null,
+      })
     }
     await store.commit('hostile', scope, ops)
     return openVfs({ store, namespace: 'hostile', scope, autoRefresh: false })
@@ -48,7 +61,7 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
         expect(r.filesSearched).toBe(1)
       }
       const r = await quick('ignoreCase', () => vfs.grep('(A+)+!', { regex: true, ignoreCase: true }))
-      expect(r.matches.map((m) => [m.line, m.column])).toEqual([[1, 1]])
+      expect(r.matches.map(m => [m.line, m.column])).toEqual([[1, 1]])
     })
 
     it('a generated family of nested quantifiers completes quickly over long lines', async () => {
@@ -81,10 +94,13 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
       const vfs = await open()
       await vfs.writeFile('/work/s.md', 'INT. HOUSE - DAY\nfoo bar\r\nEXT. ROAD - NIGHT\nnothing\n')
       const r = await vfs.grep('^(INT|EXT)\\. .* - (DAY|NIGHT)$', { regex: true, context: 1 })
-      expect(r.matches.map((m) => [m.line, m.column, m.text])).toEqual([[1, 1, 'INT. HOUSE - DAY'], [3, 1, 'EXT. ROAD - NIGHT']])
+      expect(r.matches.map(m => [m.line, m.column, m.text])).toEqual([
+        [1, 1, 'INT. HOUSE - DAY'],
+        [3, 1, 'EXT. ROAD - NIGHT'],
+      ])
       expect(r.matches[1].before).toEqual(['foo bar'])
       // `$` before a Windows line break, columns in UTF-16 units, Unicode classes.
-      expect((await vfs.grep('bar$', { regex: true })).matches.map((m) => m.line)).toEqual([2])
+      expect((await vfs.grep('bar$', { regex: true })).matches.map(m => m.line)).toEqual([2])
       await vfs.writeFile('/work/u.txt', 'héllo wörld 🙂 Straße\n')
       expect((await vfs.grep('w\\p{L}rld', { regex: true })).matches[0].column).toBe(7)
       expect((await vfs.grep('STRASSE', { ignoreCase: true })).matches).toEqual([]) // simple case folding only
@@ -94,9 +110,18 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
     it('a large pattern over a long line stays bounded, and the column is right', async () => {
       const vfs = await open()
       await vfs.writeFile('/work/one-line.txt', 'a'.repeat(200_000) + '!\n')
-      for (const [pattern, column] of [['[ab]{999}!', 199_002], ['(?:a|b){500}!', 199_501], ['(?i)A{900}!', 199_101], ['a.*!', 1], ['a{3}', 1]] as const) {
+      for (const [pattern, column] of [
+        ['[ab]{999}!', 199_002],
+        ['(?:a|b){500}!', 199_501],
+        ['(?i)A{900}!', 199_101],
+        ['a.*!', 1],
+        ['a{3}', 1],
+      ] as const) {
         const r = await quick(pattern, () => vfs.grep(pattern, { regex: true }))
-        expect(r.matches.map((m) => m.column), pattern).toEqual([column])
+        expect(
+          r.matches.map(m => m.column),
+          pattern,
+        ).toEqual([column])
       }
     })
 
@@ -104,7 +129,10 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
       const vfs = await open()
       await vfs.writeFile('/work/a.txt', 'aa\n')
       for (const pattern of ['(a)\\1', 'a(?=b)', 'a(?!b)', '(?<=a)b', '(?<!a)b', '(', 'a{2,1}', '\\k<x>']) {
-        const error = await vfs.grep(pattern, { regex: true }).then(() => undefined, (e: unknown) => e)
+        const error = await vfs.grep(pattern, { regex: true }).then(
+          () => undefined,
+          (e: unknown) => e,
+        )
         expect(isVfsError(error) && error.code, pattern).toBe('EINVAL')
         expect((error as Error).message, pattern).toMatch(/RE2|regular expression/)
       }
@@ -115,7 +143,13 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
       const name = 'a'.repeat(250)
       await vfs.writeFile(`/work/${name}`, 'x')
       await vfs.writeFile(`/work/deep/er/${name}.md`, 'x')
-      for (const pattern of ['/work/*a*a*a*a*a*b', '/work/**/*a*a*a*a*a*a*a*a*a*a*b', '**/*a*a*a*a*a*a*a*a*a*a*a*a*.txt', '/work/{a,a*}{a,a*}{a,a*}{a,a*}{a,a*}{a,a*}b', '/**/**/**/**/**/**/**/**/x']) {
+      for (const pattern of [
+        '/work/*a*a*a*a*a*b',
+        '/work/**/*a*a*a*a*a*a*a*a*a*a*b',
+        '**/*a*a*a*a*a*a*a*a*a*a*a*a*.txt',
+        '/work/{a,a*}{a,a*}{a,a*}{a,a*}{a,a*}{a,a*}b',
+        '/**/**/**/**/**/**/**/**/x',
+      ]) {
         expect(await quick(pattern, () => vfs.glob(pattern)), pattern).toEqual([])
       }
       expect(await quick('match', () => vfs.glob('/work/**/*a*a*a*a*a*.md'))).toEqual([`/work/deep/er/${name}.md`])
@@ -124,7 +158,18 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
 
     it('glob keeps its documented syntax', async () => {
       const vfs = await open()
-      for (const p of ['/c/.hidden.md', '/c/ep/01.md', '/c/ep/02.md', '/c/ep/x/03.md', '/w/a.txt', '/w/b.dat', '/w/c.js', '/w/(x)+.txt', '/w/!y.txt']) await vfs.writeFile(p, 'x')
+      for (const p of [
+        '/c/.hidden.md',
+        '/c/ep/01.md',
+        '/c/ep/02.md',
+        '/c/ep/x/03.md',
+        '/w/a.txt',
+        '/w/b.dat',
+        '/w/c.js',
+        '/w/(x)+.txt',
+        '/w/!y.txt',
+      ])
+        await vfs.writeFile(p, 'x')
       expect(await vfs.glob('**/*.md')).toEqual(['/c/.hidden.md', '/c/ep/01.md', '/c/ep/02.md', '/c/ep/x/03.md'])
       expect(await vfs.glob('/c/**')).toEqual(['/c/.hidden.md', '/c/ep/01.md', '/c/ep/02.md', '/c/ep/x/03.md'])
       expect(await vfs.glob('/c/**/0?.md')).toEqual(['/c/ep/01.md', '/c/ep/02.md', '/c/ep/x/03.md'])
@@ -194,11 +239,23 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
       const run = scopeRun(vfs, { runId: 'r', roots: { big: { writable: false, target: '/big' } } })
       const runWalk = await run.walk('/big/**', { limit: 5 })
       expect(runWalk.truncated).toBe(true)
-      expect(runWalk.entries.map((e) => e.path)).toEqual([0, 100, 200, 300, 400].map((i) => `/big/d000/f${String(i).padStart(6, '0')}.txt`))
-      expect(runWalk.entries.every((e) => e.path.startsWith('/big/'))).toBe(true)
+      expect(runWalk.entries.map(e => e.path)).toEqual([0, 100, 200, 300, 400].map(i => `/big/d000/f${String(i).padStart(6, '0')}.txt`))
+      expect(runWalk.entries.every(e => e.path.startsWith('/big/'))).toBe(true)
       // Directories count too: a tree of empty directories cannot keep a search past its deadline.
       const store = await openStore()
-      await store.commit('hostile', 'dirs', Array.from({ length: 2_000 }, (_, i) => ({ op: 'put' as const, path: `/e/${i}/x`, kind: 'dir' as const, data: new Uint8Array(0), mtime: 0, ctime: 0, expectedVersion: null })))
+      await store.commit(
+        'hostile',
+        'dirs',
+        Array.from({ length: 2_000 }, (_, i) => ({
+          op: 'put' as const,
+          path: `/e/${i}/x`,
+          kind: 'dir' as const,
+          data: new Uint8Array(0),
+          mtime: 0,
+          ctime: 0,
+          expectedVersion: null,
+        })),
+      )
       const dirs = await openVfs({ store, namespace: 'hostile', scope: 'dirs', autoRefresh: false })
       expect((await dirs.grep('x', { deadline: Date.now() - 1 })).truncated).toBe(true)
       expect((await dirs.grep('x', { paths: ['/e/**'], deadline: Date.now() - 1 })).truncated).toBe(true)
@@ -213,14 +270,22 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
       const run = scopeRun(base, { runId: 'r', roots: { big: { writable: false, target: '/big' } } })
       // A zero budget: each tool must notice at its first check and return what it has.
       const tools = createWorkspaceTools({ vfs: run, limits: { searchMillis: 0, listEntries: 100_000 } })
-      const ls = (await tools.ls.execute({ path: '/big', recursive: true })) as { entries: unknown[]; truncated: boolean; note?: string }
+      const ls = (await tools.ls.execute({ path: '/big', recursive: true })) as {
+        entries: unknown[]
+        truncated: boolean
+        note?: string
+      }
       expect(ls.truncated).toBe(true)
       expect(ls.entries.length).toBeLessThan(60_000)
       expect(ls.note).toMatch(/ms/)
       const glob = (await tools.glob.execute({ pattern: '/big/**/*.txt' })) as { paths: string[]; truncated: boolean }
       expect(glob.truncated).toBe(true)
       expect(glob.paths.length).toBeLessThan(60_000)
-      const grep = (await tools.grep.execute({ pattern: 'needle', path: '/big' })) as { matches: unknown[]; truncated: boolean; filesSearched: number }
+      const grep = (await tools.grep.execute({ pattern: 'needle', path: '/big' })) as {
+        matches: unknown[]
+        truncated: boolean
+        filesSearched: number
+      }
       expect(grep.truncated).toBe(true)
       expect(grep.filesSearched).toBeLessThan(60_000)
       // With the default budget the count limits still apply.
@@ -242,7 +307,10 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
         const r = (await quick(pattern, () => tools.grep.execute({ pattern, regex: true }))) as { matches: unknown[] }
         expect(Array.isArray(r.matches)).toBe(true)
       }
-      const error = await tools.grep.execute({ pattern: '(a)\\1', regex: true }).then(() => undefined, (e: unknown) => e)
+      const error = await tools.grep.execute({ pattern: '(a)\\1', regex: true }).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       expect(error).toBeInstanceOf(ToolError)
       expect((error as ToolError).message).toMatch(/RE2/)
       expect((error as ToolError).message).toMatch(/Next: /)

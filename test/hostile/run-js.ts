@@ -40,7 +40,13 @@ export function describeRunJsHostile(name: string, setup: () => Promise<RunJsHar
     let h: RunJsHarness | undefined
     let n = 0
     const harness = async () => (h ??= await setup())
-    const open = async (): Promise<Vfs> => openVfs({ store: (await harness()).store, namespace: 'hostile', scope: `h${Date.now().toString(36)}${++n}`, autoRefresh: false })
+    const open = async (): Promise<Vfs> =>
+      openVfs({
+        store: (await harness()).store,
+        namespace: 'hostile',
+        scope: `h${Date.now().toString(36)}${++n}`,
+        autoRefresh: false,
+      })
     const runner = async (vfs: Vfs, options: Omit<RunJsOptions, 'vfs'> = {}) => {
       const x = await harness()
       return createRunJs({ vfs, engine: x.engine, typescript: false, ...options })
@@ -50,20 +56,32 @@ export function describeRunJsHostile(name: string, setup: () => Promise<RunJsHar
       const deep = `'['.repeat(10000) + ']'.repeat(10000)`
       // Each program returns a known value: a run may fail, but never succeed with a forged result.
       const attacks: Record<string, [string, unknown]> = {
-        'Promise.prototype.then': [`const then = Promise.prototype.then
+        'Promise.prototype.then': [
+          `const then = Promise.prototype.then
           Promise.prototype.then = function (ok, bad) { return then.call(this, () => ok ? ok(${deep}) : undefined, bad) }
-          return 1`, 1],
-        'Promise.prototype.then handing over a deep string directly': [`const then = Promise.prototype.then
+          return 1`,
+          1,
+        ],
+        'Promise.prototype.then handing over a deep string directly': [
+          `const then = Promise.prototype.then
           Promise.prototype.then = function () { return then.call(Promise.resolve(${deep}), (x) => x) }
-          return 1`, 1],
-        'Promise.prototype.constructor': [`class P extends Promise { then(ok, bad) { return super.then(() => ok && ok(${deep}), bad) } }
-          Promise.prototype.constructor = P; Object.defineProperty(Promise, Symbol.species, { value: P }); return 1`, 1],
+          return 1`,
+          1,
+        ],
+        'Promise.prototype.constructor': [
+          `class P extends Promise { then(ok, bad) { return super.then(() => ok && ok(${deep}), bad) } }
+          Promise.prototype.constructor = P; Object.defineProperty(Promise, Symbol.species, { value: P }); return 1`,
+          1,
+        ],
         'JSON.stringify': [`JSON.stringify = () => ${deep}; return { a: 1 }`, { a: 1 }],
         'JSON.parse': [`JSON.parse = () => { let a = []; for (let i = 0; i < 10000; i++) a = [a]; return a }; return { a: 1 }`, { a: 1 }],
-        'Array and Object methods': [`Array.prototype.map = Array.prototype.join = Array.prototype.push = function () { throw new Error('no') }
+        'Array and Object methods': [
+          `Array.prototype.map = Array.prototype.join = Array.prototype.push = function () { throw new Error('no') }
           Object.defineProperty = Object.freeze = Object.getPrototypeOf = function () { throw new Error('no') }
           Function.prototype.call = Function.prototype.apply = function () { throw new Error('no') }
-          return { a: [1, 2] }`, { a: [1, 2] }],
+          return { a: [1, 2] }`,
+          { a: [1, 2] },
+        ],
         Symbol: [`globalThis.Symbol = function () { throw new Error('no') }; return { a: 1 }`, { a: 1 }],
       }
       for (const [what, [program, expected]] of Object.entries(attacks)) {
@@ -79,7 +97,9 @@ export function describeRunJsHostile(name: string, setup: () => Promise<RunJsHar
         const vfs = await open()
         await vfs.writeFile('/in.txt', 'hello')
         const s: unknown[] = []
-        const r = await (await runner(vfs, { archiveDir: false, tools: { echo: async (i: unknown) => (s.push(i), { got: i }) } })).run(`
+        const r = await (
+          await runner(vfs, { archiveDir: false, tools: { echo: async (i: unknown) => (s.push(i), { got: i }) } })
+        ).run(`
           const then = Promise.prototype.then
           JSON.stringify = () => '"forged"'; JSON.parse = () => 'forged'
           Object.getPrototypeOf = () => null; Object.defineProperty = () => {}; Object.freeze = (o) => o
@@ -111,16 +131,48 @@ export function describeRunJsHostile(name: string, setup: () => Promise<RunJsHar
             throw new Error('gotcha')
           },
         }),
-        'a toJSON that throws': () => ({ toJSON: () => { throw new Error('gotcha') } }),
-        'a Proxy that throws on every access': () => new Proxy({}, { get: () => { throw new Error('gotcha') }, ownKeys: () => { throw new Error('gotcha') } }),
-        'a thrown Proxy': () => { throw new Proxy({}, { get: () => { throw new Error('gotcha') } }) },
+        'a toJSON that throws': () => ({
+          toJSON: () => {
+            throw new Error('gotcha')
+          },
+        }),
+        'a Proxy that throws on every access': () =>
+          new Proxy(
+            {},
+            {
+              get: () => {
+                throw new Error('gotcha')
+              },
+              ownKeys: () => {
+                throw new Error('gotcha')
+              },
+            },
+          ),
+        'a thrown Proxy': () => {
+          throw new Proxy(
+            {},
+            {
+              get: () => {
+                throw new Error('gotcha')
+              },
+            },
+          )
+        },
         'a thrown error whose message getter throws': () => {
           const e = new Error('x')
-          Object.defineProperty(e, 'message', { get: () => { throw new Error('gotcha') } })
+          Object.defineProperty(e, 'message', {
+            get: () => {
+              throw new Error('gotcha')
+            },
+          })
           throw e
         },
-        'a thrown null': () => { throw null },
-        'a synchronous throw': () => { throw new RangeError('sync') },
+        'a thrown null': () => {
+          throw null
+        },
+        'a synchronous throw': () => {
+          throw new RangeError('sync')
+        },
         'a BigInt': () => 10n,
       }
       for (const [what, tool] of Object.entries(hostile)) {
@@ -144,19 +196,26 @@ export function describeRunJsHostile(name: string, setup: () => Promise<RunJsHar
         console.error = (...args: unknown[]) => void errors.push(args.map(String).join(' '))
         try {
           const run = await runner(vfs, { limits: { timeMs: 60_000 } })
-          const r = await run.run(`const r = await Promise.all(Array.from({ length: 50000 }, (_, i) => vfs.exists(i % 2 ? '/a.txt' : '/b.txt'))); return [r.length, r.filter(Boolean).length]`)
+          const r = await run.run(
+            `const r = await Promise.all(Array.from({ length: 50000 }, (_, i) => vfs.exists(i % 2 ? '/a.txt' : '/b.txt'))); return [r.length, r.filter(Boolean).length]`,
+          )
           expect(r.error).toBeUndefined()
           expect(r.result).toEqual([50000, 25000])
           expect(await run.run('return 3')).toMatchObject({ success: true, result: 3 })
         } finally {
           console.error = original
         }
-        expect(errors.filter((e) => /Assertion|Aborted|detached|C to host/.test(e))).toEqual([])
+        expect(errors.filter(e => /Assertion|Aborted|detached|C to host/.test(e))).toEqual([])
       }, 120_000)
 
       it('50,000 concurrent tool calls succeed', async () => {
-        const run = await runner(await open(), { tools: { inc: async (i: unknown) => (i as number) + 1 }, limits: { timeMs: 60_000 } })
-        const r = await run.run(`const r = await Promise.all(Array.from({ length: 50000 }, (_, i) => external_inc(i))); return r.reduce((a, b) => a + b, 0)`)
+        const run = await runner(await open(), {
+          tools: { inc: async (i: unknown) => (i as number) + 1 },
+          limits: { timeMs: 60_000 },
+        })
+        const r = await run.run(
+          `const r = await Promise.all(Array.from({ length: 50000 }, (_, i) => external_inc(i))); return r.reduce((a, b) => a + b, 0)`,
+        )
         expect(r.error).toBeUndefined()
         expect(r.result).toBe((50000 * 50001) / 2)
       }, 120_000)
@@ -186,7 +245,7 @@ export function describeRunJsHostile(name: string, setup: () => Promise<RunJsHar
         expect(r.error?.name).toBe('TimeoutError')
       }, 30_000)
 
-      it('workspace searches get the run\'s signal and deadline', async () => {
+      it("workspace searches get the run's signal and deadline", async () => {
         const base = await open()
         await base.writeFile('/f.txt', 'x')
         const seen: Array<{ signal?: unknown; deadline?: unknown }> = []
@@ -212,7 +271,7 @@ export function describeRunJsHostile(name: string, setup: () => Promise<RunJsHar
           expect(s.deadline as number).toBeLessThanOrEqual(t0 + 5_000 + 1000)
           expect(s.deadline as number).toBeGreaterThan(t0)
         }
-        expect(seen.every((s) => (s.signal as AbortSignal).aborted)).toBe(true) // the run is over
+        expect(seen.every(s => (s.signal as AbortSignal).aborted)).toBe(true) // the run is over
       })
     })
 
@@ -231,7 +290,9 @@ export function describeRunJsHostile(name: string, setup: () => Promise<RunJsHar
 
       it('a guest→host argument over the cap is a guest RangeError E2BIG, nothing written', async () => {
         const vfs = await open()
-        const r = await (await runner(vfs, { limits: { memoryBytes: 32 * 1024 * 1024 } })).run(`
+        const r = await (
+          await runner(vfs, { limits: { memoryBytes: 32 * 1024 * 1024 } })
+        ).run(`
           const big = 'y'.repeat(9 * 1024 * 1024)
           const out = []
           for (const f of [() => vfs.write('/big.txt', big), () => vfs.write('/big.json', { big })]) {

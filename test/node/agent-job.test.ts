@@ -17,11 +17,15 @@ afterAll(() => {
 function io(): JobIo & { out: string[]; err: string[] } {
   const out: string[] = []
   const err: string[] = []
-  return { out, err, log: (l) => out.push(l), error: (l) => err.push(l) }
+  return { out, err, log: l => out.push(l), error: l => err.push(l) }
 }
 
 function files(dir: string): Record<string, string> {
-  return Object.fromEntries(readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n), 'utf8')]))
+  return Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map(n => [n, readFileSync(join(dir, n), 'utf8')]),
+  )
 }
 
 describe('the example main job', () => {
@@ -51,20 +55,26 @@ describe('the example main job', () => {
     expect(files(out)).toEqual(files(reference))
     const third = io()
     expect(await runJob(['--store', `pglite:${data}`, '--out', out], third)).toBe(EXIT.ok)
-    expect(third.out.filter((l) => l.includes('already completed'))).toHaveLength(2)
+    expect(third.out.filter(l => l.includes('already completed'))).toHaveLength(2)
   })
 
   it('reads an input folder in the format and refuses bad ones with a clear message', async () => {
     const input = tmp()
     writeFileSync(join(input, 'characters.md'), '# Characters\n\n- MARA VOSS: MARA\n')
     mkdirSync(join(input, 'eps'))
-    writeFileSync(join(input, 'eps', 'a.fountain'), '# Episode 1: One\n\nINT. LIGHTHOUSE - NIGHT\n\nMARA holds the LANTERN.\n\nMARA\nHello.\n')
+    writeFileSync(
+      join(input, 'eps', 'a.fountain'),
+      '# Episode 1: One\n\nINT. LIGHTHOUSE - NIGHT\n\nMARA holds the LANTERN.\n\nMARA\nHello.\n',
+    )
     writeFileSync(join(input, 'eps', 'b.fountain'), '# Episode 2: Two\n\nEXT. HARBOUR - DAY\n\nMARA VOSS\nBye.\n')
     const out = tmp()
     expect(await runJob(['--store', 'memory', '--input', input, '--out', out], io())).toBe(EXIT.ok)
     expect(JSON.parse(files(out)['assets.json'])).toEqual({
       characters: [{ name: 'MARA VOSS', aliases: ['MARA'], episodes: [1, 2], lines: 2 }],
-      locations: [{ name: 'HARBOUR', episodes: [2] }, { name: 'LIGHTHOUSE', episodes: [1] }],
+      locations: [
+        { name: 'HARBOUR', episodes: [2] },
+        { name: 'LIGHTHOUSE', episodes: [1] },
+      ],
       props: [{ name: 'LANTERN', episodes: [1] }],
     })
     writeFileSync(join(input, 'eps', 'c.fountain'), 'no heading\n')

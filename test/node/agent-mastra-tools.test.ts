@@ -8,8 +8,8 @@ describe('the workspace tools and scriptedModel in a Mastra Agent', () => {
     const { run } = await freshRun()
     await run.seed('/context/a.md', 'alpha\n')
     const seen: unknown[] = []
-    const model = scriptedModel((v) => {
-      seen.push(...v.last.map((r) => r.value))
+    const model = scriptedModel(v => {
+      seen.push(...v.last.map(r => r.value))
       if (v.call === 0) return { toolCalls: [{ toolName: 'read_file', input: { path: '/context/missing.md' } }] }
       if (v.call === 1) return { toolCalls: [{ toolName: 'read_file', input: { path: '/context/a.md' } }] }
       if (v.call === 2) return { toolCalls: [{ toolName: 'write_file', input: { path: '/work/b.md', content: 'beta' } }] }

@@ -9,7 +9,10 @@ import { freshRun } from '../agent/workspace.js'
 const step = (id: string, status: PlanStep['status'] = 'pending'): PlanStep => ({ id, title: `Step ${id}`, status })
 
 async function brokenRule(p: Promise<unknown>): Promise<string> {
-  const e = (await p.then(() => undefined, (x: unknown) => x)) as ToolError
+  const e = (await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  )) as ToolError
   expect(e).toBeInstanceOf(ToolError)
   expect(e.code).toBe('plan-rule')
   expect(e.message).toMatch(/Next: /)
@@ -100,7 +103,7 @@ describe('plan rules', () => {
       instructions: 'x',
       contract: copyContract,
       limits: { maxIdleWindows: 1 },
-      model: scriptedModel((v) => {
+      model: scriptedModel(v => {
         for (const res of v.last) seen.push(String(res.value))
         return v.call === 0 ? { toolCalls: [{ toolName: 'ls', input: { path: '/work' } }] } : {}
       }),

@@ -8,7 +8,9 @@ describe('script-appendix generator', () => {
     const a = generateEpisodes()
     const b = generateEpisodes({ count: 60, seed: 1 })
     expect(Object.keys(a.files)).toHaveLength(61)
-    expect(Object.keys(a.files).filter((p) => p.startsWith('episodes/'))).toEqual(Array.from({ length: 60 }, (_, i) => `episodes/episode-${String(i + 1).padStart(2, '0')}.fountain`))
+    expect(Object.keys(a.files).filter(p => p.startsWith('episodes/'))).toEqual(
+      Array.from({ length: 60 }, (_, i) => `episodes/episode-${String(i + 1).padStart(2, '0')}.fountain`),
+    )
     expect(a).toEqual(b)
     expect(generateEpisodes({ seed: 2 }).files['episodes/episode-01.fountain']).not.toBe(a.files['episodes/episode-01.fountain'])
   })
@@ -33,9 +35,9 @@ describe('script-appendix generator', () => {
     const { files, truth } = generateEpisodes()
     expect(extractAssets(files)).toEqual(truth)
     // Every character appears, every episode is somebody's, and some cues are unknown on purpose.
-    expect(truth.characters.map((c) => c.name)).toEqual(CAST.map((c) => c.name))
+    expect(truth.characters.map(c => c.name)).toEqual(CAST.map(c => c.name))
     for (const c of truth.characters) expect(c.episodes.length).toBeGreaterThan(0)
-    const covered = new Set(truth.characters.flatMap((c) => c.episodes))
+    const covered = new Set(truth.characters.flatMap(c => c.episodes))
     expect(covered.size).toBe(60)
     expect(truth.unknownCues.length).toBeGreaterThan(0)
     expect(truth.locations.length).toBeGreaterThan(10)

@@ -10,12 +10,37 @@ describe('runner steering hook', () => {
     const model = scriptedModel((v: ScriptedView) => {
       if (v.results.length === 0) openings.push(v.state?.messages)
       const plan = v.state?.plan
-      if (!plan) return { toolCalls: [{ toolName: 'update_plan', input: { steps: [{ id: 'a', title: 'A', status: 'in_progress' }, { id: 'b', title: 'B', status: 'pending' }] } }] }
+      if (!plan)
+        return {
+          toolCalls: [
+            {
+              toolName: 'update_plan',
+              input: {
+                steps: [
+                  { id: 'a', title: 'A', status: 'in_progress' },
+                  { id: 'b', title: 'B', status: 'pending' },
+                ],
+              },
+            },
+          ],
+        }
       const next = v.state!.nextStep
       if (!next) return { text: 'done' }
-      if (!v.results.some((r) => r.toolName === 'write_file' && r.ok)) return { toolCalls: [{ toolName: 'write_file', input: { path: `/work/${next.id}.txt`, content: next.id } }] }
+      if (!v.results.some(r => r.toolName === 'write_file' && r.ok))
+        return { toolCalls: [{ toolName: 'write_file', input: { path: `/work/${next.id}.txt`, content: next.id } }] }
       inbox.push(`after ${next.id}`)
-      return { toolCalls: [{ toolName: 'update_plan', input: { steps: plan.steps.map((s) => (s.id === next.id ? { ...s, status: 'completed' } : s.status === 'pending' ? { ...s, status: 'in_progress' } : s)) } }] }
+      return {
+        toolCalls: [
+          {
+            toolName: 'update_plan',
+            input: {
+              steps: plan.steps.map(s =>
+                s.id === next.id ? { ...s, status: 'completed' } : s.status === 'pending' ? { ...s, status: 'in_progress' } : s,
+              ),
+            },
+          },
+        ],
+      }
     })
     const r = await runTask({ vfs, model, instructions: 'two steps', steering: async () => [...inbox] })
     expect(r.status).toBe('completed')

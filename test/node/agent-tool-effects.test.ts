@@ -4,7 +4,16 @@
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { askUserTool, createWorkspaceTools, defineTool, resumeTask, runTask, scriptedModel, type ExecutionEvent, type ScriptedView } from '../../src/agent/index.js'
+import {
+  askUserTool,
+  createWorkspaceTools,
+  defineTool,
+  resumeTask,
+  runTask,
+  scriptedModel,
+  type ExecutionEvent,
+  type ScriptedView,
+} from '../../src/agent/index.js'
 import { PlanController } from '../../src/agent/state/plan.js'
 import { updatePlanTool } from '../../src/agent/tools/plan-tool.js'
 import { submitResultTool } from '../../src/agent/tools/submit-tool.js'
@@ -21,12 +30,12 @@ const askEditor = defineTool({
 })
 
 function editorScript(v: ScriptedView) {
-  const answer = v.last.find((r) => r.toolName === 'ask_editor')
+  const answer = v.last.find(r => r.toolName === 'ask_editor')
   if (answer) {
     const content = (answer.value as { answer: string }).answer
     return { toolCalls: [{ toolName: 'write_file', input: { path: '/outputs/title.md', content } }] }
   }
-  if (v.last.some((r) => r.toolName === 'write_file')) return { text: 'written' }
+  if (v.last.some(r => r.toolName === 'write_file')) return { text: 'written' }
   return { toolCalls: [{ toolName: 'ask_editor', input: { question: 'Which title?', options: ['Dawn', 'Dusk'] } }] }
 }
 
@@ -35,10 +44,16 @@ describe('tool effects', () => {
     const { run, store } = await freshRun()
     const events: ExecutionEvent[] = []
     const tools = { ask_editor: askEditor }
-    const r = await runTask({ vfs: run, instructions: 'title', model: scriptedModel(editorScript), tools, onEvent: (e) => events.push(e) })
+    const r = await runTask({
+      vfs: run,
+      instructions: 'title',
+      model: scriptedModel(editorScript),
+      tools,
+      onEvent: e => events.push(e),
+    })
     expect(r.status).toBe('suspended')
     expect(r.pending).toMatchObject({ kind: 'question', toolName: 'ask_editor', question: 'Which title?' })
-    expect(events.find((e) => e.type === 'question')).toMatchObject({ question: 'Which title?', options: ['Dawn', 'Dusk'] })
+    expect(events.find(e => e.type === 'question')).toMatchObject({ question: 'Which title?', options: ['Dawn', 'Dusk'] })
     const again = await reopen(store)
     const done = await resumeTask({ vfs: again, model: scriptedModel(editorScript), tools, answer: { answer: 'Dusk' } })
     expect(done.status).toBe('completed')
@@ -53,6 +68,6 @@ describe('tool effects', () => {
     expect(submitResultTool({ vfs: run, plan, state: { attempts: 0 } }).effect).toBe('completes')
     const fileTools = Object.values(createWorkspaceTools({ vfs: run }))
     expect(fileTools.length).toBeGreaterThan(5)
-    expect(fileTools.filter((t) => t.effect !== undefined)).toEqual([])
+    expect(fileTools.filter(t => t.effect !== undefined)).toEqual([])
   })
 })

@@ -7,7 +7,10 @@ let run: RunVfs
 let tools: ToolSet
 
 async function fails(p: Promise<unknown>, code: string): Promise<ToolError> {
-  const error = await p.then(() => undefined, (e: unknown) => e)
+  const error = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(ToolError)
   expect((error as ToolError).code).toBe(code)
   expect((error as ToolError).message).toMatch(/Next: /)
@@ -29,7 +32,7 @@ describe('ls', () => {
       { name: 'sub', type: 'directory', size: 0 },
     ])
     const all = (await tools.ls.execute({ path: '/context', recursive: true })) as { entries: Array<{ name: string }> }
-    expect(all.entries.map((e) => e.name)).toEqual(['a.md', 'sub', 'sub/b.txt'])
+    expect(all.entries.map(e => e.name)).toEqual(['a.md', 'sub', 'sub/b.txt'])
   })
   it('tells the model what to do with a file or a missing path', async () => {
     await fails(tools.ls.execute({ path: '/context/a.md' }), 'not-directory')
@@ -39,7 +42,9 @@ describe('ls', () => {
 
 describe('read_file', () => {
   it('returns numbered lines with a header', async () => {
-    expect(await tools.read_file.execute({ path: '/context/a.md' })).toBe('/context/a.md: lines 1-3 of 3\n     1\talpha\n     2\tbeta\n     3\tgamma')
+    expect(await tools.read_file.execute({ path: '/context/a.md' })).toBe(
+      '/context/a.md: lines 1-3 of 3\n     1\talpha\n     2\tbeta\n     3\tgamma',
+    )
   })
   it('pages with offset and limit and says how to continue', async () => {
     const r = (await tools.read_file.execute({ path: '/context/a.md', offset: 2, limit: 1 })) as string
@@ -94,14 +99,18 @@ describe('edit_file', () => {
   })
   it('replaces one exact match after a read', async () => {
     await tools.read_file.execute({ path: '/work/e.md' })
-    expect(await tools.edit_file.execute({ path: '/work/e.md', old_string: 'c = 2', new_string: 'c = 3' })).toBe('Replaced 1 occurrence in /work/e.md.')
+    expect(await tools.edit_file.execute({ path: '/work/e.md', old_string: 'c = 2', new_string: 'c = 3' })).toBe(
+      'Replaced 1 occurrence in /work/e.md.',
+    )
     expect(await run.readFile('/work/e.md', 'utf8')).toBe('a = 1\nb = 1\nc = 3\n')
     // Its own edit does not make the file stale for the model.
     await tools.edit_file.execute({ path: '/work/e.md', old_string: 'a = 1', new_string: 'a = 0' })
   })
   it('replace_all replaces every occurrence', async () => {
     await tools.read_file.execute({ path: '/work/e.md' })
-    expect(await tools.edit_file.execute({ path: '/work/e.md', old_string: '= 1', new_string: '= 9', replace_all: true })).toBe('Replaced 2 occurrences in /work/e.md.')
+    expect(await tools.edit_file.execute({ path: '/work/e.md', old_string: '= 1', new_string: '= 9', replace_all: true })).toBe(
+      'Replaced 2 occurrences in /work/e.md.',
+    )
     expect(await run.readFile('/work/e.md', 'utf8')).toBe('a = 9\nb = 9\nc = 2\n')
   })
   it('errors: not read, no match, several matches (with lines), stale, same text', async () => {
@@ -153,14 +162,23 @@ describe('glob and grep', () => {
     const lit = (await tools.grep.execute({ pattern: 'a.' })) as { matches: unknown[]; note?: string }
     expect(lit.matches).toEqual([])
     expect(lit.note).toMatch(/literal/)
-    const re = (await tools.grep.execute({ pattern: '^(be|ga)', regex: true, path: '/context' })) as { matches: Array<{ path: string; line: number }> }
-    expect(re.matches.map((m) => [m.path, m.line])).toEqual([['/context/a.md', 2], ['/context/a.md', 3]])
+    const re = (await tools.grep.execute({ pattern: '^(be|ga)', regex: true, path: '/context' })) as {
+      matches: Array<{ path: string; line: number }>
+    }
+    expect(re.matches.map(m => [m.path, m.line])).toEqual([
+      ['/context/a.md', 2],
+      ['/context/a.md', 3],
+    ])
     const inDir = (await tools.grep.execute({ pattern: 'three', path: '/context/sub' })) as { matches: Array<{ text: string }> }
     expect(inDir.matches[0].text).toBe('three')
   })
   it('caps matches and says how to narrow', async () => {
     await run.writeFile('/work/many.txt', Array.from({ length: 500 }, () => 'hit').join('\n'))
-    const r = (await createWorkspaceTools({ vfs: run, limits: { grepMatches: 10 } }).grep.execute({ pattern: 'hit' })) as { matches: unknown[]; truncated: boolean; note: string }
+    const r = (await createWorkspaceTools({ vfs: run, limits: { grepMatches: 10 } }).grep.execute({ pattern: 'hit' })) as {
+      matches: unknown[]
+      truncated: boolean
+      note: string
+    }
     expect(r.matches).toHaveLength(10)
     expect(r.truncated).toBe(true)
     expect(r.note).toMatch(/narrow/)
@@ -171,7 +189,8 @@ describe('glob and grep', () => {
       const r = (await tools.grep.execute({ pattern: p, regex: true, path: '/work' })) as { matches: unknown[] }
       expect(Array.isArray(r.matches)).toBe(true)
     }
-    for (const p of ['(a)\\1', 'a(?=b)']) expect((await fails(tools.grep.execute({ pattern: p, regex: true }), 'invalid-input')).message).toMatch(/RE2/)
+    for (const p of ['(a)\\1', 'a(?=b)'])
+      expect((await fails(tools.grep.execute({ pattern: p, regex: true }), 'invalid-input')).message).toMatch(/RE2/)
     await fails(tools.grep.execute({ pattern: '(unclosed', regex: true }), 'invalid-input')
     await fails(tools.grep.execute({ pattern: 'x'.repeat(600) }), 'unsafe-pattern')
     // Safe ones pass.

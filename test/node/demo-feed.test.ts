@@ -37,7 +37,7 @@ function probedFetch(received: number[]): typeof fetch {
     void (async () => {
       let text = ''
       try {
-        for (const reader = mine.pipeThrough(new TextDecoderStream()).getReader(); ; ) {
+        for (const reader = mine.pipeThrough(new TextDecoderStream()).getReader(); ;) {
           const { value: chunk, done } = await reader.read()
           if (done) break
           text += chunk
@@ -71,13 +71,20 @@ it('a reload while the run appended resumes with no event sent twice: the redraw
   const delivered: number[] = []
   const stop = new AbortController()
   const client = new SessionClient({ baseUrl: server.url, token, fetch: probedFetch(received) })
-  const done = followEvents(client, s.id, { signal: stop.signal, storage, onEvents: (events) => delivered.push(...events.map((e) => e.seq)) })
+  const done = followEvents(client, s.id, {
+    signal: stop.signal,
+    storage,
+    onEvents: events => delivered.push(...events.map(e => e.seq)),
+  })
   const deadline = Date.now() + 30_000
-  while (delivered.at(-1) !== last && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  while (delivered.at(-1) !== last && Date.now() < deadline) await new Promise(r => setTimeout(r, 20))
   stop.abort()
   await done
   const all = Array.from({ length: last }, (_, i) => i + 1)
   expect(delivered).toEqual(all)
-  expect(received.filter((seq, i) => received.indexOf(seq) !== i), 'events sent twice').toEqual([])
+  expect(
+    received.filter((seq, i) => received.indexOf(seq) !== i),
+    'events sent twice',
+  ).toEqual([])
   expect([...received].sort((a, b) => a - b)).toEqual(all)
 })

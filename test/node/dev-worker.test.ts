@@ -26,8 +26,8 @@ it('npm run dev:worker on fresh local state: migrates D1, prints the URL and a w
         }
       }
       proc.stdout!.on('data', onData)
-      proc.stderr!.on('data', (d) => (log += d))
-      proc.once('exit', (code) => reject(new Error(`exited (${code}): ${log}`)))
+      proc.stderr!.on('data', d => (log += d))
+      proc.once('exit', code => reject(new Error(`exited (${code}): ${log}`)))
     })
     expect(url).toBe(`http://127.0.0.1:${port}`)
     expect(existsSync(state)).toBe(true)
@@ -44,19 +44,19 @@ it('npm run dev:worker on fresh local state: migrates D1, prints the URL and a w
     }
     const listed = await fetch(`${url}/sessions`, { headers: auth })
     expect(listed.status, await listed.clone().text()).toBe(200)
-    expect(((await listed.json()) as { items: Array<{ owner: string }> }).items.map((s) => s.owner)).toEqual(['dev', 'dev'])
+    expect(((await listed.json()) as { items: Array<{ owner: string }> }).items.map(s => s.owner)).toEqual(['dev', 'dev'])
     expect(processesMentioning(state).length).toBeGreaterThan(0)
 
-    const exit = new Promise<number | null>((r) => proc.once('exit', r))
+    const exit = new Promise<number | null>(r => proc.once('exit', r))
     proc.kill('SIGTERM')
     expect(await exit).toBe(0)
     expect(processesMentioning(state)).toEqual([])
   } finally {
     // After a failure: stop it the way a user would (SIGTERM lets it stop wrangler's group), then make sure.
     if (proc.exitCode === null && proc.signalCode === null) {
-      const exited = new Promise((r) => proc.once('exit', r))
+      const exited = new Promise(r => proc.once('exit', r))
       proc.kill('SIGTERM')
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))])
+      await Promise.race([exited, new Promise(r => setTimeout(r, 20_000))])
       proc.kill('SIGKILL')
     }
     rmSync(join(state, '..'), { recursive: true, force: true })

@@ -28,7 +28,10 @@ export const root = new URL('../../', import.meta.url).pathname
 
 /** The Markdown files users read, relative to the repository root. */
 export function docFiles(): string[] {
-  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)
+  const docs = readdirSync(join(root, 'docs'))
+    .filter(f => f.endsWith('.md'))
+    .sort()
+    .map(f => `docs/${f}`)
   return ['README.md', ...docs, 'bench/RESULTS.md']
 }
 
@@ -46,7 +49,13 @@ export function blocksOf(file: string): DocBlock[] {
     let j = i + 1
     for (; j < lines.length && !/^\s*```\s*$/.test(lines[j]); j++) body.push(lines[j].slice(Math.min(indent, lines[j].search(/\S|$/))))
     const m = i > 0 ? markerPattern.exec(lines[i - 1]) : null
-    out.push({ file, line: i + 1, lang: open[2], code: body.join('\n'), ...(m ? { marker: { kind: m[1] as 'no-run', arg: m[2] } } : {}) })
+    out.push({
+      file,
+      line: i + 1,
+      lang: open[2],
+      code: body.join('\n'),
+      ...(m ? { marker: { kind: m[1] as 'no-run', arg: m[2] } } : {}),
+    })
     i = j
   }
   return out
@@ -56,15 +65,18 @@ export function blocksOf(file: string): DocBlock[] {
 export function relativeLinksOf(file: string): Array<{ line: number; target: string }> {
   const out: Array<{ line: number; target: string }> = []
   let fence = false
-  readFileSync(join(root, file), 'utf8').split('\n').forEach((text, i) => {
-    if (/^\s*```/.test(text)) fence = !fence
-    if (fence) return
-    for (const m of text.replace(/`[^`]*`/g, '').matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)) {
-      if (!/^[a-z][a-z0-9+.-]*:/i.test(m[1]) && !m[1].startsWith('#')) out.push({ line: i + 1, target: m[1] })
-    }
-  })
+  readFileSync(join(root, file), 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      if (/^\s*```/.test(text)) fence = !fence
+      if (fence) return
+      for (const m of text.replace(/`[^`]*`/g, '').matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)) {
+        if (!/^[a-z][a-z0-9+.-]*:/i.test(m[1]) && !m[1].startsWith('#')) out.push({ line: i + 1, target: m[1] })
+      }
+    })
   return out
 }
 
 /** Whether a TypeScript block needs the Workers types (it imports the Worker entries). */
-export const needsWorkersTypes = (code: string): boolean => /from '(agent-vfs\/worker|agent-vfs\/run-js\/workerd|cloudflare:workers)'/.test(code)
+export const needsWorkersTypes = (code: string): boolean =>
+  /from '(agent-vfs\/worker|agent-vfs\/run-js\/workerd|cloudflare:workers)'/.test(code)

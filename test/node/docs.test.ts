@@ -18,9 +18,9 @@ const fileNameOf = (b: DocBlock) => `${b.file.replace(/[^A-Za-z0-9]+/g, '_')}_${
 describe('docs', () => {
   it('every block is TypeScript, marked, or says why it does not run', () => {
     expect(blocks.length).toBeGreaterThan(10)
-    const unmarked = blocks.filter((b) => !isTs(b) && !b.marker).map(where)
+    const unmarked = blocks.filter(b => !isTs(b) && !b.marker).map(where)
     expect(unmarked, 'mark these blocks (docs:run / docs:no-run REASON, see test/node/docs-blocks.ts)').toEqual([])
-    const noReason = blocks.filter((b) => b.marker?.kind === 'no-run' && b.marker.arg.length < 10).map(where)
+    const noReason = blocks.filter(b => b.marker?.kind === 'no-run' && b.marker.arg.length < 10).map(where)
     expect(noReason, 'a docs:no-run marker says why').toEqual([])
   })
 
@@ -51,9 +51,12 @@ describe('docs', () => {
     const names = new Map<string, DocBlock>()
     for (const [project, base] of Object.entries(projects)) {
       mkdirSync(join(dir, project), { recursive: true })
-      writeFileSync(join(dir, project, 'tsconfig.json'), JSON.stringify({ extends: base, include: ['*.ts'], compilerOptions: { noUnusedLocals: false } }))
+      writeFileSync(
+        join(dir, project, 'tsconfig.json'),
+        JSON.stringify({ extends: base, include: ['*.ts'], compilerOptions: { noUnusedLocals: false } }),
+      )
     }
-    for (const b of blocks.filter((x) => isTs(x) && x.marker?.kind !== 'no-run')) {
+    for (const b of blocks.filter(x => isTs(x) && x.marker?.kind !== 'no-run')) {
       const prelude = b.marker?.kind === 'prelude' ? `${b.marker.arg}\n` : ''
       // Blocks import the repository's own files relative to its root; the block sits three levels down.
       const code = b.code.replace(/from '\.\//g, "from '../../../")
@@ -65,11 +68,15 @@ describe('docs', () => {
     const tsc = join(root, 'node_modules/typescript/bin/tsc')
     const errors: string[] = []
     for (const project of Object.keys(projects)) {
-      const r = await exec(process.execPath, [tsc, '-p', join(dir, project)], { cwd: root }).catch((e: { stdout: string }) => ({ stdout: e.stdout }))
-      for (const line of r.stdout.split('\n').filter((l) => /error TS/.test(l))) {
+      const r = await exec(process.execPath, [tsc, '-p', join(dir, project)], { cwd: root }).catch((e: { stdout: string }) => ({
+        stdout: e.stdout,
+      }))
+      for (const line of r.stdout.split('\n').filter(l => /error TS/.test(l))) {
         const m = /([A-Za-z0-9_]+\.ts)\((\d+),/.exec(line)
         const b = m ? names.get(m[1]) : undefined
-        errors.push(b ? `${b.file} block at line ${b.line} (its line ${Number(m![2]) - (b.marker?.kind === 'prelude' ? 1 : 0)}): ${line}` : line)
+        errors.push(
+          b ? `${b.file} block at line ${b.line} (its line ${Number(m![2]) - (b.marker?.kind === 'prelude' ? 1 : 0)}): ${line}` : line,
+        )
       }
     }
     expect(errors).toEqual([])
@@ -77,7 +84,7 @@ describe('docs', () => {
   }, 600_000)
 
   it('the TypeScript blocks marked docs:run tsx run and print what they say', async () => {
-    const runnable = blocks.filter((b) => b.marker?.kind === 'run' && b.marker.arg === 'tsx')
+    const runnable = blocks.filter(b => b.marker?.kind === 'run' && b.marker.arg === 'tsx')
     expect(runnable.length).toBeGreaterThan(0)
     const dir = mkdtempSync(join(root, '.tmp', 'docs-run-'))
     try {
@@ -95,15 +102,19 @@ describe('docs', () => {
   }, 240_000)
 
   it('the README curl recipe works end to end against npm run serve: create, upload, send, answer, approve, read', async () => {
-    const [recipe] = blocks.filter((b) => b.marker?.kind === 'run' && b.marker.arg === 'curl-recipe')
+    const [recipe] = blocks.filter(b => b.marker?.kind === 'run' && b.marker.arg === 'curl-recipe')
     expect(recipe, 'the README has a docs:run curl-recipe block').toBeDefined()
-    const exportLine = recipe.code.split('\n').find((l) => l.startsWith('export U='))
+    const exportLine = recipe.code.split('\n').find(l => l.startsWith('export U='))
     expect(exportLine, 'the recipe starts with export U=… T=…').toBeDefined()
     const data = mkdtempSync(join(tmpdir(), 'agent-vfs-docs-serve-'))
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', AGENT_VFS_DATA: data }
     delete env.DATABASE_URL
     delete env.AGENT_VFS_JWT_SECRET
-    const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const untrackedBefore = await untracked()
     try {
       const { url, token } = await started(server)
@@ -116,7 +127,7 @@ describe('docs', () => {
       expect(await untracked(), 'the recipe leaves nothing in the repository').toEqual(untrackedBefore)
     } finally {
       server.kill('SIGTERM')
-      await new Promise((r) => server.once('exit', r))
+      await new Promise(r => server.once('exit', r))
       rmSync(data, { recursive: true, force: true })
     }
   }, 400_000)
@@ -124,7 +135,10 @@ describe('docs', () => {
 
 async function untracked(): Promise<string[]> {
   const { stdout } = await exec('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root })
-  return stdout.split('\n').filter((l) => l.startsWith('??') && !l.includes('.tmp/')).sort()
+  return stdout
+    .split('\n')
+    .filter(l => l.startsWith('??') && !l.includes('.tmp/'))
+    .sort()
 }
 
 function started(server: ReturnType<typeof spawn>): Promise<{ url: string; token: string }> {
@@ -141,6 +155,6 @@ function started(server: ReturnType<typeof spawn>): Promise<{ url: string; token
       }
     })
     server.stderr!.on('data', (d: Buffer) => (log += d))
-    server.once('exit', (code) => reject(new Error(`the server exited (${code}): ${log}`)))
+    server.once('exit', code => reject(new Error(`the server exited (${code}): ${log}`)))
   })
 }

@@ -24,10 +24,10 @@ function entryFiles(): Record<string, string> {
 /** The build list of scripts/build.mjs (one `{ in: '…', out: '…', … }` per line) with its flags. */
 function buildList(): Array<{ in: string; out: string; flags: string[] }> {
   const build = readFileSync(`${root}scripts/build.mjs`, 'utf8')
-  return [...build.matchAll(/^\s*\{ in: '([^']+)', out: '([\w-]+)'((?:, \w+: true)*) \},$/gm)].map((m) => ({
+  return [...build.matchAll(/^\s*\{ in: '([^']+)', out: '([\w-]+)'((?:, \w+: true)*) \},$/gm)].map(m => ({
     in: m[1],
     out: m[2],
-    flags: [...m[3].matchAll(/(\w+): true/g)].map((f) => f[1]),
+    flags: [...m[3].matchAll(/(\w+): true/g)].map(f => f[1]),
   }))
 }
 
@@ -39,12 +39,12 @@ function moduleExports(): Array<[string, Record<string, string>]> {
 
 /** The source modules in a bundle: esbuild heads each one with a `// <path>` comment (dist/ is not minified). */
 function modulesIn(source: string): Set<string> {
-  return new Set([...source.matchAll(/^\/\/ ((?:src|adapters|node_modules)\/\S+)$/gm)].map((m) => m[1]))
+  return new Set([...source.matchAll(/^\/\/ ((?:src|adapters|node_modules)\/\S+)$/gm)].map(m => m[1]))
 }
 
 /** Classes a bundle declares: two classes of one name in two bundles means two copies. */
 function classesIn(source: string): Set<string> {
-  return new Set([...source.matchAll(/^(?:class\s+([\w$]+)|var\s+([\w$]+)\s*=\s*class\b)/gm)].map((m) => m[1] ?? m[2]))
+  return new Set([...source.matchAll(/^(?:class\s+([\w$]+)|var\s+([\w$]+)\s*=\s*class\b)/gm)].map(m => m[1] ?? m[2]))
 }
 
 /** Runs an ES module in a child `node` inside this package, so `agent-vfs` resolves to dist/. */
@@ -58,18 +58,24 @@ describe('one core, many entries (dist/)', () => {
 
   it('has the entries the package exports', () => {
     for (const file of Object.values(files)) expect(existsSync(`${root}dist/${file}`), file).toBe(true)
-    expect(Object.keys(files)).toEqual(expect.arrayContaining(['.', './agent', './mastra', './run-js/workerd', './run-js/typescript', './session', './worker']))
+    expect(Object.keys(files)).toEqual(
+      expect.arrayContaining(['.', './agent', './mastra', './run-js/workerd', './run-js/typescript', './session', './worker']),
+    )
   })
 
   it('registering an entry takes the build list and package.json exports, and the two agree', () => {
     const list = buildList()
-    expect(list.map((e) => e.out)).toEqual(expect.arrayContaining(['index', 'internal', 'agent', 'run-js-node-worker']))
+    expect(list.map(e => e.out)).toEqual(expect.arrayContaining(['index', 'internal', 'agent', 'run-js-node-worker']))
     const exported = moduleExports()
     // Every module export names its source (for tsconfig and vitest) and its dist files, as the build list does.
     for (const [subpath, target] of exported) {
-      const entry = list.find((e) => `./${e.in}` === target[SOURCE_CONDITION])
+      const entry = list.find(e => `./${e.in}` === target[SOURCE_CONDITION])
       expect(entry, `${subpath}: no build entry for ${target[SOURCE_CONDITION]}`).toBeDefined()
-      const expected = { [SOURCE_CONDITION]: `./${entry!.in}`, types: `./dist/${entry!.out}.d.ts`, default: `./dist/${entry!.out}.js` }
+      const expected = {
+        [SOURCE_CONDITION]: `./${entry!.in}`,
+        types: `./dist/${entry!.out}.d.ts`,
+        default: `./dist/${entry!.out}.js`,
+      }
       expect(target, subpath).toEqual(expected)
     }
     // Every built entry is exported, except a script for its own isolate (started by path).
@@ -82,7 +88,9 @@ describe('one core, many entries (dist/)', () => {
       expect(text, config).toContain(`"customConditions": ["${SOURCE_CONDITION}"]`)
     }
     const tsconfig = readFileSync(`${root}tsconfig.json`, 'utf8')
-    const paths = JSON.parse(tsconfig.slice(tsconfig.indexOf('"paths"') + 8, tsconfig.indexOf('}', tsconfig.indexOf('"paths"')) + 1)) as Record<string, string[]>
+    const paths = JSON.parse(
+      tsconfig.slice(tsconfig.indexOf('"paths"') + 8, tsconfig.indexOf('}', tsconfig.indexOf('"paths"')) + 1),
+    ) as Record<string, string[]>
     expect(paths).toEqual(Object.fromEntries(exported.map(([subpath, t]) => [`agent-vfs${subpath.slice(1)}`, [t[SOURCE_CONDITION]]])))
   })
 
@@ -97,18 +105,29 @@ describe('one core, many entries (dist/)', () => {
     // Node loads every entry but those made for workerd (cloudflare:workers, a wasm module import); what
     // they import is a dependency, another entry, a file beside them or the Workers runtime.
     const names = moduleExports().map(([subpath]) => pkg.name + subpath.slice(1))
-    const workerdOnly = names.filter((name) => bundleImports(read(files[`.${name.slice(pkg.name.length)}`])).some((s) => s.startsWith('cloudflare:') || s.endsWith('.wasm')))
+    const workerdOnly = names.filter(name =>
+      bundleImports(read(files[`.${name.slice(pkg.name.length)}`])).some(s => s.startsWith('cloudflare:') || s.endsWith('.wasm')),
+    )
     expect(workerdOnly.sort()).toEqual(['agent-vfs/run-js/workerd', 'agent-vfs/worker'])
     const out = runNode(`
       const loaded = {}
-      for (const name of ${JSON.stringify(names.filter((n) => !workerdOnly.includes(n)))}) loaded[name] = Object.keys(await import(name)).length
+      for (const name of ${JSON.stringify(names.filter(n => !workerdOnly.includes(n)))}) loaded[name] = Object.keys(await import(name)).length
       console.log(JSON.stringify(loaded))
     `)
     for (const [name, count] of Object.entries(JSON.parse(out) as Record<string, number>)) expect(count, name).toBeGreaterThan(0)
     const known = new Set([...names, ...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})])
     for (const name of workerdOnly) {
       for (const s of bundleImports(read(files[`.${name.slice(pkg.name.length)}`]))) {
-        const ok = known.has(s) || known.has(s.split('/').slice(0, s.startsWith('@') ? 2 : 1).join('/')) || s.startsWith('cloudflare:') || (s.startsWith('./') && existsSync(`${root}dist/${s.slice(2)}`))
+        const ok =
+          known.has(s) ||
+          known.has(
+            s
+              .split('/')
+              .slice(0, s.startsWith('@') ? 2 : 1)
+              .join('/'),
+          ) ||
+          s.startsWith('cloudflare:') ||
+          (s.startsWith('./') && existsSync(`${root}dist/${s.slice(2)}`))
         expect(ok, `${name} imports ${s}`).toBe(true)
       }
     }
@@ -141,9 +160,18 @@ describe('one core, many entries (dist/)', () => {
       if (name === './run-js/typescript') continue // ts-blank-space + typescript only; checked below
       const source = read(file)
       // The core by name: `agent-vfs`, or `agent-vfs/internal` (the core's own bindings) for what is not user API.
-      expect(bundleImports(source).filter((s) => s === 'agent-vfs' || s === 'agent-vfs/internal'), name).not.toEqual([])
-      expect([...modulesIn(source)].filter((m) => coreModules.has(m)), name).toEqual([])
-      expect([...classesIn(source)].filter((c) => coreClasses.has(c)), name).toEqual([])
+      expect(
+        bundleImports(source).filter(s => s === 'agent-vfs' || s === 'agent-vfs/internal'),
+        name,
+      ).not.toEqual([])
+      expect(
+        [...modulesIn(source)].filter(m => coreModules.has(m)),
+        name,
+      ).toEqual([])
+      expect(
+        [...classesIn(source)].filter(c => coreClasses.has(c)),
+        name,
+      ).toEqual([])
     }
     // The TypeScript loader (minified) knows nothing of the core; that it needs nothing else is checked below.
     expect(read(files['./run-js/typescript'])).not.toMatch(/from\s*["']agent-vfs/)
@@ -153,21 +181,21 @@ describe('one core, many entries (dist/)', () => {
     // A worker thread cannot share the app's core (another isolate, other objects), so the script it
     // starts (scripts/build.mjs `isolate: true`) bundles one; nothing of the app ever meets its classes.
     const worker = read('run-js-node-worker.js')
-    expect(bundleImports(worker).filter((s) => s === 'agent-vfs' || s.startsWith('agent-vfs/'))).toEqual([])
+    expect(bundleImports(worker).filter(s => s === 'agent-vfs' || s.startsWith('agent-vfs/'))).toEqual([])
     expect(modulesIn(worker)).toContain('src/run-js/run.ts')
     const build = readFileSync(`${root}scripts/build.mjs`, 'utf8')
-    expect([...build.matchAll(/out: '([\w-]+)', isolate: true/g)].map((m) => m[1])).toEqual(['run-js-node-worker'])
+    expect([...build.matchAll(/out: '([\w-]+)', isolate: true/g)].map(m => m[1])).toEqual(['run-js-node-worker'])
   })
 
   it('agent-vfs/worker imports the core and the session entry by name, and the Workers runtime only as cloudflare:workers', () => {
     const imports = bundleImports(read(files['./worker']))
     expect(imports).toEqual(expect.arrayContaining(['agent-vfs', 'agent-vfs/session', 'cloudflare:workers']))
-    expect(imports.filter((s) => s.startsWith('node:'))).toEqual([])
+    expect(imports.filter(s => s.startsWith('node:'))).toEqual([])
     expect(modulesIn(read(files['./worker']))).not.toContain('src/session/host.ts')
   })
 
   it('a file-only import does not load zod: the core imports no zod, zod is a semver range', () => {
-    expect(bundleImports(read(files['.'])).filter((s) => s === 'zod' || s.startsWith('zod/'))).toEqual([])
+    expect(bundleImports(read(files['.'])).filter(s => s === 'zod' || s.startsWith('zod/'))).toEqual([])
     expect(bundleImports(read(files['./agent']))).toContain('zod')
     expect(pkg.dependencies.zod).toMatch(/^\^4\./)
   })

@@ -10,7 +10,7 @@ describe('fuzz: two writers on one scope against a model of the tree', () => {
     if (started) await (await started).close()
   })
 
-  it.each([1, 2, 3])('memory store, seed %i', async (seed) => {
+  it.each([1, 2, 3])('memory store, seed %i', async seed => {
     const report = await runFuzz({ store: memoryStore(), seed, steps: 1500 })
     // The run must have exercised the cases it is about, not only happy paths.
     expect(report.conflicts).toBeGreaterThan(20)

@@ -16,18 +16,21 @@ describe('a Mastra Agent on a VfsFilesystem workspace, with its file tools and r
     const { files, truth } = generateEpisodes({ count: EPISODES, seed: 7 })
     const vfs = await openVfs({ store: memoryStore(), namespace: 'mastra-agent', scope: 'appendix' })
     for (const [rel, text] of Object.entries(files)) await vfs.writeFile(`/context/${rel}`, text)
-    await vfs.writeFile('/skills/fountain/SKILL.md', '---\nname: fountain\ndescription: Reading simplified Fountain scripts\n---\nCues are in capitals.\n')
+    await vfs.writeFile(
+      '/skills/fountain/SKILL.md',
+      '---\nname: fountain\ndescription: Reading simplified Fountain scripts\n---\nCues are in capitals.\n',
+    )
 
     const seen: ScriptedView[] = []
-    const model = scriptedModel((view) => {
+    const model = scriptedModel(view => {
       seen.push(view)
-      const last = view.last.map((r) => r.value)
+      const last = view.last.map(r => r.value)
       switch (view.call) {
         case 0:
           // Paths as a model types them: relative.
           return { toolCalls: [{ toolName: 'mastra_workspace_list_files', input: { path: 'context/episodes' } }] }
         case 1: {
-          const names = [...String(last[0]).matchAll(/episode-\d+\.fountain/g)].map((m) => m[0])
+          const names = [...String(last[0]).matchAll(/episode-\d+\.fountain/g)].map(m => m[0])
           return {
             toolCalls: [
               { toolName: 'mastra_workspace_read_file', input: { path: 'context/characters.md' } },
@@ -42,13 +45,22 @@ describe('a Mastra Agent on a VfsFilesystem workspace, with its file tools and r
         case 4:
           return { toolCalls: [{ toolName: 'run_js', input: { code: BUILD } }] }
         case 5:
-          return { toolCalls: [{ toolName: 'mastra_workspace_read_file', input: { path: 'outputs/coverage.json', showLineNumbers: false } }] }
+          return {
+            toolCalls: [{ toolName: 'mastra_workspace_read_file', input: { path: 'outputs/coverage.json', showLineNumbers: false } }],
+          }
         case 6: {
           // A new file in a new directory through Mastra's write_file (its pre-write stat must be a FileNotFoundError).
           if (!view.last[0]?.ok) return { text: `failed: ${JSON.stringify(view.results)}` }
           const text = String(last[0])
           const coverage = JSON.parse(text.slice(text.indexOf('{')))
-          return { toolCalls: [{ toolName: 'mastra_workspace_write_file', input: { path: 'notes/summary.md', content: `covered ${coverage.covered.length} of ${coverage.episodes}\n` } }] }
+          return {
+            toolCalls: [
+              {
+                toolName: 'mastra_workspace_write_file',
+                input: { path: 'notes/summary.md', content: `covered ${coverage.covered.length} of ${coverage.episodes}\n` },
+              },
+            ],
+          }
         }
         default:
           return { text: `Done: ${String(view.results[6].value).replace(/\s+/g, ' ')}` }
@@ -67,17 +79,25 @@ describe('a Mastra Agent on a VfsFilesystem workspace, with its file tools and r
     const out = await agent.generate('Make the appendix.', { maxSteps: 10 })
 
     // The model was offered Mastra's workspace tools and run_js, and every call succeeded.
-    expect(seen[0].toolNames).toEqual(expect.arrayContaining(['mastra_workspace_read_file', 'mastra_workspace_write_file', 'mastra_workspace_list_files', 'run_js']))
+    expect(seen[0].toolNames).toEqual(
+      expect.arrayContaining(['mastra_workspace_read_file', 'mastra_workspace_write_file', 'mastra_workspace_list_files', 'run_js']),
+    )
     // Skills come from the workspace too: listed in the system prompt, with their tool.
     expect(seen[0].system).toContain('fountain')
     expect(seen[0].system).toContain('Reading simplified Fountain scripts')
     expect(seen[0].toolNames).toContain('skill')
     const results = seen.at(-1)!.results
-    expect(results.map((r) => r.toolName)).toEqual([
-      'mastra_workspace_list_files', 'mastra_workspace_read_file', 'mastra_workspace_read_file', 'run_js', 'run_js', 'run_js', 'mastra_workspace_read_file',
+    expect(results.map(r => r.toolName)).toEqual([
+      'mastra_workspace_list_files',
+      'mastra_workspace_read_file',
+      'mastra_workspace_read_file',
+      'run_js',
+      'run_js',
+      'run_js',
+      'mastra_workspace_read_file',
       'mastra_workspace_write_file',
     ])
-    expect(results.every((r) => r.ok)).toBe(true)
+    expect(results.every(r => r.ok)).toBe(true)
     const listing = String(results[0].value)
     for (let n = 1; n <= EPISODES; n++) expect(listing).toContain(`episode-${String(n).padStart(2, '0')}.fountain`)
     expect(String(results[1].value)).toContain('MARA VOSS')

@@ -51,8 +51,12 @@ function describeMastraFilesystem(name: string, setup: () => Promise<Setup>): vo
     it('files: text, binary, nested parents, overwrite, empty, unicode, 1 MB', async () => {
       const d = dir()
       const cases: Array<[string, string | Uint8Array]> = [
-        ['text.txt', 'Hello, World!'], ['bin.bin', binary(256)], ['nested/deep/file.txt', 'nested'],
-        ['empty.txt', ''], ['unicode.txt', '你好世界 🌍 مرحبا'], ['large.txt', 'x'.repeat(1024 * 1024)],
+        ['text.txt', 'Hello, World!'],
+        ['bin.bin', binary(256)],
+        ['nested/deep/file.txt', 'nested'],
+        ['empty.txt', ''],
+        ['unicode.txt', '你好世界 🌍 مرحبا'],
+        ['large.txt', 'x'.repeat(1024 * 1024)],
       ]
       for (const [p, content] of cases) await fs.writeFile(`${d}/${p}`, content)
       await churn()
@@ -82,7 +86,10 @@ function describeMastraFilesystem(name: string, setup: () => Promise<Setup>): vo
       await fs.copyFile(`${d}/a.txt`, `${d}/copy.txt`)
       await fs.writeFile(`${d}/target.txt`, 'original')
       await fs.copyFile(`${d}/a.txt`, `${d}/target.txt`, { overwrite: true })
-      expect([await fs.readFile(`${d}/copy.txt`, text), await fs.readFile(`${d}/target.txt`, text)]).toEqual(['Hello, World!', 'Hello, World!'])
+      expect([await fs.readFile(`${d}/copy.txt`, text), await fs.readFile(`${d}/target.txt`, text)]).toEqual([
+        'Hello, World!',
+        'Hello, World!',
+      ])
       await fs.moveFile(`${d}/copy.txt`, `${d}/moved.txt`)
       await fs.writeFile(`${d}/dir1/file.txt`, 'across')
       await fs.moveFile(`${d}/dir1/file.txt`, `${d}/dir2/file.txt`)
@@ -116,12 +123,16 @@ function describeMastraFilesystem(name: string, setup: () => Promise<Setup>): vo
       await fs.writeFile(`${l}/sub/nested.txt`, 'nested')
       await fs.mkdir(`${l}/empty`)
       const entries = await fs.readdir(l)
-      expect(entries.map((e) => [e.name, e.type]).sort()).toEqual([
-        ['empty', 'directory'], ['file.json', 'file'], ['file.md', 'file'], ['file1.txt', 'file'], ['sub', 'directory'],
+      expect(entries.map(e => [e.name, e.type]).sort()).toEqual([
+        ['empty', 'directory'],
+        ['file.json', 'file'],
+        ['file.md', 'file'],
+        ['file1.txt', 'file'],
+        ['sub', 'directory'],
       ])
       expect(await fs.readdir(`${l}/empty`)).toEqual([])
-      expect((await fs.readdir(l, { recursive: true })).map((e) => e.name)).toContain('sub/nested.txt')
-      expect((await fs.readdir(l, { extension: '.txt' })).filter((e) => e.type === 'file').map((e) => e.name)).toEqual(['file1.txt'])
+      expect((await fs.readdir(l, { recursive: true })).map(e => e.name)).toContain('sub/nested.txt')
+      expect((await fs.readdir(l, { extension: '.txt' })).filter(e => e.type === 'file').map(e => e.name)).toEqual(['file1.txt'])
     })
 
     it('paths: exists, stat of files and directories, Date timestamps, missing paths', async () => {
@@ -130,7 +141,11 @@ function describeMastraFilesystem(name: string, setup: () => Promise<Setup>): vo
       await fs.writeFile(`${d}/stat-file.txt`, 'Hello, stat!')
       await fs.mkdir(`${d}/stat-dir`)
       await churn()
-      expect([await fs.exists(`${d}/stat-file.txt`), await fs.exists(`${d}/stat-dir`), await fs.exists(`${d}/nope`)]).toEqual([true, true, false])
+      expect([await fs.exists(`${d}/stat-file.txt`), await fs.exists(`${d}/stat-dir`), await fs.exists(`${d}/nope`)]).toEqual([
+        true,
+        true,
+        false,
+      ])
       const f = await fs.stat(`${d}/stat-file.txt`)
       expect(f).toMatchObject({ type: 'file', name: 'stat-file.txt' })
       expect(f.path).toContain('stat-file.txt')
@@ -179,7 +194,7 @@ describeMastraFilesystem('a registry handle evicted between operations', async (
     base: '/suite',
     churn: async () => {
       await registry.open('suite', `other-${++k}`)
-      expect(registry.cached().map((c) => c.scope)).not.toContain('handle')
+      expect(registry.cached().map(c => c.scope)).not.toContain('handle')
     },
   }
 })

@@ -4,7 +4,11 @@
  */
 import { RequestContext } from '@mastra/core/request-context'
 import {
-  DirectoryNotFoundError, NotDirectoryError, UnsupportedGrepPatternError, Workspace, createWorkspaceTools,
+  DirectoryNotFoundError,
+  NotDirectoryError,
+  UnsupportedGrepPatternError,
+  Workspace,
+  createWorkspaceTools,
 } from '@mastra/core/workspace'
 import { describe, expect, it } from 'vitest'
 import { memoryStore, openVfs, variantEngine, type QuickJsEngine } from '../../src/index.js'
@@ -24,7 +28,11 @@ describe('QuickJsCodeModeTransport: Mastra transport contract', () => {
   it('reports a tool result that cannot cross the JSON bridge as one failure, not a success', async () => {
     const circular: Record<string, unknown> = { name: 'loop' }
     circular.self = circular
-    for (const [label, value] of [['circular', circular], ['bigint', { n: 1n }], ['function', () => 1]] as const) {
+    for (const [label, value] of [
+      ['circular', circular],
+      ['bigint', { n: 1n }],
+      ['function', () => 1],
+    ] as const) {
       const outcomes: Array<[string, boolean, string | undefined]> = []
       const r = await run(new QuickJsCodeModeTransport(), `return await external_ping({})`, {
         toolIds: ['ping'],
@@ -43,16 +51,23 @@ describe('QuickJsCodeModeTransport: Mastra transport contract', () => {
 
   it('still reports success once for a result that crosses, and the dispatcher error for a failing one', async () => {
     const outcomes: unknown[] = []
-    const r = await run(new QuickJsCodeModeTransport(), `const a = await external_ok({}); try { await external_bad({}) } catch {} return a`, {
-      toolIds: ['ok', 'bad'],
-      dispatch: async (tool) => {
-        if (tool === 'bad') throw new Error('boom')
-        return { fine: true }
+    const r = await run(
+      new QuickJsCodeModeTransport(),
+      `const a = await external_ok({}); try { await external_bad({}) } catch {} return a`,
+      {
+        toolIds: ['ok', 'bad'],
+        dispatch: async tool => {
+          if (tool === 'bad') throw new Error('boom')
+          return { fine: true }
+        },
+        onExternalResult: (tool, _ms, error) => outcomes.push([tool, (error as Error | undefined)?.message]),
       },
-      onExternalResult: (tool, _ms, error) => outcomes.push([tool, (error as Error | undefined)?.message]),
-    })
+    )
     expect(r).toEqual({ success: true, result: { fine: true }, logs: [] })
-    expect(outcomes).toEqual([['ok', undefined], ['bad', 'boom']])
+    expect(outcomes).toEqual([
+      ['ok', undefined],
+      ['bad', 'boom'],
+    ])
   })
 
   it('a result that is not JSON says what and where, not just "circular reference"', async () => {
@@ -77,7 +92,7 @@ describe('QuickJsCodeModeTransport: Mastra transport contract', () => {
   it('close() releases the instances it keeps; later runs start new ones', async () => {
     let instantiated = 0
     const real = variantEngine()
-    const counting: QuickJsEngine = { instantiate: (memory) => (instantiated++, real.instantiate(memory)) }
+    const counting: QuickJsEngine = { instantiate: memory => (instantiated++, real.instantiate(memory)) }
     const transport = new QuickJsCodeModeTransport({ engine: counting })
     expect((await run(transport, `return 1`)).result).toBe(1)
     expect((await run(transport, `return 2`)).result).toBe(2)
@@ -145,9 +160,17 @@ describe('VfsFilesystem: Mastra filesystem contract', () => {
       { name: 'deep', path: 'src/deep', type: 'directory' },
       { name: 'c.md', path: 'src/deep/c.md', type: 'file', size: 1 },
     ])
-    expect((await fs.walk('/proj', { maxDepth: 1 })).map((e) => e.path)).toEqual(['a.txt', 'empty', 'src'])
-    expect((await fs.walk('/proj', { includeHidden: true })).map((e) => e.path)).toEqual([
-      '.git', '.git/HEAD', 'a.txt', 'empty', 'src', 'src/.env', 'src/b.ts', 'src/deep', 'src/deep/c.md',
+    expect((await fs.walk('/proj', { maxDepth: 1 })).map(e => e.path)).toEqual(['a.txt', 'empty', 'src'])
+    expect((await fs.walk('/proj', { includeHidden: true })).map(e => e.path)).toEqual([
+      '.git',
+      '.git/HEAD',
+      'a.txt',
+      'empty',
+      'src',
+      'src/.env',
+      'src/b.ts',
+      'src/deep',
+      'src/deep/c.md',
     ])
     await expect(fs.walk('/nope')).rejects.toBeInstanceOf(DirectoryNotFoundError)
     await expect(fs.walk('/proj/a.txt')).rejects.toBeInstanceOf(NotDirectoryError)
@@ -159,7 +182,9 @@ describe('VfsFilesystem: Mastra filesystem contract', () => {
     await vfs.writeFile('/docs/readme.txt', 'r')
     await vfs.writeFile('/docs/.hidden', 'h')
     let walks = 0
-    const counted = new Proxy(fs, { get: (t, k) => (k === 'walk' ? (...a: [string]) => t.walk(...a).then((r) => (walks++, r)) : Reflect.get(t, k, t)) })
+    const counted = new Proxy(fs, {
+      get: (t, k) => (k === 'walk' ? (...a: [string]) => t.walk(...a).then(r => (walks++, r)) : Reflect.get(t, k, t)),
+    })
     const withWalk = await listFiles(counted as VfsFilesystem, { path: 'docs', maxDepth: 5 })
     expect(walks).toBe(1)
     const readdirOnly = new Proxy(fs, { get: (t, k) => (k === 'walk' ? undefined : Reflect.get(t, k, t)) })
@@ -177,31 +202,76 @@ describe('VfsFilesystem: Mastra filesystem contract', () => {
     const r = await fs.grep({ pattern: 'TODO', path: 'src', caseSensitive: true, includeHidden: false })
     expect(r).toEqual([
       { path: 'a.ts', matches: [{ line: 2, column: 3, text: '// TODO fix' }] },
-      { path: 'sub/b.ts', matches: [{ line: 1, column: 4, text: 'ünï TODO' }, { line: 2, column: 0, text: 'TODO twice TODO' }] },
+      {
+        path: 'sub/b.ts',
+        matches: [
+          { line: 1, column: 4, text: 'ünï TODO' },
+          { line: 2, column: 0, text: 'TODO twice TODO' },
+        ],
+      },
     ])
-    const ci = await fs.grep({ pattern: 'todo', path: '/src', caseSensitive: false, includeHidden: true, maxCountPerFile: 1, contextLines: 1 })
-    expect(ci.map((f) => [f.path, f.matches.length])).toEqual([['.cache/c.ts', 1], ['a.ts', 1], ['sub/b.ts', 1]])
-    expect(ci[1]!.matches[0]).toEqual({ line: 2, column: 3, text: '// TODO fix', before: ['const x = 1'], after: ['let y = "todo"'] })
+    const ci = await fs.grep({
+      pattern: 'todo',
+      path: '/src',
+      caseSensitive: false,
+      includeHidden: true,
+      maxCountPerFile: 1,
+      contextLines: 1,
+    })
+    expect(ci.map(f => [f.path, f.matches.length])).toEqual([
+      ['.cache/c.ts', 1],
+      ['a.ts', 1],
+      ['sub/b.ts', 1],
+    ])
+    expect(ci[1]!.matches[0]).toEqual({
+      line: 2,
+      column: 3,
+      text: '// TODO fix',
+      before: ['const x = 1'],
+      after: ['let y = "todo"'],
+    })
     const capped = await fs.grep({ pattern: 'TODO', path: '/', caseSensitive: true, includeHidden: true, maxTotalMatches: 2 })
-    expect(capped.flatMap((f) => f.matches)).toHaveLength(2)
+    expect(capped.flatMap(f => f.matches)).toHaveLength(2)
     const one = await fs.grep({ pattern: 'x = (\\d)', path: 'src/a.ts', caseSensitive: true, includeHidden: false })
     expect(one).toEqual([{ path: 'a.ts', matches: [{ line: 1, column: 6, text: 'const x = 1' }] }])
     // Sizes a model chooses are capped.
     await vfs.writeFile('/big/many.txt', 'hit\n'.repeat(12_000))
-    const many = await fs.grep({ pattern: 'hit', path: '/big', caseSensitive: true, includeHidden: false, contextLines: 1e9, maxTotalMatches: 1e9 })
+    const many = await fs.grep({
+      pattern: 'hit',
+      path: '/big',
+      caseSensitive: true,
+      includeHidden: false,
+      contextLines: 1e9,
+      maxTotalMatches: 1e9,
+    })
     expect(many[0]!.matches).toHaveLength(MAX_GREP_MATCHES)
     expect(many[0]!.matches[5000]!.before).toHaveLength(MAX_GREP_CONTEXT)
-    expect(await fs.grep({ pattern: 'hit', path: '/big', caseSensitive: true, includeHidden: false, contextLines: 2.5, maxCountPerFile: 1.5, maxTotalMatches: 3.7 })).toEqual([
-      { path: 'many.txt', matches: [{ line: 1, column: 0, text: 'hit', before: [], after: ['hit', 'hit'] }] },
-    ])
+    expect(
+      await fs.grep({
+        pattern: 'hit',
+        path: '/big',
+        caseSensitive: true,
+        includeHidden: false,
+        contextLines: 2.5,
+        maxCountPerFile: 1.5,
+        maxTotalMatches: 3.7,
+      }),
+    ).toEqual([{ path: 'many.txt', matches: [{ line: 1, column: 0, text: 'hit', before: [], after: ['hit', 'hit'] }] }])
     // File names with glob characters are searched as themselves, not as patterns.
-    for (const name of ['a[1].txt', 'a1.txt', '[slug]/page.tsx', 's/page.tsx', '{x,y}.md', 'x.md', 'q?.md', 'qa.md', 'st*r.md', 'b]c.md']) await vfs.writeFile(`/odd/${name}`, `TODO ${name}`)
+    for (const name of ['a[1].txt', 'a1.txt', '[slug]/page.tsx', 's/page.tsx', '{x,y}.md', 'x.md', 'q?.md', 'qa.md', 'st*r.md', 'b]c.md'])
+      await vfs.writeFile(`/odd/${name}`, `TODO ${name}`)
     const odd = await fs.grep({ pattern: 'TODO', path: '/odd', caseSensitive: true, includeHidden: false })
-    expect(odd.map((f) => [f.path, f.matches.map((m) => m.text)])).toEqual(
-      ['[slug]/page.tsx', 'a1.txt', 'a[1].txt', 'b]c.md', 'q?.md', 'qa.md', 's/page.tsx', 'st*r.md', 'x.md', '{x,y}.md'].sort().map((p) => [p, [`TODO ${p}`]]),
+    expect(odd.map(f => [f.path, f.matches.map(m => m.text)])).toEqual(
+      ['[slug]/page.tsx', 'a1.txt', 'a[1].txt', 'b]c.md', 'q?.md', 'qa.md', 's/page.tsx', 'st*r.md', 'x.md', '{x,y}.md']
+        .sort()
+        .map(p => [p, [`TODO ${p}`]]),
     )
-    await expect(fs.grep({ pattern: '(', path: '/', caseSensitive: true, includeHidden: false })).rejects.toBeInstanceOf(UnsupportedGrepPatternError)
-    await expect(fs.grep({ pattern: 'x', path: '/missing', caseSensitive: true, includeHidden: false })).rejects.toBeInstanceOf(DirectoryNotFoundError)
+    await expect(fs.grep({ pattern: '(', path: '/', caseSensitive: true, includeHidden: false })).rejects.toBeInstanceOf(
+      UnsupportedGrepPatternError,
+    )
+    await expect(fs.grep({ pattern: 'x', path: '/missing', caseSensitive: true, includeHidden: false })).rejects.toBeInstanceOf(
+      DirectoryNotFoundError,
+    )
   })
 
   it("Mastra's grep tool uses the native grep() and prints what its own search prints", async () => {
@@ -210,7 +280,9 @@ describe('VfsFilesystem: Mastra filesystem contract', () => {
     await vfs.writeFile('/notes/deep/b.md', 'gamma\nALPHA\n')
     await vfs.writeFile('/notes/.secret.md', 'alpha\n')
     let greps = 0
-    const counted = new Proxy(fs, { get: (t, k) => (k === 'grep' ? (o: never) => t.grep(o).then((r) => (greps++, r)) : Reflect.get(t, k, t)) })
+    const counted = new Proxy(fs, {
+      get: (t, k) => (k === 'grep' ? (o: never) => t.grep(o).then(r => (greps++, r)) : Reflect.get(t, k, t)),
+    })
     const hostSide = new Proxy(fs, { get: (t, k) => (k === 'grep' ? undefined : Reflect.get(t, k, t)) })
     for (const input of [
       { pattern: 'alpha', path: 'notes' },
@@ -240,4 +312,3 @@ async function grepTool(fs: VfsFilesystem, input: Record<string, unknown>): Prom
   const out = await tools.mastra_workspace_grep.execute(input, toolContext(workspace))
   return typeof out === 'string' ? out : JSON.stringify(out)
 }
-

@@ -1,6 +1,16 @@
 import {
-  DirectoryNotEmptyError, DirectoryNotFoundError, FileExistsError, FileNotFoundError, FilesystemError, IsDirectoryError,
-  MastraFilesystem, NotDirectoryError, PermissionError, StaleFileError, Workspace, createWorkspaceTools,
+  DirectoryNotEmptyError,
+  DirectoryNotFoundError,
+  FileExistsError,
+  FileNotFoundError,
+  FilesystemError,
+  IsDirectoryError,
+  MastraFilesystem,
+  NotDirectoryError,
+  PermissionError,
+  StaleFileError,
+  Workspace,
+  createWorkspaceTools,
 } from '@mastra/core/workspace'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { memoryStore, openVfs, scopeRun, type Vfs } from '../../src/index.js'
@@ -17,7 +27,7 @@ beforeEach(async () => {
 /** Waits until Date.now() has moved on, so the next write gets a different mtime. */
 async function nextMillisecond(): Promise<void> {
   const t = Date.now()
-  while (Date.now() === t) await new Promise((r) => setTimeout(r, 1))
+  while (Date.now() === t) await new Promise(r => setTimeout(r, 1))
 }
 
 /** What the built-in tools need in `execute`'s context outside an agent run. */
@@ -33,7 +43,12 @@ describe('VfsFilesystem', () => {
     expect(fs.status).toBe('ready')
     expect([fs.id, fs.name, fs.provider]).toEqual([expect.stringMatching(/^agent-vfs:mastra\/s1:/), 'VfsFilesystem', 'agent-vfs'])
     expect(fs.readOnly).toBe(false)
-    expect(fs.getInfo()).toMatchObject({ provider: 'agent-vfs', status: 'ready', readOnly: false, metadata: { namespace: 'mastra', scope: 's1' } })
+    expect(fs.getInfo()).toMatchObject({
+      provider: 'agent-vfs',
+      status: 'ready',
+      readOnly: false,
+      metadata: { namespace: 'mastra', scope: 's1' },
+    })
     expect(fs.getInstructions()).toMatch(/relative paths resolve against "\/"/)
     expect(fs.resolveAbsolutePath()).toBeUndefined()
     expect(() => new VfsFilesystem({} as never)).toThrow(/needs \{ vfs \}/)
@@ -76,8 +91,8 @@ describe('VfsFilesystem', () => {
     expect(await fs.exists('../etc/passwd')).toBe(false)
     const s = await fs.stat('notes/a.md')
     expect([s.name, s.path]).toEqual(['a.md', '/notes/a.md'])
-    expect((await fs.readdir('notes')).map((e) => e.name)).toEqual(['a.md'])
-    expect((await fs.readdir('.')).map((e) => e.name)).toEqual(['notes'])
+    expect((await fs.readdir('notes')).map(e => e.name)).toEqual(['a.md'])
+    expect((await fs.readdir('.')).map(e => e.name)).toEqual(['notes'])
     await fs.mkdir('notes/sub')
     await fs.moveFile('notes/a.md', 'notes/sub/b.md')
     await fs.copyFile('notes/sub/b.md', 'c.md')
@@ -97,11 +112,30 @@ describe('VfsFilesystem', () => {
       { name: 'y.md', type: 'file', size: 3 },
     ])
     const all = await fs.readdir('/d', { recursive: true })
-    expect(all.map((e) => `${e.type[0]} ${e.name}`)).toEqual(['d sub', 'd sub/deeper', 'f sub/deeper/w.txt', 'f sub/z.txt', 'f x.txt', 'f y.md'])
-    expect((await fs.readdir('/d', { recursive: true, maxDepth: 1 })).map((e) => e.name)).toEqual(['sub', 'sub/deeper', 'sub/z.txt', 'x.txt', 'y.md'])
-    expect((await fs.readdir('/d', { recursive: true, maxDepth: 0 })).map((e) => e.name)).toEqual(['sub', 'x.txt', 'y.md'])
-    expect((await fs.readdir('/d', { recursive: true, extension: '.txt' })).map((e) => e.name)).toEqual(['sub', 'sub/deeper', 'sub/deeper/w.txt', 'sub/z.txt', 'x.txt'])
-    expect((await fs.readdir('/d', { extension: ['md'] })).map((e) => e.name)).toEqual(['sub', 'y.md'])
+    expect(all.map(e => `${e.type[0]} ${e.name}`)).toEqual([
+      'd sub',
+      'd sub/deeper',
+      'f sub/deeper/w.txt',
+      'f sub/z.txt',
+      'f x.txt',
+      'f y.md',
+    ])
+    expect((await fs.readdir('/d', { recursive: true, maxDepth: 1 })).map(e => e.name)).toEqual([
+      'sub',
+      'sub/deeper',
+      'sub/z.txt',
+      'x.txt',
+      'y.md',
+    ])
+    expect((await fs.readdir('/d', { recursive: true, maxDepth: 0 })).map(e => e.name)).toEqual(['sub', 'x.txt', 'y.md'])
+    expect((await fs.readdir('/d', { recursive: true, extension: '.txt' })).map(e => e.name)).toEqual([
+      'sub',
+      'sub/deeper',
+      'sub/deeper/w.txt',
+      'sub/z.txt',
+      'x.txt',
+    ])
+    expect((await fs.readdir('/d', { extension: ['md'] })).map(e => e.name)).toEqual(['sub', 'y.md'])
     expect(await fs.readdir('/d/sub/deeper', { recursive: true })).toEqual([{ name: 'w.txt', type: 'file', size: 1 }])
     await fs.mkdir('/empty')
     expect(await fs.readdir('/empty')).toEqual([])
@@ -184,7 +218,9 @@ describe('VfsFilesystem', () => {
     expect(error).toMatchObject({ code: 'ENOENT', path: '/none.txt' })
     expect((error as Error & { cause: { name: string } }).cause.name).toBe('VfsError')
     // Errors without a class of their own keep the workspace's code and hint.
-    const quota = new VfsFilesystem({ vfs: await openVfs({ store: memoryStore(), namespace: 'q', scope: 'q', quota: { maxBytes: 4 } }) })
+    const quota = new VfsFilesystem({
+      vfs: await openVfs({ store: memoryStore(), namespace: 'q', scope: 'q', quota: { maxBytes: 4 } }),
+    })
     const big = await quota.writeFile('/big', 'too large').catch((e: unknown) => e)
     expect(big).toBeInstanceOf(FilesystemError)
     expect(big).toMatchObject({ code: 'EQUOTA' })
@@ -270,7 +306,9 @@ describe('VfsFilesystem', () => {
     expect(out).toBeInstanceOf(StaleFileError)
     expect(await vfs.readFile('/notes.md', 'utf8')).toBe('ALPHA beta gamma\n')
     // write_file on a new file: the pre-write stat must be a FileNotFoundError (instanceof), or this throws.
-    expect(await tools.mastra_workspace_write_file.execute({ path: 'brand/new.md', content: 'hi', overwrite: true }, ctx)).toMatch(/Wrote 2 bytes/)
+    expect(await tools.mastra_workspace_write_file.execute({ path: 'brand/new.md', content: 'hi', overwrite: true }, ctx)).toMatch(
+      /Wrote 2 bytes/,
+    )
     expect(await vfs.readFile('/brand/new.md', 'utf8')).toBe('hi')
   })
 
@@ -309,7 +347,7 @@ describe('VfsFilesystem', () => {
     const workspace = new Workspace({ filesystem: fs, skills: ['/skills'] })
     const skills = workspace.skills!
     const list = await skills.list()
-    expect(list.map((s) => [s.name, s.description])).toEqual([['appendix-style', 'How to format a production appendix']])
+    expect(list.map(s => [s.name, s.description])).toEqual([['appendix-style', 'How to format a production appendix']])
     const skill = await skills.get('appendix-style')
     expect(skill?.instructions).toContain('Use one bullet per character.')
     expect(skill?.references).toEqual(['tone.md'])
@@ -317,6 +355,6 @@ describe('VfsFilesystem', () => {
     // A skill added later is found after refresh() (directory mtimes do not follow their contents).
     await fs.writeFile('skills/second/SKILL.md', '---\nname: second\ndescription: Another one\n---\nBody.\n')
     await skills.refresh()
-    expect((await skills.list()).map((s) => s.name).sort()).toEqual(['appendix-style', 'second'])
+    expect((await skills.list()).map(s => s.name).sort()).toEqual(['appendix-style', 'second'])
   })
 })

@@ -25,7 +25,13 @@ function countingStore(): { store: VfsStore; loads: string[] } {
 /** A request context as AgentController builds it for a session. */
 function sessionContext(resourceId: string, scope?: string): RequestContext {
   const rc = new RequestContext()
-  rc.set('controller', { controllerId: 'c', resourceId, scope, threadId: null, session: { id: 'c', ownerId: 'c', modeId: 'm', modelId: '' } })
+  rc.set('controller', {
+    controllerId: 'c',
+    resourceId,
+    scope,
+    threadId: null,
+    session: { id: 'c', ownerId: 'c', modeId: 'm', modelId: '' },
+  })
   return rc
 }
 
@@ -61,7 +67,7 @@ describe('vfsWorkspaceResolver', () => {
     const again = await resolve({ requestContext: rc })
     expect(again).not.toBe(all[0])
     expect(await vfsOf(again).readFile('/kept.md', 'utf8')).toBe('kept')
-    expect(loads.filter((l) => l === 'app/user-1')).toHaveLength(2)
+    expect(loads.filter(l => l === 'app/user-1')).toHaveLength(2)
     await resolve.closeAll()
     expect(resolve.cached()).toEqual([])
   })
@@ -85,7 +91,7 @@ describe('vfsWorkspaceResolver', () => {
     expect(await vfsOf(ws).exists('/skills/greet/SKILL.md')).toBe(true)
     expect(ws.name).toBe('ws team-x')
     expect(ws.filesystem?.readOnly).toBe(true)
-    expect((await ws.skills!.list()).map((s) => s.name)).toEqual(['greet'])
+    expect((await ws.skills!.list()).map(s => s.name)).toEqual(['greet'])
     expect(() => vfsWorkspaceResolver({ namespace: 'app' })).toThrow(/registry.*store/)
   })
 
@@ -113,8 +119,11 @@ describe('vfsWorkspaceResolver', () => {
     const resolve = vfsWorkspaceResolver({ store, namespace: 'ctl' })
     let factoryCalls = 0
     const counted = (args: { requestContext: RequestContext }) => (factoryCalls++, resolve(args))
-    const model = scriptedModel((view) => {
-      if (view.call === 0) return { toolCalls: [{ toolName: 'mastra_workspace_write_file', input: { path: 'notes/hello.md', content: 'hello from the session' } }] }
+    const model = scriptedModel(view => {
+      if (view.call === 0)
+        return {
+          toolCalls: [{ toolName: 'mastra_workspace_write_file', input: { path: 'notes/hello.md', content: 'hello from the session' } }],
+        }
       if (view.call === 1) return { toolCalls: [{ toolName: 'mastra_workspace_read_file', input: { path: 'notes/hello.md' } }] }
       return { text: `read: ${String(view.last[0]?.value ?? '')}` }
     })
@@ -156,11 +165,15 @@ describe('vfsWorkspaceResolver', () => {
     // alice's session still holds its Workspace: Mastra's own file tools write through it.
     const tools = await createWorkspaceTools(alice)
     const ctx = { workspace: alice, observe: { span: (_n: string, f: () => unknown) => f(), log() {} } } as never
-    expect(await tools.mastra_workspace_write_file.execute({ path: 'notes/after-eviction.md', content: 'still here' }, ctx)).toMatch(/Wrote/)
+    expect(await tools.mastra_workspace_write_file.execute({ path: 'notes/after-eviction.md', content: 'still here' }, ctx)).toMatch(
+      /Wrote/,
+    )
     // Durable: another process (a fresh resolver on the same store) reads it.
     const elsewhere = vfsWorkspaceResolver({ store, namespace: 'lru' })
-    expect(await vfsOf(await elsewhere({ requestContext: sessionContext('alice') })).readFile('/notes/after-eviction.md', 'utf8')).toBe('still here')
-    expect(loads.filter((l) => l === 'lru/alice').length).toBeGreaterThanOrEqual(2)
+    expect(await vfsOf(await elsewhere({ requestContext: sessionContext('alice') })).readFile('/notes/after-eviction.md', 'utf8')).toBe(
+      'still here',
+    )
+    expect(loads.filter(l => l === 'lru/alice').length).toBeGreaterThanOrEqual(2)
     expect(() => vfsWorkspaceResolver({ store, namespace: 'lru', maxCached: 0 })).toThrow(/maxCached/)
   })
 })

@@ -35,27 +35,36 @@ describe('QuickJsCodeModeTransport against the @mastra/quickjs transport cases',
 
   it('bridges external_* calls, Promise.all in order, 8 calls in flight at once, sanitised names', async () => {
     const echo = recording((tool, args) => ({ echoed: { tool, args } }))
-    const r = await run(`const r = await external_lookup({ id: 'x' }); return r.echoed;`, { toolIds: ['lookup'], dispatch: echo.dispatch })
+    const r = await run(`const r = await external_lookup({ id: 'x' }); return r.echoed;`, {
+      toolIds: ['lookup'],
+      dispatch: echo.dispatch,
+    })
     expect(r.result).toEqual({ tool: 'lookup', args: { id: 'x' } })
     expect(echo.calls).toEqual([['lookup', { id: 'x' }]])
 
     const reversed: CodeModeToolDispatcher = async (_t, args) => {
       const { n } = args as { n: number }
-      await new Promise((resolve) => setTimeout(resolve, (3 - n) * 20))
+      await new Promise(resolve => setTimeout(resolve, (3 - n) * 20))
       return n * 10
     }
-    const all = await run(`return await Promise.all([external_calc({ n: 1 }), external_calc({ n: 2 }), external_calc({ n: 3 })])`, { toolIds: ['calc'], dispatch: reversed })
+    const all = await run(`return await Promise.all([external_calc({ n: 1 }), external_calc({ n: 2 }), external_calc({ n: 3 })])`, {
+      toolIds: ['calc'],
+      dispatch: reversed,
+    })
     expect(all.result).toEqual([10, 20, 30])
 
     let inFlight = 0
     let maxInFlight = 0
     const slow: CodeModeToolDispatcher = async (_t, args) => {
       maxInFlight = Math.max(maxInFlight, ++inFlight)
-      await new Promise((resolve) => setTimeout(resolve, 10))
+      await new Promise(resolve => setTimeout(resolve, 10))
       inFlight--
       return (args as { n: number }).n
     }
-    const eight = await run(`const calls = []; for (let n = 0; n < 8; n++) calls.push(external_calc({ n })); return (await Promise.all(calls)).reduce((a, b) => a + b, 0)`, { toolIds: ['calc'], dispatch: slow })
+    const eight = await run(
+      `const calls = []; for (let n = 0; n < 8; n++) calls.push(external_calc({ n })); return (await Promise.all(calls)).reduce((a, b) => a + b, 0)`,
+      { toolIds: ['calc'], dispatch: slow },
+    )
     expect(eight.result).toBe(28)
     expect(maxInFlight).toBe(8)
 
@@ -75,13 +84,22 @@ describe('QuickJsCodeModeTransport against the @mastra/quickjs transport cases',
     })
     expect(custom.result).toEqual({ message: 'boom', name: 'CustomError' })
     const never = recording()
-    const bigint = await run(`try { await external_calc({ n: 1n }) } catch (e) { return e.message }`, { toolIds: ['calc'], dispatch: never.dispatch })
+    const bigint = await run(`try { await external_calc({ n: 1n }) } catch (e) { return e.message }`, {
+      toolIds: ['calc'],
+      dispatch: never.dispatch,
+    })
     expect(bigint.result).toMatch(/JSON-serializable/)
     expect(never.calls).toEqual([])
-    expect(await run(`throw new TypeError('bad input');`)).toMatchObject({ success: false, error: { message: 'bad input', name: 'TypeError' } })
+    expect(await run(`throw new TypeError('bad input');`)).toMatchObject({
+      success: false,
+      error: { message: 'bad input', name: 'TypeError' },
+    })
     expect((await run(`const = ;`)).error?.name).toBe('SyntaxError')
     const cyclic = await run(`const a = {}; a.self = a; return a;`)
-    expect(cyclic).toMatchObject({ success: false, error: { name: 'TypeError', message: expect.stringMatching(/not JSON-serializable/) } })
+    expect(cyclic).toMatchObject({
+      success: false,
+      error: { name: 'TypeError', message: expect.stringMatching(/not JSON-serializable/) },
+    })
   })
 
   it('limits: a hanging promise, a hanging tool call and a synchronous loop time out; a memory bomb fails; logs before a failure are kept', async () => {
@@ -97,7 +115,10 @@ describe('QuickJsCodeModeTransport against the @mastra/quickjs transport cases',
       expect(r.error?.message, program).toMatch(/timed out after 300 ?ms/)
     }
     const small = new QuickJsCodeModeTransport({ limits: { memoryBytes: 16 * 1024 * 1024 } })
-    const bomb = await run(`const chunks = []; while (true) chunks.push(new Array(1024 * 1024).fill('x'));`, { transport: small, timeout: 30_000 })
+    const bomb = await run(`const chunks = []; while (true) chunks.push(new Array(1024 * 1024).fill('x'));`, {
+      transport: small,
+      timeout: 30_000,
+    })
     expect(bomb.success).toBe(false)
     small.close()
     const later = await run(`console.log('step 1 done'); throw new Error('later failure');`)
@@ -108,7 +129,11 @@ describe('QuickJsCodeModeTransport against the @mastra/quickjs transport cases',
     const pre = new AbortController()
     pre.abort()
     const never = recording()
-    const r1 = await run(`return await external_ping({});`, { toolIds: ['ping'], dispatch: never.dispatch, abortSignal: pre.signal })
+    const r1 = await run(`return await external_ping({});`, {
+      toolIds: ['ping'],
+      dispatch: never.dispatch,
+      abortSignal: pre.signal,
+    })
     expect(r1).toMatchObject({ success: false, error: { name: 'AbortError' } })
     expect(never.calls).toEqual([])
 
@@ -135,11 +160,20 @@ describe('QuickJsCodeModeTransport against the @mastra/quickjs transport cases',
       importScripts: typeof importScripts, module: typeof module, globalProcess: typeof globalThis.process,
       hidden: Object.getOwnPropertyNames(globalThis).filter((k) => k.startsWith('__')) }`)
     expect(caps.result).toEqual({
-      process: 'undefined', require: 'undefined', fetch: 'undefined', setTimeout: 'undefined',
-      importScripts: 'undefined', module: 'undefined', globalProcess: 'undefined', hidden: [],
+      process: 'undefined',
+      require: 'undefined',
+      fetch: 'undefined',
+      setTimeout: 'undefined',
+      importScripts: 'undefined',
+      module: 'undefined',
+      globalProcess: 'undefined',
+      hidden: [],
     })
     const never = recording()
-    const r = await run(`try { return await external_secret({}) } catch (e) { return { name: e.name } }`, { toolIds: ['allowed'], dispatch: never.dispatch })
+    const r = await run(`try { return await external_secret({}) } catch (e) { return { name: e.name } }`, {
+      toolIds: ['allowed'],
+      dispatch: never.dispatch,
+    })
     expect(r.result).toEqual({ name: 'ReferenceError' })
     expect(never.calls).toEqual([])
   })

@@ -17,7 +17,7 @@ const newPool = (max = 10) => {
 }
 const shared = newPool()
 afterAll(async () => {
-  await Promise.all(pools.map((p) => p.end()))
+  await Promise.all(pools.map(p => p.end()))
 })
 
 const migrated = async (client: pg.Pool | pg.Client) => {
@@ -44,7 +44,7 @@ describe('postgresStore on pg.Pool', () => {
     const b = await openVfs({ store: storeB, namespace: 'pools', scope, autoRefresh: false })
     await Promise.all([a.writeFile('/a.txt', 'a'), b.writeFile('/b.txt', 'b')]) // different files: no conflict
     await b.writeFile('/shared.txt', 'b first')
-    const stale = await a.writeFile('/shared.txt', 'a, unaware of b').catch((e) => e)
+    const stale = await a.writeFile('/shared.txt', 'a, unaware of b').catch(e => e)
     expect(isVfsError(stale, 'ECONFLICT'), String(stale)).toBe(true)
     const check = await openVfs({ store: storeA, namespace: 'pools', scope, autoRefresh: false })
     expect(await check.readFile('/shared.txt', 'utf8')).toBe('b first')
@@ -56,10 +56,18 @@ describe('postgresStore on pg.Pool', () => {
     const store = postgresStore({ client: pool })
     await store.migrate()
     const scope = `pool-health-${Date.now().toString(36)}`
-    const put = (expectedVersion: number | null) => ({ op: 'put' as const, path: '/x', kind: 'file' as const, data: new Uint8Array([1]), mtime: 1, ctime: 1, expectedVersion })
+    const put = (expectedVersion: number | null) => ({
+      op: 'put' as const,
+      path: '/x',
+      kind: 'file' as const,
+      data: new Uint8Array([1]),
+      mtime: 1,
+      ctime: 1,
+      expectedVersion,
+    })
     await store.commit('pools', scope, [put(0)])
     for (let i = 0; i < 10; i++) {
-      expect(isVfsError(await store.commit('pools', scope, [put(0)]).catch((e) => e), 'ECONFLICT')).toBe(true)
+      expect(isVfsError(await store.commit('pools', scope, [put(0)]).catch(e => e), 'ECONFLICT')).toBe(true)
       // A server-side error mid-transaction (23502: NOT NULL violated) rolls back and frees the connection.
       const bad = { ...put(null), kind: null as unknown as 'file' }
       await expect(store.commit('pools', scope, [bad])).rejects.toMatchObject({ code: '23502' })

@@ -9,7 +9,11 @@ function countingStore(): { store: VfsStore; loads: string[] } {
   return { loads, store: { ...inner, kind: inner.kind, load: (ns, s) => (loads.push(s), inner.load(ns, s)) } }
 }
 
-const scopes = (reg: ReturnType<typeof vfsRegistry>) => reg.cached().map((c) => c.scope).sort()
+const scopes = (reg: ReturnType<typeof vfsRegistry>) =>
+  reg
+    .cached()
+    .map(c => c.scope)
+    .sort()
 
 describe('vfsRegistry: bounded, least recently used', () => {
   it('keeps at most maxCached workspaces, dropping the least recently used (any call counts as use)', async () => {
@@ -26,13 +30,13 @@ describe('vfsRegistry: bounded, least recently used', () => {
 
   it('flushes before it evicts: writes in flight at eviction are durable', async () => {
     let release!: () => void
-    const store = failingStore(memoryStore(), { gate: new Promise<void>((r) => (release = r)) })
+    const store = failingStore(memoryStore(), { gate: new Promise<void>(r => (release = r)) })
     const reg = vfsRegistry({ store, maxCached: 1 })
     const a = await reg.open('ns', 'a')
     const writes = [a.writeFile('/one.txt', '1'), a.writeFile('/two.txt', '2')]
     const opening = reg.open('ns', 'b')
     // a is busy while its writes are in flight: it stays, over the bound, until they are durable.
-    await new Promise((r) => setTimeout(r, 20))
+    await new Promise(r => setTimeout(r, 20))
     expect(scopes(reg)).toContain('a')
     release()
     await Promise.all(writes)
@@ -50,7 +54,7 @@ describe('vfsRegistry: bounded, least recently used', () => {
     const reg = vfsRegistry({ store, maxCached: 1 })
     const held = await reg.open('ns', 'held')
     const changes: VfsChange[] = []
-    held.onChange((c) => changes.push(c))
+    held.onChange(c => changes.push(c))
     await held.writeFile('/before.txt', 'before')
     await reg.open('ns', 'other') // evicts "held"
     expect(scopes(reg)).toEqual(['other'])
@@ -58,7 +62,7 @@ describe('vfsRegistry: bounded, least recently used', () => {
     await held.writeFile('/after.txt', 'after')
     await held.appendFile('/before.txt', '+more')
     expect(scopes(reg)).toEqual(['held'])
-    expect(loads.filter((s) => s === 'held')).toHaveLength(2)
+    expect(loads.filter(s => s === 'held')).toHaveLength(2)
     const reopened = await reg.open('ns', 'held')
     expect(await reopened.readFile('/after.txt', 'utf8')).toBe('after')
     expect(await reopened.readFile('/before.txt', 'utf8')).toBe('before+more')
@@ -68,8 +72,11 @@ describe('vfsRegistry: bounded, least recently used', () => {
     await p
     expect(held.usage().files).toBe(3)
     // Listeners survive eviction and reopening.
-    expect(changes.filter((c) => c.type === 'commit').flatMap((c) => (c.type === 'commit' ? c.paths : []))).toEqual([
-      '/before.txt', '/after.txt', '/before.txt', '/shared.txt',
+    expect(changes.filter(c => c.type === 'commit').flatMap(c => (c.type === 'commit' ? c.paths : []))).toEqual([
+      '/before.txt',
+      '/after.txt',
+      '/before.txt',
+      '/shared.txt',
     ])
     // Durable for anyone, not only in this process's memory.
     const outside = await vfsRegistry({ store }).open('ns', 'held')

@@ -16,14 +16,18 @@ describe('strings larger than a run can hold', () => {
     const onUnhandled = (error: unknown) => void unhandled.push(error)
     process.on('unhandledRejection', onUnhandled)
     try {
-      for (const program of [`return (await vfs.readBytes('/big.bin')).length`, `return (await vfs.read('/big.bin')).length`, `return (await external_tool({})).length`]) {
+      for (const program of [
+        `return (await vfs.readBytes('/big.bin')).length`,
+        `return (await vfs.read('/big.bin')).length`,
+        `return (await external_tool({})).length`,
+      ]) {
         const r = await run.run(program)
         expect(r.success, program).toBe(false)
         expect(r.error, program).toMatchObject({ name: 'RangeError', code: 'E2BIG' })
         expect(r.error?.message).toMatch(/too large for this run's memory/)
       }
       expect(await run.run('return 40')).toMatchObject({ success: true, result: 40 })
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await new Promise(resolve => setTimeout(resolve, 50))
       expect(unhandled).toEqual([])
     } finally {
       process.off('unhandledRejection', onUnhandled)
@@ -57,18 +61,26 @@ describe('strings larger than a run can hold', () => {
         }
       },
     }
-    const run = createRunJs({ vfs: await openVfs({ store: memoryStore(), namespace: 'host', scope: 's' }), archiveDir: false, engine, tools: { boom: async () => 'boom' } })
+    const run = createRunJs({
+      vfs: await openVfs({ store: memoryStore(), namespace: 'host', scope: 's' }),
+      archiveDir: false,
+      engine,
+      tools: { boom: async () => 'boom' },
+    })
     // An exception out of wasm while settling a host call ends the run; it never reaches the event loop.
     const unhandled: unknown[] = []
     const onUnhandled = (error: unknown) => void unhandled.push(error)
     process.on('unhandledRejection', onUnhandled)
     const r = await run.run(`console.log('before'); return await external_boom({})`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise(resolve => setTimeout(resolve, 20))
     process.off('unhandledRejection', onUnhandled)
     expect(unhandled).toEqual([])
     expect(r.success).toBe(false)
     expect(r.logs).toEqual(['before'])
-    expect(r.error).toMatchObject({ name: 'InternalError', message: 'the engine failed on the host (Error: simulated trap); the engine was replaced' })
+    expect(r.error).toMatchObject({
+      name: 'InternalError',
+      message: 'the engine failed on the host (Error: simulated trap); the engine was replaced',
+    })
     expect(await run.run('return 3')).toMatchObject({ success: true, result: 3 })
     expect(instances).toBe(2)
     run.close()

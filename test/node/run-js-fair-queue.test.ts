@@ -27,10 +27,17 @@ describe('RunQueue: fair between keys', () => {
     const q = new RunQueue(1, 100, 'a test slot')
     const first = await slot(q, 'a')
     const order: string[] = []
-    const waiting = [['a', 1], ['a', 2], ['a', 3], ['b', 1], ['c', 1], ['b', 2]].map(async ([key, n]) => {
+    const waiting = [
+      ['a', 1],
+      ['a', 2],
+      ['a', 3],
+      ['b', 1],
+      ['c', 1],
+      ['b', 2],
+    ].map(async ([key, n]) => {
       const s = await slot(q, key as string)
       order.push(`${key}${n}`)
-      await new Promise((r) => setTimeout(r, 1))
+      await new Promise(r => setTimeout(r, 1))
       s.release()
     })
     first.release()
@@ -42,7 +49,7 @@ describe('RunQueue: fair between keys', () => {
     const q = new RunQueue(1, 100, 'a test slot')
     const first = await slot(q, '')
     const order: number[] = []
-    const waiting = [1, 2, 3].map(async (n) => {
+    const waiting = [1, 2, 3].map(async n => {
       const s = await q.acquire(far())
       if ('name' in s) throw new Error(s.message)
       order.push(n)

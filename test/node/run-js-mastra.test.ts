@@ -24,7 +24,7 @@ function scriptedModel(toolName: string, input: unknown) {
       async doGenerate(options: { prompt: Array<{ role: string; content: unknown }> }) {
         prompts.push(options.prompt)
         const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 }
-        const toolMessages = options.prompt.filter((m) => m.role === 'tool')
+        const toolMessages = options.prompt.filter(m => m.role === 'tool')
         if (toolMessages.length === 0) {
           return {
             content: [{ type: 'tool-call', toolCallId: 'call_1', toolName, input: JSON.stringify(input) }],
@@ -34,7 +34,12 @@ function scriptedModel(toolName: string, input: unknown) {
           }
         }
         const last = toolMessages.at(-1)!.content as Array<{ output: unknown }>
-        return { content: [{ type: 'text', text: `tool said ${JSON.stringify(last[0].output)}` }], finishReason: 'stop', usage, warnings: [] }
+        return {
+          content: [{ type: 'text', text: `tool said ${JSON.stringify(last[0].output)}` }],
+          finishReason: 'stop',
+          usage,
+          warnings: [],
+        }
       },
       async doStream() {
         throw new Error('not used')
@@ -60,7 +65,10 @@ describe('QuickJsCodeModeTransport', () => {
     expect(transport.requiresSandbox).toBe(false)
     const { tool, instructions } = createCodeMode({ tools: { add } }, transport)
     expect(instructions).toContain('external_math_add')
-    const r = await tool.execute!({ code: `const s: number = await external_math_add({ a: 1, b: 2 }); console.log('sum', s); return s * 200` }, toolContext)
+    const r = await tool.execute!(
+      { code: `const s: number = await external_math_add({ a: 1, b: 2 }); console.log('sum', s); return s * 200` },
+      toolContext,
+    )
     expect(r).toEqual({ success: true, result: 600, logs: ['sum 3'] })
   })
 
@@ -93,9 +101,18 @@ describe('QuickJsCodeModeTransport', () => {
       },
     })
     expect(r).toEqual({ success: true, logs: [], result: ['undefined', { found: 'x' }, 'CustomError: nope'] })
-    expect(dispatched).toEqual([['lookup', { id: 'x' }], ['broken', {}]])
-    expect(calls).toEqual([['lookup', { id: 'x' }], ['broken', {}]])
-    expect(results).toEqual([['lookup', 'number', undefined], ['broken', 'number', 'CustomError']])
+    expect(dispatched).toEqual([
+      ['lookup', { id: 'x' }],
+      ['broken', {}],
+    ])
+    expect(calls).toEqual([
+      ['lookup', { id: 'x' }],
+      ['broken', {}],
+    ])
+    expect(results).toEqual([
+      ['lookup', 'number', undefined],
+      ['broken', 'number', 'CustomError'],
+    ])
   })
 
   it('times out, aborts, and never dispatches after a pre-abort', async () => {
@@ -109,7 +126,13 @@ describe('QuickJsCodeModeTransport', () => {
     const ac = new AbortController()
     ac.abort()
     dispatched = 0
-    const pre = await transport.run({ program: `await external_t({})`, toolIds: ['t'], dispatch, timeout: 5000, abortSignal: ac.signal })
+    const pre = await transport.run({
+      program: `await external_t({})`,
+      toolIds: ['t'],
+      dispatch,
+      timeout: 5000,
+      abortSignal: ac.signal,
+    })
     expect(pre.error?.name).toBe('AbortError')
     expect(dispatched).toBe(0)
   })
@@ -117,7 +140,13 @@ describe('QuickJsCodeModeTransport', () => {
   it('drives a Mastra Agent with a scripted offline model through Code Mode', async () => {
     const { tool } = createCodeMode({ tools: { add } }, new QuickJsCodeModeTransport())
     const scripted = scriptedModel('execute_typescript', { code: `return await external_math_add({ a: 2, b: 3 }) * 120` })
-    const agent = new Agent({ id: 'coder', name: 'coder', instructions: 'use code', model: scripted.model as never, tools: { execute_typescript: tool } })
+    const agent = new Agent({
+      id: 'coder',
+      name: 'coder',
+      instructions: 'use code',
+      model: scripted.model as never,
+      tools: { execute_typescript: tool },
+    })
     const out = await agent.generate('add 2 and 3, times 120')
     expect(out.text).toBe('tool said {"type":"json","value":{"success":true,"result":600,"logs":[]}}')
     expect(scripted.prompts).toHaveLength(2)
@@ -131,7 +160,12 @@ describe('runJsTool', () => {
     await run.seed('/context/data.json', JSON.stringify([3, 4, 5]))
     const tool = runJsTool(run)
     expect(tool.id).toBe('run_js')
-    const r = await tool.execute!({ code: `const xs = JSON.parse(await vfs.read('/context/data.json')); await vfs.write('/outputs/sum.txt', String(xs.reduce((a, b) => a + b))); return xs.length` }, toolContext)
+    const r = await tool.execute!(
+      {
+        code: `const xs = JSON.parse(await vfs.read('/context/data.json')); await vfs.write('/outputs/sum.txt', String(xs.reduce((a, b) => a + b))); return xs.length`,
+      },
+      toolContext,
+    )
     expect(r).toMatchObject({ success: true, result: 3, scriptPath: '/state/.run_js/run-001.js' })
     expect(await vfs.readFile('/runs/r1/outputs/sum.txt', 'utf8')).toBe('12')
   })
@@ -140,7 +174,13 @@ describe('runJsTool', () => {
     const vfs = await openVfs({ store: memoryStore(), namespace: 'mastra', scope: 's2' })
     await vfs.writeFile('/notes/a.md', 'alpha\nbeta\nalpha\n')
     const scripted = scriptedModel('run_js', { code: `return (await vfs.grep('alpha', { paths: ['/notes'] })).matches.length` })
-    const agent = new Agent({ id: 'files', name: 'files', instructions: 'use run_js', model: scripted.model as never, tools: { run_js: runJsTool(vfs) } })
+    const agent = new Agent({
+      id: 'files',
+      name: 'files',
+      instructions: 'use run_js',
+      model: scripted.model as never,
+      tools: { run_js: runJsTool(vfs) },
+    })
     const out = await agent.generate('count alphas')
     expect(out.text).toContain('"success":true')
     expect(out.text).toContain('"result":2')

@@ -10,7 +10,7 @@ const open = (): Promise<Vfs> => openVfs({ store: memoryStore(), namespace: 'que
 /** A gate the host opens; programs wait on it through `external_gate`. */
 function gate() {
   let open!: () => void
-  const opened = new Promise<void>((resolve) => (open = resolve))
+  const opened = new Promise<void>(resolve => (open = resolve))
   return { open, wait: () => opened }
 }
 
@@ -20,7 +20,7 @@ function tracker(g: ReturnType<typeof gate>) {
   let inside = 0
   let maxInside = 0
   const tools: RunJsOptions['tools'] = {
-    enter: async (input) => {
+    enter: async input => {
       started.push((input as { id: string }).id)
       maxInside = Math.max(maxInside, ++inside)
     },
@@ -30,8 +30,9 @@ function tracker(g: ReturnType<typeof gate>) {
   return { started, tools, max: () => maxInside }
 }
 
-const program = (id: string) => `await external_enter({ id: ${JSON.stringify(id)} }); await external_gate(); await external_leave(); return ${JSON.stringify(id)}`
-const tick = (ms = 50) => new Promise((resolve) => setTimeout(resolve, ms))
+const program = (id: string) =>
+  `await external_enter({ id: ${JSON.stringify(id)} }); await external_gate(); await external_leave(); return ${JSON.stringify(id)}`
+const tick = (ms = 50) => new Promise(resolve => setTimeout(resolve, ms))
 
 describe('run_js: the per-runner queue', () => {
   it('runs at most `concurrency` programs at once; the rest wait', async () => {
@@ -39,13 +40,13 @@ describe('run_js: the per-runner queue', () => {
     const t = tracker(g)
     const runJs = createRunJs({ vfs: await open(), tools: t.tools, concurrency: 2 })
     const ids = ['a', 'b', 'c', 'd', 'e', 'f']
-    const runs = ids.map((id) => runJs.run(program(id)))
+    const runs = ids.map(id => runJs.run(program(id)))
     while (t.started.length < 2) await tick(10)
     await tick(100)
     expect([...t.started].sort()).toEqual(['a', 'b']) // the first two, in whichever order they got going
     g.open()
     const results = await Promise.all(runs)
-    expect(results.map((r) => r.result)).toEqual(ids)
+    expect(results.map(r => r.result)).toEqual(ids)
     expect(t.max()).toBe(2)
   })
 
@@ -54,17 +55,20 @@ describe('run_js: the per-runner queue', () => {
     const t = tracker(g)
     const runJs = createRunJs({ vfs: await open(), tools: t.tools, concurrency: 1 })
     const ids = ['a', 'b', 'c', 'd', 'e', 'f']
-    const runs = ids.map((id) => runJs.run(program(id)))
+    const runs = ids.map(id => runJs.run(program(id)))
     while (t.started.length < 1) await tick(10)
     await tick(100)
     expect(t.started).toEqual(['a'])
     g.open()
-    expect((await Promise.all(runs)).map((r) => r.result)).toEqual(ids)
+    expect((await Promise.all(runs)).map(r => r.result)).toEqual(ids)
     expect(t.started).toEqual(ids)
   })
 
   it('the default is four at once; Infinity removes the limit', async () => {
-    for (const [concurrency, expected] of [[undefined, 4], [Infinity, 7]] as const) {
+    for (const [concurrency, expected] of [
+      [undefined, 4],
+      [Infinity, 7],
+    ] as const) {
       const g = gate()
       const t = tracker(g)
       const runJs = createRunJs({ vfs: await open(), tools: t.tools, ...(concurrency ? { concurrency } : {}) })
@@ -73,7 +77,7 @@ describe('run_js: the per-runner queue', () => {
       await tick(100)
       expect(t.started.length).toBe(expected)
       g.open()
-      expect((await Promise.all(runs)).every((r) => r.success)).toBe(true)
+      expect((await Promise.all(runs)).every(r => r.success)).toBe(true)
     }
   })
 
@@ -93,7 +97,7 @@ describe('run_js: the per-runner queue', () => {
   })
 
   it('the wait counts against the deadline of a run that does get a slot', async () => {
-    const slowFirst = { sleep: () => new Promise((resolve) => setTimeout(resolve, 1000)) }
+    const slowFirst = { sleep: () => new Promise(resolve => setTimeout(resolve, 1000)) }
     const runJs = createRunJs({ vfs: await open(), tools: slowFirst, concurrency: 1, limits: { timeMs: 1500 } })
     const t0 = performance.now()
     const first = runJs.run('await external_sleep(); return 1')
@@ -101,7 +105,9 @@ describe('run_js: the per-runner queue', () => {
     const elapsed = performance.now() - t0
     expect((await first).result).toBe(1)
     expect(spinning.error?.name).toBe('TimeoutError')
-    expect(spinning.error?.message).toMatch(/it first waited \d+ ms for a slot of this runner \(concurrency 1\); waiting counts against the time limit/)
+    expect(spinning.error?.message).toMatch(
+      /it first waited \d+ ms for a slot of this runner \(concurrency 1\); waiting counts against the time limit/,
+    )
     const waited = Number(/first waited (\d+) ms/.exec(spinning.error!.message)![1])
     expect(waited).toBeGreaterThanOrEqual(900)
     // Its own 1500 ms started when it was queued: with the wait not counted it would end after ≥ 2500 ms.
@@ -121,7 +127,11 @@ describe('run_js: the per-runner queue', () => {
     ac.abort('no longer needed')
     const aborted = await waiting
     expect(performance.now() - t0).toBeLessThan(1000)
-    expect(aborted).toMatchObject({ success: false, logs: [], error: { name: 'AbortError', message: 'run_js was aborted: no longer needed' } })
+    expect(aborted).toMatchObject({
+      success: false,
+      logs: [],
+      error: { name: 'AbortError', message: 'run_js was aborted: no longer needed' },
+    })
     let firstDone = false
     void first.then(() => (firstDone = true))
     await tick()
@@ -136,13 +146,13 @@ describe('run_js: the per-runner queue', () => {
     const g = gate()
     const t = tracker(g)
     const runJs = createRunJs({ vfs: await open(), tools: t.tools, concurrency: 1, maxQueued: 2 })
-    const accepted = ['a', 'b', 'c'].map((id) => runJs.run(program(id)))
+    const accepted = ['a', 'b', 'c'].map(id => runJs.run(program(id)))
     const refused = await runJs.run(program('d'))
     expect(refused.success).toBe(false)
     expect(refused.error).toMatchObject({ name: 'QueueFullError', code: 'EBUSY' })
     expect(refused.error?.message).toMatch(/2 runs are already waiting .*\(at most 2 may wait\)/)
     g.open()
-    expect((await Promise.all(accepted)).map((r) => r.result)).toEqual(['a', 'b', 'c'])
+    expect((await Promise.all(accepted)).map(r => r.result)).toEqual(['a', 'b', 'c'])
     expect(t.started).toEqual(['a', 'b', 'c'])
     // Once the line is short again, runs are accepted.
     expect((await runJs.run(program('e'))).result).toBe('e')

@@ -4,7 +4,26 @@ import { createRunJs, memoryStore, openVfs, scopeRun, type Vfs } from '../../src
 /** The same workspace behind a plain delegating object: it has no synchronous reader. */
 function withoutSyncReader(vfs: Vfs): Vfs {
   const out = {} as Record<string, unknown>
-  for (const key of ['readFile', 'writeFile', 'appendFile', 'deleteFile', 'mkdir', 'rmdir', 'readdir', 'stat', 'exists', 'rename', 'copy', 'glob', 'grep', 'flush', 'refresh', 'close', 'usage', 'onChange']) {
+  for (const key of [
+    'readFile',
+    'writeFile',
+    'appendFile',
+    'deleteFile',
+    'mkdir',
+    'rmdir',
+    'readdir',
+    'stat',
+    'exists',
+    'rename',
+    'copy',
+    'glob',
+    'grep',
+    'flush',
+    'refresh',
+    'close',
+    'usage',
+    'onChange',
+  ]) {
     out[key] = (vfs as unknown as Record<string, (...a: unknown[]) => unknown>)[key].bind(vfs)
   }
   return Object.assign(out, { namespace: vfs.namespace, scope: vfs.scope }) as unknown as Vfs
@@ -50,7 +69,11 @@ describe('vfs.read answered synchronously from memory', () => {
     expect(fast.result).toEqual(slow.result)
     const { n, errors, both } = fast.result as { n: number; errors: string[][]; both: unknown[] }
     expect(n).toBe(3000 * 7)
-    expect(errors.map(([name, code]) => [name, code])).toEqual([['VfsError', 'ENOENT'], ['VfsError', 'EACCES'], ['VfsError', 'EISDIR']])
+    expect(errors.map(([name, code]) => [name, code])).toEqual([
+      ['VfsError', 'ENOENT'],
+      ['VfsError', 'EACCES'],
+      ['VfsError', 'EISDIR'],
+    ])
     for (const [, , message] of errors) expect(message).not.toContain('/runs/')
     expect(both).toEqual(['héllo\u0000x', true, 'ctx'])
   })

@@ -53,8 +53,8 @@ describe('run_js in worker threads: the host stays free', () => {
     const vfs = await open()
     await vfs.writeFile('/in.txt', 'hello')
     const limits = { timeMs: 1000 }
-    const pooled = await maxStall(() => Promise.all(MIXED.map((code) => createRunJs({ vfs, limits, executor: threads }).run(code))))
-    const inThread = await maxStall(() => Promise.all(MIXED.map((code) => createRunJs({ vfs, limits }).run(code))))
+    const pooled = await maxStall(() => Promise.all(MIXED.map(code => createRunJs({ vfs, limits, executor: threads }).run(code))))
+    const inThread = await maxStall(() => Promise.all(MIXED.map(code => createRunJs({ vfs, limits }).run(code))))
     for (const { value } of [pooled, inThread]) {
       value.forEach((r, i) => {
         expect(Array.isArray(r.logs)).toBe(true)
@@ -93,7 +93,9 @@ describe('run_js in worker threads: the host stays free', () => {
     // The thread cannot read the abort message while it spins; the pool stops it from here.
     setTimeout(() => ac.abort('enough'), 200)
     const t0 = performance.now()
-    const r = await createRunJs({ vfs: await open(), executor: threads, limits: { timeMs: 60_000 } }).run('while (true) {}', { signal: ac.signal })
+    const r = await createRunJs({ vfs: await open(), executor: threads, limits: { timeMs: 60_000 } }).run('while (true) {}', {
+      signal: ac.signal,
+    })
     expect(r.error).toMatchObject({ name: 'AbortError', message: 'run_js was aborted: enough' })
     expect(performance.now() - t0).toBeLessThan(5_000)
     expect(threads.stats().replaced).toBe(before + 1)
@@ -105,8 +107,10 @@ describe('run_js in worker threads: the host stays free', () => {
     try {
       await one.warm()
       let open1!: () => void
-      const gate = new Promise<void>((resolve) => (open1 = resolve))
-      const holder = createRunJs({ vfs: await open(), executor: one, tools: { gate: () => gate } }).run('await external_gate(); return "held"')
+      const gate = new Promise<void>(resolve => (open1 = resolve))
+      const holder = createRunJs({ vfs: await open(), executor: one, tools: { gate: () => gate } }).run(
+        'await external_gate(); return "held"',
+      )
       const late = await createRunJs({ vfs: await open(), executor: one, limits: { timeMs: 300 } }).run('return "late"')
       expect(late.error?.name).toBe('TimeoutError')
       expect(late.error?.message).toMatch(/waiting \d+ ms for a worker thread \(pool of 1\); the program never ran/)
@@ -121,7 +125,9 @@ describe('run_js in worker threads: the host stays free', () => {
   it('refuses what cannot cross threads, and fails clearly when no thread can start', async () => {
     const vfs = await open()
     expect(() => createRunJs({ vfs, executor: threads, engine: defaultEngine() })).toThrow(/engine cannot be combined with an executor/)
-    expect(() => createRunJs({ vfs, executor: threads, typescript: () => import('ts-blank-space') })).toThrow(/custom typescript loader cannot be combined/)
+    expect(() => createRunJs({ vfs, executor: threads, typescript: () => import('ts-blank-space') })).toThrow(
+      /custom typescript loader cannot be combined/,
+    )
     const broken = workerThreads({ size: 1, workerUrl: new URL('./no-such-worker.mjs', import.meta.url) })
     const r = await createRunJs({ vfs, executor: broken }).run('return 1')
     expect(r).toMatchObject({ success: false, error: { name: 'InternalError' } })

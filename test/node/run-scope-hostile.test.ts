@@ -4,16 +4,70 @@ import { isVfsError, memoryStore, openVfs, scopeRun, type StoreOp, type Vfs, typ
 // Deterministic generator of hostile paths: traversal, encodings, unicode look-alikes, NUL,
 // backslashes, absolute roots, prefix tricks and very long names, in random combinations.
 const pieces = [
-  '..', '.', '...', '%2e%2e', '%2E%2E%2F', '%00', '\u0000', '\\', '..\\..', '\u2025', '\uFF0E\uFF0E', '\u2024\u2024', '\uFF0F', '\u2215',
-  '\u29F8', 'etc', 'passwd', 'runs', 'r1', 'r2', 'r1x', 'r1-other', 'work', 'context', 'skills', 'outputs', 'state', 'secret.txt',
-  'C:', 'file:', '~', '$HOME', ' ', '\t', '\n', '\r', '\u202E', '\uFEFF', 'a'.repeat(256), 'b'.repeat(300), 'ok.md', '*', '**', '?', '[a]',
-  '{a,b}', '!', 'con', 'nul', '.git', '..;', ';', "'", '"', '\u0085', '\u00A0', 'ü', '日本',
+  '..',
+  '.',
+  '...',
+  '%2e%2e',
+  '%2E%2E%2F',
+  '%00',
+  '\u0000',
+  '\\',
+  '..\\..',
+  '\u2025',
+  '\uFF0E\uFF0E',
+  '\u2024\u2024',
+  '\uFF0F',
+  '\u2215',
+  '\u29F8',
+  'etc',
+  'passwd',
+  'runs',
+  'r1',
+  'r2',
+  'r1x',
+  'r1-other',
+  'work',
+  'context',
+  'skills',
+  'outputs',
+  'state',
+  'secret.txt',
+  'C:',
+  'file:',
+  '~',
+  '$HOME',
+  ' ',
+  '\t',
+  '\n',
+  '\r',
+  '\u202E',
+  '\uFEFF',
+  'a'.repeat(256),
+  'b'.repeat(300),
+  'ok.md',
+  '*',
+  '**',
+  '?',
+  '[a]',
+  '{a,b}',
+  '!',
+  'con',
+  'nul',
+  '.git',
+  '..;',
+  ';',
+  "'",
+  '"',
+  '\u0085',
+  '\u00A0',
+  'ü',
+  '日本',
 ]
 const separators = ['/', '//', '/./', '\\', '/../', '%2f', '\uFF0F']
 
 function rng(seed: number) {
   let x = seed >>> 0
-  return () => ((x = (x * 1664525 + 1013904223) >>> 0) / 2 ** 32)
+  return () => (x = (x * 1664525 + 1013904223) >>> 0) / 2 ** 32
 }
 
 function hostilePaths(count: number): string[] {
@@ -38,7 +92,12 @@ function recordingVfs(base: Vfs, seen: string[]): Vfs {
       const value = Reflect.get(target, prop, receiver)
       if (typeof value !== 'function') return value
       return (...args: unknown[]) => {
-        if (['readFile', 'writeFile', 'appendFile', 'deleteFile', 'mkdir', 'rmdir', 'readdir', 'stat', 'exists', 'glob'].includes(String(prop))) seen.push(String(args[0]))
+        if (
+          ['readFile', 'writeFile', 'appendFile', 'deleteFile', 'mkdir', 'rmdir', 'readdir', 'stat', 'exists', 'glob'].includes(
+            String(prop),
+          )
+        )
+          seen.push(String(args[0]))
         if (prop === 'rename' || prop === 'copy') seen.push(String(args[0]), String(args[1]))
         if (prop === 'grep') for (const p of (args[1] as { paths?: string[] })?.paths ?? ['<all>']) seen.push(p)
         return value.apply(target, args)
@@ -59,7 +118,13 @@ describe('run scope against 10,000 hostile paths', () => {
       },
     }
     const base = await openVfs({ store, namespace: 'hostile', scope: 's' })
-    const outside = { '/secret.txt': 'secret', '/runs/r2/work/x.md': 'other run', '/runs/r1x/work/y.md': 'prefix trick', '/runs/r1-other/state/z': 'z', '/etc/passwd': 'root:x' }
+    const outside = {
+      '/secret.txt': 'secret',
+      '/runs/r2/work/x.md': 'other run',
+      '/runs/r1x/work/y.md': 'prefix trick',
+      '/runs/r1-other/state/z': 'z',
+      '/etc/passwd': 'root:x',
+    }
     for (const [p, d] of Object.entries(outside)) await base.writeFile(p, d)
     committed.length = 0
     const seen: string[] = []
@@ -103,9 +168,9 @@ describe('run scope against 10,000 hostile paths', () => {
     expect(unexpected.slice(0, 5)).toEqual([])
     expect(refused).toBeGreaterThan(50_000)
     const prefix = '/runs/r1/'
-    const escapedWrites = committed.filter((p) => !p.startsWith(prefix) && p !== '/runs/r1' && p !== '/runs')
+    const escapedWrites = committed.filter(p => !p.startsWith(prefix) && p !== '/runs/r1' && p !== '/runs')
     expect(escapedWrites).toEqual([])
-    const escapedAccess = seen.filter((p) => !(p + '/').startsWith(prefix))
+    const escapedAccess = seen.filter(p => !(p + '/').startsWith(prefix))
     expect(escapedAccess.slice(0, 5)).toEqual([])
     for (const [p, d] of Object.entries(outside)) expect(await base.readFile(p, 'utf8')).toBe(d)
     expect(await base.readFile('/runs/r1/context/brief.md', 'utf8')).toBe('the brief')

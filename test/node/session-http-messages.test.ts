@@ -4,7 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import { memoryStore } from '../../src/index.js'
-import { createSessionApp, createSessionHost, mintToken, sessionOpenApiDocument, sessionRoutes, type SessionHost } from '../../src/session/index.js'
+import {
+  createSessionApp,
+  createSessionHost,
+  mintToken,
+  sessionOpenApiDocument,
+  sessionRoutes,
+  type SessionHost,
+} from '../../src/session/index.js'
 import { season } from '../session/harness.js'
 
 const secret = 'messages-secret-messages-secret-0123456'
@@ -13,25 +20,44 @@ let app: ReturnType<typeof createSessionApp>
 let token: string
 
 beforeAll(async () => {
-  host = createSessionHost({ store: memoryStore(), agents: { asking: scriptAppendixProfile({ askFirst: true, approveRunJs: true }) }, pollMs: 20 })
+  host = createSessionHost({
+    store: memoryStore(),
+    agents: { asking: scriptAppendixProfile({ askFirst: true, approveRunJs: true }) },
+    pollMs: 20,
+  })
   app = createSessionApp(host, { auth: { secret } })
   token = await mintToken(secret, 'ana')
 })
 afterAll(() => host.stop())
 
-const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${token}` }) => {
-  const res = await app.request(path, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) })
-  return { status: res.status, body: (await res.json()) as { error?: { code: string; message: string } } & Record<string, unknown> }
+const call = async (
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = { authorization: `Bearer ${token}` },
+) => {
+  const res = await app.request(path, {
+    method,
+    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  })
+  return {
+    status: res.status,
+    body: (await res.json()) as { error?: { code: string; message: string } } & Record<string, unknown>,
+  }
 }
 
 async function waitingSession(status: string): Promise<{ id: string; pendingId: string; mode: unknown }> {
   const id = (await call('POST', '/sessions', { profile: 'asking' })).body.id as string
-  await host.writeFiles(id, Object.entries(season()).map(([path, data]) => ({ path: `/context/${path}`, data })))
+  await host.writeFiles(
+    id,
+    Object.entries(season()).map(([path, data]) => ({ path: `/context/${path}`, data })),
+  )
   const sent = await call('POST', `/sessions/${id}/messages`, { text: 'Write the appendix' })
   for (let i = 0; i < 2000; i++) {
     await host.settled(id)
     if ((await host.get(id)).status === status) break
-    await new Promise((r) => setTimeout(r, 20))
+    await new Promise(r => setTimeout(r, 20))
   }
   const [pending] = (await host.pending(id)) as Array<{ id: string }>
   return { id, pendingId: pending.id, mode: sent.body.mode }
@@ -48,7 +74,9 @@ describe('HTTP error messages', () => {
 
     const abort = await call('POST', `/sessions/${s.id}/abort`)
     expect(abort.status).toBe(409)
-    expect(abort.body.error!.message).toMatch(/waits for an answer \(GET \/sessions\/\S+\/pending\), so nothing runs to abort; answer it instead/)
+    expect(abort.body.error!.message).toMatch(
+      /waits for an answer \(GET \/sessions\/\S+\/pending\), so nothing runs to abort; answer it instead/,
+    )
 
     const resume = await call('POST', `/sessions/${s.id}/resume`)
     expect(resume.status).toBe(409)
@@ -63,14 +91,18 @@ describe('HTTP error messages', () => {
     const message = async (headers: Record<string, string>) => (await call('GET', '/sessions', undefined, headers)).body.error!.message
     expect(await message({})).toBe('no token: send Authorization: Bearer <token>')
     expect(await message({ authorization: 'Basic YW5hOnB3' })).toMatch(/^the Authorization header is not a bearer token/)
-    expect(await message({ authorization: 'Bearer not-a-jwt' })).toMatch(/^the bearer token is malformed: a token is a JWT, three base64url parts/)
+    expect(await message({ authorization: 'Bearer not-a-jwt' })).toMatch(
+      /^the bearer token is malformed: a token is a JWT, three base64url parts/,
+    )
     expect(await message({ authorization: `Bearer ${token.slice(0, -2)}xx` })).toBe('the token is invalid or expired')
   })
 })
 
 it('/openapi.json of the Node host gives every operation a summary, the same document sessionOpenApiDocument builds', async () => {
-  const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, { summary?: string }>> }
-  const operations = Object.values(doc.paths).flatMap((p) => Object.values(p))
+  const doc = (await (await app.request('/openapi.json')).json()) as {
+    paths: Record<string, Record<string, { summary?: string }>>
+  }
+  const operations = Object.values(doc.paths).flatMap(p => Object.values(p))
   expect(operations.length).toBe(Object.keys(sessionRoutes).length)
   for (const op of operations) expect(op.summary).toMatch(/^[A-Z].{5,}/)
   expect(sessionOpenApiDocument().paths).toEqual(doc.paths)

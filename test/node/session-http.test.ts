@@ -16,7 +16,15 @@ let ana: string
 let bob: string
 
 beforeAll(async () => {
-  host = createSessionHost({ store: memoryStore(), agents: { appendix: scriptAppendixProfile(), asking: scriptAppendixProfile({ askFirst: true, approveRunJs: true }), gated: gated.profile }, pollMs: 20 })
+  host = createSessionHost({
+    store: memoryStore(),
+    agents: {
+      appendix: scriptAppendixProfile(),
+      asking: scriptAppendixProfile({ askFirst: true, approveRunJs: true }),
+      gated: gated.profile,
+    },
+    pollMs: 20,
+  })
   server = await listen(createSessionApp(host, { auth: { secret }, maxUploadBytes: 200_000, heartbeatMs: 200 }).fetch)
   ana = await mintToken(secret, 'ana')
   bob = await mintToken(secret, 'bob')
@@ -29,8 +37,21 @@ afterAll(async () => {
 const call = (method: string, path: string, token: string | undefined, body?: unknown, headers: Record<string, string> = {}) =>
   fetch(server.url + path, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined && !(body instanceof FormData) && !(body instanceof Uint8Array) ? { 'content-type': 'application/json' } : {}), ...headers },
-    ...(body !== undefined ? { body: body instanceof FormData || body instanceof Uint8Array ? (body as BodyInit) : typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined && !(body instanceof FormData) && !(body instanceof Uint8Array) ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    ...(body !== undefined
+      ? {
+          body:
+            body instanceof FormData || body instanceof Uint8Array
+              ? (body as BodyInit)
+              : typeof body === 'string'
+                ? body
+                : JSON.stringify(body),
+        }
+      : {}),
   })
 
 async function created(token = ana, profile = 'appendix'): Promise<string> {
@@ -44,7 +65,7 @@ async function waitStatus(id: string, statuses: string[]): Promise<string> {
     await host.settled(id)
     const s = (await (await call('GET', `/sessions/${id}`, ana)).json()) as { status: string }
     if (statuses.includes(s.status)) return s.status
-    await new Promise((r) => setTimeout(r, 20))
+    await new Promise(r => setTimeout(r, 20))
   }
   throw new Error('timeout')
 }
@@ -115,7 +136,12 @@ describe('session HTTP API', () => {
       if (status === 413) {
         const raw = body instanceof FormData ? new Request('http://x', { method: 'POST', body }) : undefined
         const bytes = raw ? new Uint8Array(await raw.arrayBuffer()) : (body as Uint8Array)
-        const res = await rawRequest(server.url + path, method, { authorization: `Bearer ${ana}`, ...(raw ? { 'content-type': raw.headers.get('content-type')! } : {}) }, bytes)
+        const res = await rawRequest(
+          server.url + path,
+          method,
+          { authorization: `Bearer ${ana}`, ...(raw ? { 'content-type': raw.headers.get('content-type')! } : {}) },
+          bytes,
+        )
         expect([method, path, res.status]).toEqual([method, path, 413])
         expect(JSON.parse(res.text).error.code).toBe('too-large')
         continue
@@ -129,28 +155,45 @@ describe('session HTTP API', () => {
     }
     const files = (await (await call('GET', `/sessions/${id}/files`, ana)).json()) as unknown[]
     expect(files).toEqual([])
-    expect(((await (await call('GET', '/sessions?limit=100', ana)).json()) as any).items.filter((s: any) => s.profile !== 'appendix')).toEqual([])
+    expect(
+      ((await (await call('GET', '/sessions?limit=100', ana)).json()) as any).items.filter((s: any) => s.profile !== 'appendix'),
+    ).toEqual([])
   })
 
   it('uploads a folder (multipart with relative paths), lists, downloads with Range and a quoted ETag', async () => {
     const id = await created()
-    const res = await call('POST', `/sessions/${id}/files`, ana, uploadForm({ 'characters.md': '- A: B\n', 'episodes/episode-01.fountain': '# Episode 1: X Y\n' }))
+    const res = await call(
+      'POST',
+      `/sessions/${id}/files`,
+      ana,
+      uploadForm({ 'characters.md': '- A: B\n', 'episodes/episode-01.fountain': '# Episode 1: X Y\n' }),
+    )
     expect([res.status, res.status === 201 || (await res.clone().text())]).toEqual([201, true])
     expect(((await res.json()) as any).paths).toEqual(['/context/characters.md', '/context/episodes/episode-01.fountain'])
     const list = (await (await call('GET', `/sessions/${id}/files?prefix=/context`, ana)).json()) as any[]
-    expect(list.map((f) => f.path)).toEqual(['/context/characters.md', '/context/episodes/episode-01.fountain'])
+    expect(list.map(f => f.path)).toEqual(['/context/characters.md', '/context/episodes/episode-01.fountain'])
     const full = await call('GET', `/sessions/${id}/file?path=/context/episodes/episode-01.fountain`, ana)
     const etag = full.headers.get('etag')!
     expect(etag).toMatch(/^"v\d+-\d+"$/)
     expect(await full.text()).toBe('# Episode 1: X Y\n')
-    const part = await call('GET', `/sessions/${id}/file?path=/context/episodes/episode-01.fountain`, ana, undefined, { range: 'bytes=2-8' })
+    const part = await call('GET', `/sessions/${id}/file?path=/context/episodes/episode-01.fountain`, ana, undefined, {
+      range: 'bytes=2-8',
+    })
     expect(part.status).toBe(206)
     expect(part.headers.get('content-range')).toBe('bytes 2-8/17')
     expect(await part.text()).toBe('Episode')
     const suffix = await call('GET', `/sessions/${id}/file?path=/context/characters.md`, ana, undefined, { range: 'bytes=-3' })
     expect(await suffix.text()).toBe(' B\n')
-    expect((await call('GET', `/sessions/${id}/file?path=/context/characters.md`, ana, undefined, { range: 'bytes=100-' })).status).toBe(416)
-    expect((await call('GET', `/sessions/${id}/file?path=/context/episodes/episode-01.fountain`, ana, undefined, { 'if-none-match': etag })).status).toBe(304)
+    expect((await call('GET', `/sessions/${id}/file?path=/context/characters.md`, ana, undefined, { range: 'bytes=100-' })).status).toBe(
+      416,
+    )
+    expect(
+      (
+        await call('GET', `/sessions/${id}/file?path=/context/episodes/episode-01.fountain`, ana, undefined, {
+          'if-none-match': etag,
+        })
+      ).status,
+    ).toBe(304)
     expect((await call('DELETE', `/sessions/${id}/file?path=/context/characters.md`, ana)).status).toBe(200)
     expect((await call('GET', `/sessions/${id}/file?path=/context/characters.md`, ana)).status).toBe(404)
   })
@@ -162,8 +205,8 @@ describe('session HTTP API', () => {
     expect((await call('POST', `/sessions/${id}/files`, ana, form)).status).toBe(201)
     expect((await call('POST', `/sessions/${id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS })).status).toBe(202)
     // First connection: read until the question, then drop.
-    const first = await readSse(await call('GET', `/sessions/${id}/stream`, ana), (m) => m.event === 'question')
-    const lastId = first.filter((m) => m.id).at(-1)!.id!
+    const first = await readSse(await call('GET', `/sessions/${id}/stream`, ana), m => m.event === 'question')
+    const lastId = first.filter(m => m.id).at(-1)!.id!
     expect(await waitStatus(id, ['waiting_input'])).toBe('waiting_input')
     const [question] = (await (await call('GET', `/sessions/${id}/pending`, ana)).json()) as any[]
     expect((await call('POST', `/sessions/${id}/pending/${question.id}`, ana, { answer: 'Season One' })).status).toBe(202)
@@ -172,14 +215,17 @@ describe('session HTTP API', () => {
     expect((await call('POST', `/sessions/${id}/pending/${approval.id}`, ana, { decision: 'always' })).status).toBe(202)
     await waitStatus(id, ['idle'])
     // Reconnect with the last id seen: exactly the events after it, in order, then heartbeats.
-    const second = await readSse(await call('GET', `/sessions/${id}/stream`, ana, undefined, { 'last-event-id': lastId }), (m) => m.comment?.startsWith('heartbeat') === true)
-    const ids = second.filter((m) => m.id).map((m) => Number(m.id))
+    const second = await readSse(
+      await call('GET', `/sessions/${id}/stream`, ana, undefined, { 'last-event-id': lastId }),
+      m => m.comment?.startsWith('heartbeat') === true,
+    )
+    const ids = second.filter(m => m.id).map(m => Number(m.id))
     const stored = ((await (await call('GET', `/sessions/${id}/events?after=${lastId}`, ana)).json()) as any).events.map((e: any) => e.seq)
     expect(ids).toEqual(stored)
     expect(ids[0]).toBe(Number(lastId) + 1)
-    const all = [...first.filter((m) => m.id).map((m) => Number(m.id)), ...ids]
+    const all = [...first.filter(m => m.id).map(m => Number(m.id)), ...ids]
     expect(all).toEqual(all.map((_, i) => i + 1))
-    expect(second.some((m) => m.event === 'execution-end' && JSON.parse(m.data!).status === 'completed')).toBe(true)
+    expect(second.some(m => m.event === 'execution-end' && JSON.parse(m.data!).status === 'completed')).toBe(true)
     const execs = (await (await call('GET', `/sessions/${id}/executions`, ana)).json()) as any[]
     expect(execs[0].status).toBe('completed')
     const one = (await (await call('GET', `/sessions/${id}/executions/e0001`, ana)).json()) as any
@@ -190,7 +236,7 @@ describe('session HTTP API', () => {
     // Close ends the stream; reopen; delete.
     const closing = readSse(await call('GET', `/sessions/${id}/stream?after=${all.at(-1)}`, ana), () => false)
     expect(((await (await call('POST', `/sessions/${id}/close`, ana)).json()) as any).status).toBe('closed')
-    expect((await closing).filter((m) => m.event).map((m) => m.event)).toEqual(['session-closed'])
+    expect((await closing).filter(m => m.event).map(m => m.event)).toEqual(['session-closed'])
     expect((await call('POST', `/sessions/${id}/messages`, ana, { text: 'more' })).status).toBe(409)
     expect(((await (await call('POST', `/sessions/${id}/reopen`, ana)).json()) as any).status).toBe('idle')
     expect((await call('DELETE', `/sessions/${id}`, ana)).status).toBe(200)
@@ -213,7 +259,7 @@ describe('session HTTP API', () => {
     await host.settled(id)
     await waitStatus(id, ['idle'])
     const records = (await (await call('GET', `/sessions/${id}/executions`, ana)).json()) as any[]
-    expect(records.map((e) => [e.status, e.error])).toEqual([['completed', undefined]])
+    expect(records.map(e => [e.status, e.error])).toEqual([['completed', undefined]])
   })
 
   it('serves an OpenAPI document generated from the same schemas, listing every route', async () => {

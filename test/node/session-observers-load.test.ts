@@ -28,7 +28,7 @@ async function follow(id: string, seqs: number[], stop: AbortSignal): Promise<vo
   expect(res.status).toBe(200)
   let text = ''
   try {
-    for (const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader(); ; ) {
+    for (const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader(); ;) {
       const { value: chunk, done } = await reader.read()
       if (done) break
       text += chunk
@@ -49,23 +49,33 @@ it('100 SSE observers over 4 sessions while runs append: every observer gets exa
   for (const s of sessions) await uploadSeason(host, s.id)
   const stop = new AbortController()
   const observers = Array.from({ length: 100 }, (_, i) => ({ id: sessions[i % 4].id, seqs: [] as number[] }))
-  const reading = observers.map((o) => follow(o.id, o.seqs, stop.signal))
-  await Promise.all(sessions.map((s) => host.send(s.id, { text: 'go' })))
-  await Promise.all(sessions.map((s) => until(host, s.id, ['idle'], 120_000)))
-  const last = new Map(await Promise.all(sessions.map(async (s) => [s.id, (await host.events(s.id, { limit: 10_000 })).at(-1)!.seq] as const)))
+  const reading = observers.map(o => follow(o.id, o.seqs, stop.signal))
+  await Promise.all(sessions.map(s => host.send(s.id, { text: 'go' })))
+  await Promise.all(sessions.map(s => until(host, s.id, ['idle'], 120_000)))
+  const last = new Map(
+    await Promise.all(sessions.map(async s => [s.id, (await host.events(s.id, { limit: 10_000 })).at(-1)!.seq] as const)),
+  )
   const deadline = Date.now() + 60_000
-  while (observers.some((o) => (o.seqs.at(-1) ?? 0) < last.get(o.id)!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+  while (observers.some(o => (o.seqs.at(-1) ?? 0) < last.get(o.id)!) && Date.now() < deadline) await new Promise(r => setTimeout(r, 50))
   stop.abort()
   await Promise.all(reading)
   for (const o of observers) expect(o.seqs).toEqual(Array.from({ length: last.get(o.id)! }, (_, k) => k + 1))
 })
 
 it('an owner over maxStreams gets 429 too-many-streams; a stream that ends gives its place back', async () => {
-  const small = createSessionHost({ store: memoryStore(), agents: { appendix: scriptAppendixProfile() }, quota: { maxStreams: 2 } })
+  const small = createSessionHost({
+    store: memoryStore(),
+    agents: { appendix: scriptAppendixProfile() },
+    quota: { maxStreams: 2 },
+  })
   const app = await listen(createSessionApp(small, { auth: { secret } }).fetch)
   try {
     const s = await small.create({ owner: 'ana', profile: 'appendix' })
-    const open = (signal?: AbortSignal) => fetch(`${app.url}/sessions/${s.id}/stream`, { headers: { authorization: `Bearer ${token}` }, ...(signal ? { signal } : {}) })
+    const open = (signal?: AbortSignal) =>
+      fetch(`${app.url}/sessions/${s.id}/stream`, {
+        headers: { authorization: `Bearer ${token}` },
+        ...(signal ? { signal } : {}),
+      })
     const first = new AbortController()
     const a = await open(first.signal)
     const b = await open()
@@ -77,7 +87,7 @@ it('an owner over maxStreams gets 429 too-many-streams; a stream that ends gives
     // The server learns of the closed stream when its next write fails or the socket closes: wait for it.
     let again = 429
     for (let i = 0; i < 100 && again === 429; i++) {
-      await new Promise((r) => setTimeout(r, 50))
+      await new Promise(r => setTimeout(r, 50))
       const r = await open()
       again = r.status
       await r.body?.cancel()

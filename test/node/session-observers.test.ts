@@ -20,7 +20,7 @@ function countingStore(): { store: VfsStore; reads: () => number; commits: () =>
     },
     loadMany: (ns: string, scopes: readonly string[]) => {
       if (scopes.some(isEvents)) reads++
-      return inner.loadMany ? inner.loadMany(ns, scopes) : Promise.all(scopes.map((scope) => inner.load(ns, scope)))
+      return inner.loadMany ? inner.loadMany(ns, scopes) : Promise.all(scopes.map(scope => inner.load(ns, scope)))
     },
     commit: (ns: string, scope: string, ops: Parameters<VfsStore['commit']>[2]) => {
       if (isEvents(scope)) commits++
@@ -49,13 +49,13 @@ describe('observers share one tail per session', () => {
     const seen = Array.from({ length: N }, () => [] as SessionEvent[])
     const readsBefore = counted.reads()
     const commitsBefore = counted.commits()
-    const runs = seen.map((into) => collect(host.observe(s.id, { signal: stop.signal }), into))
+    const runs = seen.map(into => collect(host.observe(s.id, { signal: stop.signal }), into))
     await host.send(s.id, { text: 'go' })
     await until(host, s.id, ['idle'])
     const last = (await host.events(s.id, { limit: 10_000 })).at(-1)!.seq
     // Every observer has everything (the tail hands out each batch after its durable commit).
     const deadline = Date.now() + 30_000
-    while (seen.some((e) => (e.at(-1)?.seq ?? 0) < last) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    while (seen.some(e => (e.at(-1)?.seq ?? 0) < last) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20))
     for (const events of seen) expectContiguous(events)
     for (const events of seen) expect(events.at(-1)!.seq).toBe(last)
     const reads = counted.reads() - readsBefore
@@ -65,7 +65,7 @@ describe('observers share one tail per session', () => {
     expect(reads).toBeLessThanOrEqual(commits + N + 5)
     // Idle: observers open, nothing appended, nothing read.
     const idleFrom = counted.reads()
-    await new Promise((r) => setTimeout(r, 500))
+    await new Promise(r => setTimeout(r, 500))
     expect(counted.reads() - idleFrom).toBe(0)
     stop.abort()
     await Promise.all(runs)
@@ -85,15 +85,15 @@ describe('observers share one tail per session', () => {
       const after = [0, stored, Math.max(0, stored - 3), stored + 1][i % 4]
       const events: SessionEvent[] = []
       joined.push({ after, events, done: collect(host.observe(s.id, { after, signal: stop.signal }), events) })
-      await new Promise((r) => setTimeout(r, 15))
+      await new Promise(r => setTimeout(r, 15))
     }
     await until(host, s.id, ['idle'])
     const last = (await host.events(s.id, { limit: 10_000 })).at(-1)!.seq
     const deadline = Date.now() + 30_000
-    while (joined.some((j) => (j.events.at(-1)?.seq ?? j.after) < last) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
-    for (const j of joined) expect(j.events.map((e) => e.seq)).toEqual(Array.from({ length: last - j.after }, (_, k) => j.after + 1 + k))
+    while (joined.some(j => (j.events.at(-1)?.seq ?? j.after) < last) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20))
+    for (const j of joined) expect(j.events.map(e => e.seq)).toEqual(Array.from({ length: last - j.after }, (_, k) => j.after + 1 + k))
     stop.abort()
-    await Promise.all(joined.map((j) => j.done))
+    await Promise.all(joined.map(j => j.done))
     await host.stop()
   })
 })

@@ -27,15 +27,25 @@ describe('session host on Postgres', () => {
 })
 
 describe('session hosts on Postgres with LISTEN/NOTIFY', () => {
-  it('an observer on one host hears the other host\'s run through NOTIFY, not polling', async () => {
+  it("an observer on one host hears the other host's run through NOTIFY, not polling", async () => {
     const listeners = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })]
-    await Promise.all(listeners.map((c) => c.connect()))
+    await Promise.all(listeners.map(c => c.connect()))
     try {
       const s = await store()
       const namespace = `n${Math.random().toString(36).slice(2)}`
       const agents = { appendix: scriptAppendixProfile() }
       // Polling every minute: within the test's time, only a notification can wake the observer.
-      const [a, b] = await Promise.all(listeners.map(async (listen) => createSessionHost({ store: s, agents, namespace, pollMs: 60_000, signals: await postgresSignals({ listen, notify: pool }) })))
+      const [a, b] = await Promise.all(
+        listeners.map(async listen =>
+          createSessionHost({
+            store: s,
+            agents,
+            namespace,
+            pollMs: 60_000,
+            signals: await postgresSignals({ listen, notify: pool }),
+          }),
+        ),
+      )
       const session = await a.create({ owner: 'o', profile: 'appendix' })
       await uploadSeason(a, session.id)
       const seen: number[] = []
@@ -52,7 +62,7 @@ describe('session hosts on Postgres with LISTEN/NOTIFY', () => {
       expect(seen.length).toBeGreaterThan(20)
       await Promise.all([a.stop(), b.stop()])
     } finally {
-      await Promise.all(listeners.map((c) => c.end()))
+      await Promise.all(listeners.map(c => c.end()))
     }
   })
 })

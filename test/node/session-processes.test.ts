@@ -26,7 +26,7 @@ async function start(): Promise<Server> {
   let log = ''
   const address = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${log}`)), 60_000)
-    proc.stdout!.on('data', (d) => {
+    proc.stdout!.on('data', d => {
       log += d
       const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(log)
       if (m) {
@@ -34,8 +34,8 @@ async function start(): Promise<Server> {
         resolve(m[1])
       }
     })
-    proc.stderr!.on('data', (d) => (log += d))
-    proc.on('exit', (code) => reject(new Error(`server exited ${code}: ${log}`)))
+    proc.stderr!.on('data', d => (log += d))
+    proc.on('exit', code => reject(new Error(`server exited ${code}: ${log}`)))
   })
   const server = { proc, url: address }
   servers.push(server)
@@ -45,7 +45,11 @@ async function start(): Promise<Server> {
 const call = (s: Server, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   fetch(s.url + path, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     ...(body !== undefined ? { body: body instanceof FormData ? body : JSON.stringify(body) } : {}),
   })
 
@@ -57,7 +61,7 @@ async function newSession(s: Server): Promise<string> {
   return id
 }
 
-const seqs = (ms: SseMessage[]) => ms.filter((m) => m.id).map((m) => Number(m.id))
+const seqs = (ms: SseMessage[]) => ms.filter(m => m.id).map(m => Number(m.id))
 const isEnd = (m: SseMessage) => m.event === 'execution-end' && JSON.parse(m.data!).status !== 'suspended'
 
 async function storedEvents(s: Server, id: string): Promise<any[]> {
@@ -84,17 +88,17 @@ describe('two server processes on one Postgres', () => {
     const watching = readSse(await call(a, 'GET', `/sessions/${id}/stream`), isEnd)
     expect((await call(b, 'POST', `/sessions/${id}/messages`, { text: APPENDIX_INSTRUCTIONS })).status).toBe(202)
     const seen = await watching
-    expect(seen.filter((m) => m.event === 'execution-end').map((m) => JSON.parse(m.data!).status)).toEqual(['completed'])
-    expect(seqs(seen)).toEqual((await storedEvents(a, id)).map((e) => e.seq).slice(0, seqs(seen).length))
+    expect(seen.filter(m => m.event === 'execution-end').map(m => JSON.parse(m.data!).status)).toEqual(['completed'])
+    expect(seqs(seen)).toEqual((await storedEvents(a, id)).map(e => e.seq).slice(0, seqs(seen).length))
     expect(seqs(seen)).toEqual(seqs(seen).map((_, i) => i + 1))
 
     // Abort: the run is on B (B took the message); the abort goes to A.
     const second = await newSession(a)
     await call(b, 'POST', `/sessions/${second}/messages`, { text: APPENDIX_INSTRUCTIONS })
-    await readSse(await call(a, 'GET', `/sessions/${second}/stream`), (m) => m.event === 'checkpoint')
+    await readSse(await call(a, 'GET', `/sessions/${second}/stream`), m => m.event === 'checkpoint')
     expect((await call(a, 'POST', `/sessions/${second}/abort`)).status).toBe(202)
     const rest = await readSse(await call(a, 'GET', `/sessions/${second}/stream`), isEnd)
-    expect(rest.filter((m) => m.event === 'execution-end').map((m) => JSON.parse(m.data!).status)).toEqual(['interrupted'])
+    expect(rest.filter(m => m.event === 'execution-end').map(m => JSON.parse(m.data!).status)).toEqual(['interrupted'])
   })
 
   for (const revision of [1, 3]) {
@@ -103,11 +107,14 @@ describe('two server processes on one Postgres', () => {
       const victim = servers[servers.length - 1]
       const id = await newSession(a)
       // The victim takes the message, so the execution runs there; a client watches the victim.
-      const firstStream = readSse(await call(victim, 'GET', `/sessions/${id}/stream`), (m) => m.event === 'checkpoint' && JSON.parse(m.data!).revision === revision)
+      const firstStream = readSse(
+        await call(victim, 'GET', `/sessions/${id}/stream`),
+        m => m.event === 'checkpoint' && JSON.parse(m.data!).revision === revision,
+      )
       await call(victim, 'POST', `/sessions/${id}/messages`, { text: APPENDIX_INSTRUCTIONS })
       const first = await firstStream
       victim.proc.kill('SIGKILL')
-      await new Promise((r) => victim.proc.once('exit', r))
+      await new Promise(r => victim.proc.once('exit', r))
       servers.splice(servers.indexOf(victim), 1)
       // The client reconnects to the survivor with the last id it saw.
       const lastId = seqs(first).at(-1)!
@@ -115,20 +122,25 @@ describe('two server processes on one Postgres', () => {
       const all = [...seqs(first), ...seqs(second)]
       expect(all).toEqual(all.map((_, i) => i + 1))
       const events = await storedEvents(a, id)
-      expect(seqs(second)).toEqual(events.filter((e) => e.seq > lastId).map((e) => e.seq).slice(0, seqs(second).length))
-      const done = events.filter((e) => e.type === 'plan-updated' && e.completed).map((e) => e.completed)
+      expect(seqs(second)).toEqual(
+        events
+          .filter(e => e.seq > lastId)
+          .map(e => e.seq)
+          .slice(0, seqs(second).length),
+      )
+      const done = events.filter(e => e.type === 'plan-updated' && e.completed).map(e => e.completed)
       expect(new Set(done).size).toBe(done.length)
-      expect(events.filter((e) => e.type === 'execution-start').map((e) => e.resumed)).toEqual([false, true])
-      expect(second.filter((m) => m.event === 'execution-end').map((m) => JSON.parse(m.data!).status)).toEqual(['completed'])
+      expect(events.filter(e => e.type === 'execution-start').map(e => e.resumed)).toEqual([false, true])
+      expect(second.filter(m => m.event === 'execution-end').map(m => JSON.parse(m.data!).status)).toEqual(['completed'])
       await start() // two servers again for the next case
     })
   }
 
   /** Kills the newest server with SIGKILL `afterMs` after its 202 (0: at once); the next case gets a new one. */
   async function killVictim(victim: Server, afterMs: number): Promise<void> {
-    if (afterMs > 0) await new Promise((r) => setTimeout(r, afterMs))
+    if (afterMs > 0) await new Promise(r => setTimeout(r, afterMs))
     victim.proc.kill('SIGKILL')
-    await new Promise((r) => victim.proc.once('exit', r))
+    await new Promise(r => victim.proc.once('exit', r))
     servers.splice(servers.indexOf(victim), 1)
   }
 
@@ -137,17 +149,17 @@ describe('two server processes on one Postgres', () => {
       const status = ((await (await call(s, 'GET', `/sessions/${id}`)).json()) as { status: string }).status
       if (statuses.includes(status)) return status
       if (i > 600) throw new Error(`session ${id} stayed ${status}`)
-      await new Promise((r) => setTimeout(r, 100))
+      await new Promise(r => setTimeout(r, 100))
     }
   }
 
   /** No event lost or doubled, no completed step redone; the execution ends it saw. */
   async function expectClean(s: Server, id: string): Promise<{ events: any[]; ends: string[] }> {
     const events = await storedEvents(s, id)
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
-    const done = events.filter((e) => e.type === 'plan-updated' && e.completed).map((e) => `${e.executionId}:${e.completed}`)
+    expect(events.map(e => e.seq)).toEqual(events.map((_, i) => i + 1))
+    const done = events.filter(e => e.type === 'plan-updated' && e.completed).map(e => `${e.executionId}:${e.completed}`)
     expect(new Set(done).size).toBe(done.length)
-    return { events, ends: events.filter((e) => e.type === 'execution-end').map((e) => e.status) }
+    return { events, ends: events.filter(e => e.type === 'execution-end').map(e => e.status) }
   }
 
   for (const afterMs of [0, 150]) {
@@ -161,7 +173,9 @@ describe('two server processes on one Postgres', () => {
       await readSse(await call(a, 'GET', `/sessions/${id}/stream`), isEnd)
       const { events, ends } = await expectClean(a, id)
       expect(ends).toEqual(['completed'])
-      expect(events.filter((e) => e.type === 'execution-start').map((e) => e.executionId)).toEqual(events.filter((e) => e.type === 'execution-start').map(() => 'e0001'))
+      expect(events.filter(e => e.type === 'execution-start').map(e => e.executionId)).toEqual(
+        events.filter(e => e.type === 'execution-start').map(() => 'e0001'),
+      )
       await start()
     })
   }
@@ -182,8 +196,11 @@ describe('two server processes on one Postgres', () => {
       // Only reads from here on: the survivor continues by itself, up to the next approval.
       expect(await waitStatus(a, id, ['waiting_approval'])).toBe('waiting_approval')
       const { events } = await expectClean(a, id)
-      expect(events.find((e) => e.type === 'tool-result' && e.toolName === 'ask_user')).toMatchObject({ ok: true, output: { answer: 'Season One' } })
-      expect(events.filter((e) => e.type === 'pending-answered')).toHaveLength(1)
+      expect(events.find(e => e.type === 'tool-result' && e.toolName === 'ask_user')).toMatchObject({
+        ok: true,
+        output: { answer: 'Season One' },
+      })
+      expect(events.filter(e => e.type === 'pending-answered')).toHaveLength(1)
       await start()
     })
   }
@@ -193,22 +210,25 @@ describe('two server processes on one Postgres', () => {
       const [a] = servers
       const victim = servers[servers.length - 1]
       const id = await newSession(a)
-      const running = readSse(await call(victim, 'GET', `/sessions/${id}/stream`), (m) => m.event === 'checkpoint' && JSON.parse(m.data!).revision === revision)
+      const running = readSse(
+        await call(victim, 'GET', `/sessions/${id}/stream`),
+        m => m.event === 'checkpoint' && JSON.parse(m.data!).revision === revision,
+      )
       await call(victim, 'POST', `/sessions/${id}/messages`, { text: APPENDIX_INSTRUCTIONS })
       await running
       expect((await call(victim, 'POST', `/sessions/${id}/abort`)).status).toBe(202)
       await killVictim(victim, 0)
       await waitStatus(a, id, ['idle'])
       // The survivor finished the aborted run (or found it finished): interrupted, and it stays so.
-      await new Promise((r) => setTimeout(r, 2000))
+      await new Promise(r => setTimeout(r, 2000))
       expect(await waitStatus(a, id, ['idle'])).toBe('idle')
       const { ends } = await expectClean(a, id)
       expect(ends).toEqual(['interrupted'])
       const executions = (await (await call(a, 'GET', `/sessions/${id}/executions`)).json()) as Array<{ status: string }>
-      expect(executions.map((e) => e.status)).toEqual(['interrupted'])
+      expect(executions.map(e => e.status)).toEqual(['interrupted'])
       // A resume finishes it, no step redone.
       expect((await call(a, 'POST', `/sessions/${id}/resume`)).status).toBe(202)
-      await readSse(await call(a, 'GET', `/sessions/${id}/stream`), (m) => isEnd(m) && JSON.parse(m.data!).status === 'completed')
+      await readSse(await call(a, 'GET', `/sessions/${id}/stream`), m => isEnd(m) && JSON.parse(m.data!).status === 'completed')
       expect((await expectClean(a, id)).ends).toEqual(['interrupted', 'completed'])
       await start()
     })

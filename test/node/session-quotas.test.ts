@@ -10,7 +10,12 @@ const secret = 'test-secret-test-secret-test-secret-0123'
 let host: SessionHost
 let server: Awaited<ReturnType<typeof listen>>
 beforeAll(async () => {
-  host = createSessionHost({ store: memoryStore(), agents: { gated: gated.profile }, pollMs: 20, quota: { maxRunningExecutions: 2 } })
+  host = createSessionHost({
+    store: memoryStore(),
+    agents: { gated: gated.profile },
+    pollMs: 20,
+    quota: { maxRunningExecutions: 2 },
+  })
   server = await listen(createSessionApp(host, { auth: { secret } }).fetch)
 })
 afterAll(async () => {
@@ -28,8 +33,8 @@ const create = async (owner: string) => ((await (await call('POST', '/sessions',
 describe('maxRunningExecutions', () => {
   it('eight messages at once to eight idle sessions of one owner: exactly two start, six are 429 and not stored', async () => {
     const ids = await Promise.all(Array.from({ length: 8 }, () => create('ana')))
-    const answers = await Promise.all(ids.map((id) => call('POST', `/sessions/${id}/messages`, 'ana', { text: 'go' })))
-    expect(answers.map((r) => r.status).sort()).toEqual([202, 202, 429, 429, 429, 429, 429, 429])
+    const answers = await Promise.all(ids.map(id => call('POST', `/sessions/${id}/messages`, 'ana', { text: 'go' })))
+    expect(answers.map(r => r.status).sort()).toEqual([202, 202, 429, 429, 429, 429, 429, 429])
     const refused = ids.filter((_, i) => answers[i].status === 429)
     const started = ids.filter((_, i) => answers[i].status === 202)
     const body = (await answers[ids.indexOf(refused[0])].json()) as { error: { code: string; message: string } }
@@ -44,8 +49,8 @@ describe('maxRunningExecutions', () => {
     // Once the runs end, the slots are free again.
     gated.open()
     for (const id of [...started, other]) await host.settled(id)
-    const later = await Promise.all(refused.slice(0, 3).map((id) => call('POST', `/sessions/${id}/messages`, 'ana', { text: 'now' })))
-    expect(later.map((r) => r.status).sort()).toEqual([202, 202, 429])
+    const later = await Promise.all(refused.slice(0, 3).map(id => call('POST', `/sessions/${id}/messages`, 'ana', { text: 'now' })))
+    expect(later.map(r => r.status).sort()).toEqual([202, 202, 429])
     for (const id of refused) await host.settled(id)
   }, 120_000)
 

@@ -25,15 +25,21 @@ it('npm run serve in dev mode: PGlite in a folder, 127.0.0.1, a printed token th
         }
       }
       proc.stdout!.on('data', onData)
-      proc.stderr!.on('data', (d) => (log += d))
+      proc.stderr!.on('data', d => (log += d))
     })
     expect((await fetch(`${url}/sessions`)).status).toBe(401)
-    const created = await fetch(`${url}/sessions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ profile: 'appendix', title: 'dev' }) })
+    const created = await fetch(`${url}/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ profile: 'appendix', title: 'dev' }),
+    })
     expect(created.status).toBe(201)
     expect(((await created.json()) as { owner: string }).owner).toBe('dev')
-    const listed = (await (await fetch(`${url}/sessions`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: unknown[] }
+    const listed = (await (await fetch(`${url}/sessions`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      items: unknown[]
+    }
     expect(listed.items).toHaveLength(1)
-    const exit = new Promise<number | null>((r) => proc.once('exit', r))
+    const exit = new Promise<number | null>(r => proc.once('exit', r))
     proc.kill('SIGTERM')
     expect(await exit).toBe(0)
   } finally {
@@ -46,10 +52,10 @@ it('npm run serve in dev mode: PGlite in a folder, 127.0.0.1, a printed token th
 function serveProcess(env: NodeJS.ProcessEnv) {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let log = ''
-  proc.stdout!.on('data', (d) => (log += d))
-  proc.stderr!.on('data', (d) => (log += d))
-  const exited = new Promise<number | null>((r) => proc.once('exit', r))
-  const ready = new Promise<{ url: string; token: string } | undefined>((resolve) => {
+  proc.stdout!.on('data', d => (log += d))
+  proc.stderr!.on('data', d => (log += d))
+  const exited = new Promise<number | null>(r => proc.once('exit', r))
+  const ready = new Promise<{ url: string; token: string } | undefined>(resolve => {
     const timer = setInterval(() => {
       const u = /on (http:\/\/127\.0\.0\.1:\d+) /.exec(log)
       const t = /dev token \(owner "dev", 24 h\): (\S+)/.exec(log)

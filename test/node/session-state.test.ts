@@ -3,13 +3,24 @@ import { admit, canMove, decide, REQUEST_MOVES, requestMove, STATUS_MOVES, TRANS
 import type { SessionFacts, TransitionName } from '../../src/session/state.js'
 import type { SessionMessage, SessionStatus } from '../../src/session/types.js'
 
-const msg = (n: number, over: Partial<SessionMessage> = {}): SessionMessage => ({ n, text: `m${n}`, mode: 'follow-up', at: n, state: 'queued', ...over })
+const msg = (n: number, over: Partial<SessionMessage> = {}): SessionMessage => ({
+  n,
+  text: `m${n}`,
+  mode: 'follow-up',
+  at: n,
+  state: 'queued',
+  ...over,
+})
 const facts = (over: Partial<SessionFacts> = {}): SessionFacts => ({ status: 'idle', deleting: false, messages: [], ...over })
 
 /** One case per row of the table: the facts, the row that must match, the step and status it gives. */
 const rows: Record<TransitionName, { facts: SessionFacts; step: unknown; status: SessionStatus }> = {
   gone: { facts: facts({ deleting: true, messages: [msg(1)] }), step: { kind: 'none' }, status: 'closed' },
-  closed: { facts: facts({ status: 'closed', messages: [msg(1)], last: { id: 'e0001', status: 'running' } }), step: { kind: 'none' }, status: 'closed' },
+  closed: {
+    facts: facts({ status: 'closed', messages: [msg(1)], last: { id: 'e0001', status: 'running' } }),
+    step: { kind: 'none' },
+    status: 'closed',
+  },
   'running-aborted': {
     facts: facts({ status: 'running', last: { id: 'e0002', status: 'running' }, abort: { executionId: 'e0002' } }),
     step: { kind: 'resume', executionId: 'e0002', deliver: false, aborted: true, spend: false },
@@ -22,23 +33,39 @@ const rows: Record<TransitionName, { facts: SessionFacts; step: unknown; status:
     status: 'running',
   },
   'suspended-answered': {
-    facts: facts({ status: 'waiting_input', last: { id: 'e0001', status: 'suspended' }, pending: { kind: 'question', answered: true } }),
+    facts: facts({
+      status: 'waiting_input',
+      last: { id: 'e0001', status: 'suspended' },
+      pending: { kind: 'question', answered: true },
+    }),
     step: { kind: 'resume', executionId: 'e0001', deliver: false, aborted: false, spend: false },
     status: 'running',
   },
   'suspended-waiting': {
     // A queued message waits behind the suspended execution.
-    facts: facts({ last: { id: 'e0001', status: 'suspended' }, pending: { kind: 'approval', answered: false }, messages: [msg(1)] }),
+    facts: facts({
+      last: { id: 'e0001', status: 'suspended' },
+      pending: { kind: 'approval', answered: false },
+      messages: [msg(1)],
+    }),
     step: { kind: 'none' },
     status: 'waiting_approval',
   },
   'interrupted-message': {
-    facts: facts({ last: { id: 'e0001', status: 'interrupted' }, messages: [msg(1, { state: 'delivered', executionId: 'e0001' }), msg(2)], abort: { executionId: 'e0001' } }),
+    facts: facts({
+      last: { id: 'e0001', status: 'interrupted' },
+      messages: [msg(1, { state: 'delivered', executionId: 'e0001' }), msg(2)],
+      abort: { executionId: 'e0001' },
+    }),
     step: { kind: 'resume', executionId: 'e0001', deliver: true, aborted: false, spend: true },
     status: 'running',
   },
   'interrupted-resumed': {
-    facts: facts({ last: { id: 'e0001', status: 'interrupted' }, resume: { executionId: 'e0001' }, abort: { executionId: 'e0001' } }),
+    facts: facts({
+      last: { id: 'e0001', status: 'interrupted' },
+      resume: { executionId: 'e0001' },
+      abort: { executionId: 'e0001' },
+    }),
     step: { kind: 'resume', executionId: 'e0001', deliver: false, aborted: false, spend: true },
     status: 'running',
   },
@@ -49,7 +76,10 @@ const rows: Record<TransitionName, { facts: SessionFacts; step: unknown; status:
     status: 'idle',
   },
   'start-orphan': {
-    facts: facts({ last: { id: 'e0001', status: 'completed' }, messages: [msg(1, { state: 'delivered', executionId: 'e0001' }), msg(2, { state: 'delivered', executionId: 'e0002' }), msg(3)] }),
+    facts: facts({
+      last: { id: 'e0001', status: 'completed' },
+      messages: [msg(1, { state: 'delivered', executionId: 'e0001' }), msg(2, { state: 'delivered', executionId: 'e0002' }), msg(3)],
+    }),
     step: { kind: 'start', message: msg(2, { state: 'delivered', executionId: 'e0002' }), executionId: 'e0002' },
     status: 'running',
   },
@@ -58,7 +88,14 @@ const rows: Record<TransitionName, { facts: SessionFacts; step: unknown; status:
     step: { kind: 'start', message: msg(4), executionId: 'e0010' },
     status: 'running',
   },
-  idle: { facts: facts({ last: { id: 'e0001', status: 'completed' }, messages: [msg(1, { state: 'delivered', executionId: 'e0001' })] }), step: { kind: 'none' }, status: 'idle' },
+  idle: {
+    facts: facts({
+      last: { id: 'e0001', status: 'completed' },
+      messages: [msg(1, { state: 'delivered', executionId: 'e0001' })],
+    }),
+    step: { kind: 'none' },
+    status: 'idle',
+  },
 }
 
 describe('session state machine', () => {
@@ -73,11 +110,19 @@ describe('session state machine', () => {
   }
 
   it('starts the first execution as e0001, and a steer queued on an idle session starts one too', () => {
-    expect(decide(facts({ messages: [msg(1, { mode: 'steer' })] })).step).toEqual({ kind: 'start', message: msg(1, { mode: 'steer' }), executionId: 'e0001' })
+    expect(decide(facts({ messages: [msg(1, { mode: 'steer' })] })).step).toEqual({
+      kind: 'start',
+      message: msg(1, { mode: 'steer' }),
+      executionId: 'e0001',
+    })
   })
 
   it('a suspended execution whose pending action is gone waits, as idle', () => {
-    expect(decide(facts({ last: { id: 'e0001', status: 'suspended' } }))).toEqual({ row: 'suspended-waiting', step: { kind: 'none' }, status: 'idle' })
+    expect(decide(facts({ last: { id: 'e0001', status: 'suspended' } }))).toEqual({
+      row: 'suspended-waiting',
+      step: { kind: 'none' },
+      status: 'idle',
+    })
   })
 
   it('refuses requests the state does not allow, with the API codes', () => {
@@ -90,7 +135,8 @@ describe('session state machine', () => {
     expect(admit('abort', { status: 'idle', executionId: 'e0001' })?.code).toBe('not-running')
     expect(admit('abort', { status: 'running' })?.code).toBe('not-running')
     expect(admit('abort', { status: 'running', executionId: 'e0001' })).toBeUndefined()
-    for (const status of ['completed', 'running', 'suspended', 'failed'] as const) expect(admit('resume', { status: 'idle', last: { id: 'e0001', status } })?.code).toBe('not-interrupted')
+    for (const status of ['completed', 'running', 'suspended', 'failed'] as const)
+      expect(admit('resume', { status: 'idle', last: { id: 'e0001', status } })?.code).toBe('not-interrupted')
     expect(admit('resume', { status: 'idle' })?.code).toBe('not-interrupted')
     expect(admit('resume', { status: 'idle', last: { id: 'e0001', status: 'interrupted' } })).toBeUndefined()
     expect(admit('resume', { status: 'closed', last: { id: 'e0001', status: 'interrupted' } })?.code).toBe('closed')
@@ -99,7 +145,8 @@ describe('session state machine', () => {
   it('refuses status moves out of closed; allows every other move in the table and staying put', () => {
     const all: SessionStatus[] = ['idle', 'running', 'waiting_input', 'waiting_approval', 'closed']
     for (const to of all) expect(canMove('closed', to)).toBe(to === 'closed')
-    for (const from of all.filter((s) => s !== 'closed')) for (const to of all) expect(canMove(from, to)).toBe(from === to || STATUS_MOVES[from].includes(to))
+    for (const from of all.filter(s => s !== 'closed'))
+      for (const to of all) expect(canMove(from, to)).toBe(from === to || STATUS_MOVES[from].includes(to))
     expect(STATUS_MOVES.idle).toContain('closed')
   })
 

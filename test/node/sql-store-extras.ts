@@ -2,7 +2,13 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { isVfsError, openVfs, postgresStore, type SqlClient, type StoreOp } from '../../src/index.js'
 
 const put = (path: string, text: string, expectedVersion: number | null = null): StoreOp => ({
-  op: 'put', path, kind: 'file', data: new TextEncoder().encode(text), mtime: 1_700_000_000_123, ctime: 1_700_000_000_000, expectedVersion,
+  op: 'put',
+  path,
+  kind: 'file',
+  data: new TextEncoder().encode(text),
+  mtime: 1_700_000_000_123,
+  ctime: 1_700_000_000_000,
+  expectedVersion,
 })
 const text = (d: Uint8Array) => new TextDecoder().decode(d)
 let n = 0
@@ -39,7 +45,10 @@ export function describeSqlStoreExtras(name: string, connect: () => Promise<SqlC
         ['openVfs', () => openVfs({ store, namespace: 'ns', scope: s })],
       ]
       for (const [what, attempt] of attempts) {
-        const error = await attempt().then(() => undefined, (e: unknown) => e)
+        const error = await attempt().then(
+          () => undefined,
+          (e: unknown) => e,
+        )
         expect(isVfsError(error, 'ESTORE'), what).toBe(true)
         expect((error as Error).message, what).toMatch(/never_migrated_\w+_(scopes|entries).*call migrate\(\) once/)
         expect((error as Error & { cause?: { code?: string } }).cause?.code, what).toBe('42P01')
@@ -59,7 +68,9 @@ export function describeSqlStoreExtras(name: string, connect: () => Promise<SqlC
       expect(await plain.load('ns', s)).toEqual({ version: 0, entries: [] })
       expect(await plain.listScopes('ns')).not.toContain(s)
       expect(await custom.listScopes('ns')).toContain(s)
-      const { rows } = await client().query(`SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'Custom_Vfs_2%' ORDER BY 1`)
+      const { rows } = await client().query(
+        `SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'Custom_Vfs_2%' ORDER BY 1`,
+      )
       expect(rows).toEqual([{ table_name: 'Custom_Vfs_2_entries' }, { table_name: 'Custom_Vfs_2_scopes' }])
     })
 
@@ -76,12 +87,19 @@ export function describeSqlStoreExtras(name: string, connect: () => Promise<SqlC
       const ns = `ns'); DROP TABLE agent_vfs_entries; -- ${fresh()}`
       const scope = `s" OR 1=1 --`
       const paths = [`/'; DELETE FROM agent_vfs_scopes; --`, '/$1::text', '/\\x00ff', '/%_like_%', '/a"b\'c']
-      await store.commit(ns, scope, paths.map((p) => put(p, p)))
+      await store.commit(
+        ns,
+        scope,
+        paths.map(p => put(p, p)),
+      )
       await store.commit(ns, scope, [{ op: 'delete', path: '/%_like_%', expectedVersion: 1 }, put('/$1::text', 'v2', 1)])
       const snap = await store.load(ns, scope)
       expect(snap.version).toBe(2)
-      expect(Object.fromEntries(snap.entries.map((e) => [e.path, text(e.data)]))).toEqual({
-        [paths[0]]: paths[0], '/$1::text': 'v2', '/\\x00ff': '/\\x00ff', '/a"b\'c': '/a"b\'c',
+      expect(Object.fromEntries(snap.entries.map(e => [e.path, text(e.data)]))).toEqual({
+        [paths[0]]: paths[0],
+        '/$1::text': 'v2',
+        '/\\x00ff': '/\\x00ff',
+        '/a"b\'c': '/a"b\'c',
       })
       expect(await store.listScopes(ns)).toEqual([scope])
       expect(await store.listScopes('%')).toEqual([])
@@ -110,7 +128,7 @@ export function describeSqlStoreExtras(name: string, connect: () => Promise<SqlC
       expect(await store.commit('ns', s, ops)).toBe(1)
       const snap = await store.load('ns', s)
       expect(snap.entries).toHaveLength(12_345)
-      expect(text(snap.entries.find((e) => e.path === '/big-batch/12344')!.data)).toBe('12344')
+      expect(text(snap.entries.find(e => e.path === '/big-batch/12344')!.data)).toBe('12344')
     })
 
     it('serialises many concurrent commits on one scope into distinct versions', async () => {
@@ -133,13 +151,13 @@ export function describeSqlStoreExtras(name: string, connect: () => Promise<SqlC
       await a.writeFile('/plan.md', 'v1 by a')
       const b = await openVfs({ store: storeB, namespace: 'two', scope: s, autoRefresh: false })
       await b.writeFile('/plan.md', 'v2 by b')
-      const errors = await Promise.all([a.writeFile('/plan.md', 'stale a'), a.deleteFile('/plan.md')].map((p) => p.catch((e) => e)))
+      const errors = await Promise.all([a.writeFile('/plan.md', 'stale a'), a.deleteFile('/plan.md')].map(p => p.catch(e => e)))
       for (const e of errors) expect(isVfsError(e, 'ECONFLICT'), String(e)).toBe(true)
       const c = await openVfs({ store: storeA, namespace: 'two', scope: s, autoRefresh: false })
       expect(await c.readFile('/plan.md', 'utf8')).toBe('v2 by b')
       await a.refresh()
       await a.writeFile('/plan.md', 'v3 by a')
-      expect(isVfsError(await b.writeFile('/plan.md', 'stale b').catch((e) => e), 'ECONFLICT')).toBe(true)
+      expect(isVfsError(await b.writeFile('/plan.md', 'stale b').catch(e => e), 'ECONFLICT')).toBe(true)
     })
   })
 }

@@ -27,7 +27,7 @@ const ALLOWED = {
 }
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
+  return readdirSync(dir).flatMap(name => {
     const path = join(dir, name)
     return statSync(path).isDirectory() ? filesUnder(path) : /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path] : []
   })
@@ -35,9 +35,9 @@ function filesUnder(dir: string): string[] {
 
 function foldersUnder(dir: string): string[] {
   return readdirSync(dir)
-    .map((name) => join(dir, name))
-    .filter((path) => statSync(path).isDirectory())
-    .flatMap((path) => [path, ...foldersUnder(path)])
+    .map(name => join(dir, name))
+    .filter(path => statSync(path).isDirectory())
+    .flatMap(path => [path, ...foldersUnder(path)])
 }
 
 /** The package's own names (`agent-vfs`, `agent-vfs/…`) mean their sources, as package.json `exports` says. */
@@ -70,11 +70,11 @@ function importsOf(file: string, types = false): string[] {
       const clause = node.importClause
       const named = clause?.namedBindings
       const onlyTypes =
-        clause && !clause.name && named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)
+        clause && !clause.name && named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every(e => e.isTypeOnly)
       if (types || !(clause?.isTypeOnly || onlyTypes)) out.push((node.moduleSpecifier as ts.StringLiteral).text)
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
       const named = node.exportClause
-      const onlyTypes = named && ts.isNamedExports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)
+      const onlyTypes = named && ts.isNamedExports(named) && named.elements.length > 0 && named.elements.every(e => e.isTypeOnly)
       if (types || !(node.isTypeOnly || onlyTypes)) out.push((node.moduleSpecifier as ts.StringLiteral).text)
     }
   }
@@ -121,7 +121,9 @@ const rel = (path: string) => relative(src, path).split('\\').join('/')
 function importGraph(files: string[], types: boolean): Map<string, string[]> {
   const graph = new Map<string, string[]>()
   for (const file of files) {
-    const targets = importsOf(file, types).map((s) => resolveImport(file, s)).filter((t): t is string => !!t && t.startsWith(src))
+    const targets = importsOf(file, types)
+      .map(s => resolveImport(file, s))
+      .filter((t): t is string => !!t && t.startsWith(src))
     graph.set(rel(file), targets.map(rel))
   }
   return graph
@@ -131,7 +133,13 @@ describe('the shape of src/', () => {
   const files = filesUnder(src)
 
   it('finds circles (the check itself)', () => {
-    const graph = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a', 'd']], ['e', []]])
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a', 'd']],
+      ['e', []],
+    ])
     expect(circles(graph)).toEqual([['a', 'b', 'c'], ['d']])
   })
 
@@ -140,33 +148,36 @@ describe('the shape of src/', () => {
     // The graph is real: the root reaches run_js, and a secondary entry reaches the root by name.
     expect(graph.get('index.ts')).toContain('run-js/index.ts')
     expect(graph.get('runtimes/workerd/index.ts')).toContain('index.ts')
-    const allowed = new Set(ALLOWED.circles.map((c) => c.join(' ')))
-    expect(circles(graph).filter((c) => !allowed.has(c.join(' ')))).toEqual([])
+    const allowed = new Set(ALLOWED.circles.map(c => c.join(' ')))
+    expect(circles(graph).filter(c => !allowed.has(c.join(' ')))).toEqual([])
   })
 
   it('has no circle at all in src/run-js, src/runtimes and src/contract, type-only imports included', () => {
     const mine = (p: string) => /^(run-js|runtimes|contract)\//.test(p)
-    const graph = importGraph(files.filter((f) => mine(rel(f))), true)
+    const graph = importGraph(
+      files.filter(f => mine(rel(f))),
+      true,
+    )
     for (const [from, to] of graph) graph.set(from, to.filter(mine))
     expect(circles(graph)).toEqual([])
   })
 
   it(`has no file over ${MAX_LINES} lines`, () => {
-    const long = files.filter((f) => readFileSync(f, 'utf8').split('\n').length - 1 > MAX_LINES).map(rel)
-    expect(long.filter((f) => !ALLOWED.long.includes(f))).toEqual([])
+    const long = files.filter(f => readFileSync(f, 'utf8').split('\n').length - 1 > MAX_LINES).map(rel)
+    expect(long.filter(f => !ALLOWED.long.includes(f))).toEqual([])
   })
 
   it('has a README.md or an opening comment in index.ts in every folder', () => {
-    const undocumented = foldersUnder(src).filter((dir) => {
+    const undocumented = foldersUnder(src).filter(dir => {
       if (existsSync(join(dir, 'README.md'))) return false
       const index = join(dir, 'index.ts')
       return !existsSync(index) || !/^\s*(\/\*\*|\/\/)/.test(readFileSync(index, 'utf8'))
     })
-    expect(undocumented.map(rel).filter((d) => !ALLOWED.undocumented.includes(d))).toEqual([])
+    expect(undocumented.map(rel).filter(d => !ALLOWED.undocumented.includes(d))).toEqual([])
   })
 
   it('keeps its allow-list free of src/run-js, src/runtimes, src/contract and src/index.ts', () => {
     const all = [...ALLOWED.circles.flat(), ...ALLOWED.long, ...ALLOWED.undocumented]
-    expect(all.filter((p) => /^(run-js|runtimes|contract)(\/|$)|^index\.ts$/.test(p))).toEqual([])
+    expect(all.filter(p => /^(run-js|runtimes|contract)(\/|$)|^index\.ts$/.test(p))).toEqual([])
   })
 })

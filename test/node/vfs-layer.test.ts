@@ -33,7 +33,12 @@ describe('the workspace layer: every view forwards every side channel', () => {
     await reg.open('ns', 'b')
     textReaderOf(a)!('/x') // a is now more recent than b
     await reg.open('ns', 'c')
-    expect(reg.cached().map((c) => c.scope).sort()).toEqual(['a', 'c'])
+    expect(
+      reg
+        .cached()
+        .map(c => c.scope)
+        .sort(),
+    ).toEqual(['a', 'c'])
     await reg.closeAll()
   })
 
@@ -48,7 +53,10 @@ describe('the workspace layer: every view forwards every side channel', () => {
     const ro = restrict(run, { readOnly: ['/work'] })
     expect(ro.roots.work.writable).toBe(false)
     expect(ro.roots.outputs.writable).toBe(true)
-    await expect(ro.writeFile('/work/a', 'x')).rejects.toMatchObject({ code: 'EACCES', message: expect.stringMatching(/read-only/) })
+    await expect(ro.writeFile('/work/a', 'x')).rejects.toMatchObject({
+      code: 'EACCES',
+      message: expect.stringMatching(/read-only/),
+    })
     await ro.writeFile('/outputs/a', 'x')
     expect(await vfs.readFile('/runs/r1/outputs/a', 'utf8')).toBe('x')
   })
@@ -59,7 +67,7 @@ describe('the workspace layer: every view forwards every side channel', () => {
     const ro = restrict(vfs, { readOnly: true })
     expect(await ro.readFile('/a.md', 'utf8')).toBe('a')
     expect(textReaderOf(ro)!('/a.md')).toBe('a')
-    expect((await ro.walk('/**')).entries.map((e) => e.path)).toEqual(['/a.md'])
+    expect((await ro.walk('/**')).entries.map(e => e.path)).toEqual(['/a.md'])
     const changes = [ro.writeFile('/b', 'b'), ro.appendFile('/a.md', 'b'), ro.deleteFile('/a.md'), ro.mkdir('/d')]
     for (const change of [...changes, ro.rename('/a.md', '/c'), ro.copy('/a.md', '/c')]) {
       await expect(change).rejects.toMatchObject({ code: 'EACCES' })

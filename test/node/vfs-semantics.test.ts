@@ -22,8 +22,14 @@ describe('paths', () => {
   })
 
   it.each([
-    ['..', 'EINVAL'], ['/a/../b', 'EINVAL'], ['a\\b', 'EINVAL'], ['/a\u0000b', 'EINVAL'], ['', 'EINVAL'], ['/x\ny', 'EINVAL'],
-    ['/' + 'n'.repeat(256), 'EINVAL'], ['/a'.repeat(2100), 'EINVAL'],
+    ['..', 'EINVAL'],
+    ['/a/../b', 'EINVAL'],
+    ['a\\b', 'EINVAL'],
+    ['/a\u0000b', 'EINVAL'],
+    ['', 'EINVAL'],
+    ['/x\ny', 'EINVAL'],
+    ['/' + 'n'.repeat(256), 'EINVAL'],
+    ['/a'.repeat(2100), 'EINVAL'],
   ])('refuses %j with %s, with the path and what to do', (path, expected) => {
     try {
       normalizePath(path)
@@ -192,7 +198,7 @@ describe('glob and grep', () => {
     const literal = await vfs.grep('Hello')
     expect(literal.matches).toEqual([{ path: '/context/ep/01.md', line: 3, column: 1, text: 'Hello there.' }])
     const ci = await vfs.grep('hello', { ignoreCase: true })
-    expect(ci.matches.map((m) => m.path)).toEqual(['/context/.hidden.md', '/context/ep/01.md', '/context/ep/02.md'])
+    expect(ci.matches.map(m => m.path)).toEqual(['/context/.hidden.md', '/context/ep/01.md', '/context/ep/02.md'])
     expect(ci.filesSearched).toBe(4) // the binary file is skipped
     const re = await vfs.grep('^(INT|EXT)\\. .* - (DAY|NIGHT)$', { regex: true, context: 1 })
     expect(re.matches).toEqual([
@@ -223,7 +229,7 @@ describe('lifecycle', () => {
   it('reports commits to listeners and refuses use after close', async () => {
     const vfs = await fresh()
     const changes: VfsChange[] = []
-    vfs.onChange((c) => changes.push(c))
+    vfs.onChange(c => changes.push(c))
     await Promise.all([vfs.writeFile('/a', '1'), vfs.writeFile('/b', '2')])
     expect(changes).toEqual([{ type: 'commit', version: expect.any(Number), paths: ['/a', '/b'] }])
     await vfs.close()

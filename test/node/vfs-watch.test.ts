@@ -5,14 +5,17 @@ import { memoryStore, openVfs, type VfsChange, type VfsStore } from '../../src/i
 function manualWatchStore() {
   const inner = memoryStore()
   const listeners = new Set<(version: number) => void>()
-  const store: VfsStore = { ...inner, watch: (_ns, _scope, listener) => (listeners.add(listener), () => listeners.delete(listener)) }
-  return { store, inner, notify: (version: number) => listeners.forEach((l) => l(version)) }
+  const store: VfsStore = {
+    ...inner,
+    watch: (_ns, _scope, listener) => (listeners.add(listener), () => listeners.delete(listener)),
+  }
+  return { store, inner, notify: (version: number) => listeners.forEach(l => l(version)) }
 }
 
 const refreshed = (vfs: { onChange(l: (c: VfsChange) => void): () => void }) =>
   new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no refresh within 2 s')), 2000)
-    const off = vfs.onChange((c) => c.type === 'refreshed' && (clearTimeout(timer), off(), resolve()))
+    const off = vfs.onChange(c => c.type === 'refreshed' && (clearTimeout(timer), off(), resolve()))
   })
 
 describe('learning of other writers’ commits', () => {
@@ -33,10 +36,10 @@ describe('learning of other writers’ commits', () => {
     const { store, notify } = manualWatchStore()
     const a = await openVfs({ store, namespace: 'w', scope: 's' })
     const changes: string[] = []
-    a.onChange((c) => changes.push(c.type))
+    a.onChange(c => changes.push(c.type))
     await a.writeFile('/x', '1')
     notify(1)
-    await new Promise((r) => setTimeout(r, 20))
+    await new Promise(r => setTimeout(r, 20))
     expect(changes).toEqual(['commit'])
   })
 
@@ -49,13 +52,23 @@ describe('learning of other writers’ commits', () => {
         const snapshot = await store.load(ns, scope)
         if (injected) return snapshot
         injected = true
-        await inner.commit(ns, scope, [{ op: 'put', path: '/late', kind: 'file', data: new TextEncoder().encode('late'), mtime: 1, ctime: 1, expectedVersion: 0 }])
+        await inner.commit(ns, scope, [
+          {
+            op: 'put',
+            path: '/late',
+            kind: 'file',
+            data: new TextEncoder().encode('late'),
+            mtime: 1,
+            ctime: 1,
+            expectedVersion: 0,
+          },
+        ])
         notify(1)
         return snapshot
       },
     }
     const a = await openVfs({ store: slow, namespace: 'w', scope: 's' })
-    for (let i = 0; i < 200 && !(await a.exists('/late')); i++) await new Promise((r) => setTimeout(r, 10))
+    for (let i = 0; i < 200 && !(await a.exists('/late')); i++) await new Promise(r => setTimeout(r, 10))
     expect(await a.readFile('/late', 'utf8')).toBe('late')
   })
 })
@@ -74,9 +87,9 @@ describe('refresh and no-op writes around the journal', () => {
       },
     }
     const vfs = await openVfs({ store, namespace: 'w', scope: 'r', autoRefresh: false })
-    hold = new Promise<void>((r) => (release = r))
+    hold = new Promise<void>(r => (release = r))
     const refreshing = vfs.refresh()
-    await new Promise((r) => setTimeout(r, 0))
+    await new Promise(r => setTimeout(r, 0))
     await vfs.writeFile('/b.txt', 'written during the load')
     release()
     await refreshing
@@ -87,7 +100,10 @@ describe('refresh and no-op writes around the journal', () => {
   it('a no-op mkdir waits for that directory only, not for an unrelated failure', async () => {
     const inner = memoryStore()
     let fail = false
-    const store: VfsStore = { ...inner, commit: (ns, scope, ops) => (fail ? Promise.reject(new Error('down')) : inner.commit(ns, scope, ops)) }
+    const store: VfsStore = {
+      ...inner,
+      commit: (ns, scope, ops) => (fail ? Promise.reject(new Error('down')) : inner.commit(ns, scope, ops)),
+    }
     const vfs = await openVfs({ store, namespace: 'w', scope: 'm' })
     await vfs.mkdir('/d')
     fail = true

@@ -30,7 +30,9 @@ for (const [name, main, what] of variants) {
     expect(gzipKiB).toBeLessThan(FREE_PLAN_GZIP_KIB)
     const files = readdirSync(out)
     // The wasm travels as its own module (Workers may not compile wasm from bytes).
-    expect(files.filter((f) => f.endsWith('-wasm') || f.endsWith('.wasm')).map((f) => statSync(join(out, f)).size)).toEqual([expect.any(Number)])
+    expect(files.filter(f => f.endsWith('-wasm') || f.endsWith('.wasm')).map(f => statSync(join(out, f)).size)).toEqual([
+      expect.any(Number),
+    ])
     // The session object and the workspace object are in it, with the D1 index.
     expect(output).toMatch(/env\.SESSIONS \(SessionObject\)/)
     expect(output).toMatch(/env\.WORKSPACE \(WorkspaceObject\)/)

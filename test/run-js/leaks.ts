@@ -21,13 +21,13 @@ function leakCheckingEngine(h: LeakHarness): QuickJsEngine & { modules: TestQuic
   const base = variantEngine({
     variant: DEBUG_SYNC as QuickJSSyncVariant,
     ...(h.wasmModule ? { wasmModule: h.wasmModule } : {}),
-    wrap: (m) => {
+    wrap: m => {
       const t = new TestQuickJSWASMModule(m)
       modules.push(t)
       return t
     },
   })
-  return { modules, instantiate: (memory) => base.instantiate(memory) }
+  return { modules, instantiate: memory => base.instantiate(memory) }
 }
 
 /**
@@ -37,7 +37,10 @@ function leakCheckingEngine(h: LeakHarness): QuickJsEngine & { modules: TestQuic
  */
 function assertNoLeaks(m: TestQuickJSWASMModule): void {
   expect(m.getFFI().QTS_RecoverableLeakCheck(), 'leak sanitizer').toBe(0)
-  expect([...m.runtimes].filter((rt) => rt.alive), 'live runtimes').toHaveLength(0)
+  expect(
+    [...m.runtimes].filter(rt => rt.alive),
+    'live runtimes',
+  ).toHaveLength(0)
 }
 
 const DEBUG_MEMORY = 256 * 1024 * 1024
@@ -49,7 +52,12 @@ export function describeRunJsLeaks(name: string, h: LeakHarness = {}): void {
       ['a successful run', `const t = await vfs.read('/in.txt'); console.log(t); return { t, n: [1, 2, 3] }`, {}, undefined],
       ['a failed run', `await vfs.read('/missing')`, {}, 'VfsError'],
       ['a run whose result is not JSON', `return { f() {} }`, {}, 'TypeError'],
-      ['a timeout with a host call in flight', `await Promise.all([external_hang({}), vfs.read('/in.txt')])`, { timeMs: 200 }, 'TimeoutError'],
+      [
+        'a timeout with a host call in flight',
+        `await Promise.all([external_hang({}), vfs.read('/in.txt')])`,
+        { timeMs: 200 },
+        'TimeoutError',
+      ],
       ['a sync-loop timeout', `while (true) {}`, { timeMs: 200 }, 'TimeoutError'],
       ['an out-of-memory run', `const a = []; for (;;) a.push(new Array(1000).fill(1))`, { timeMs: 60_000 }, 'InternalError'],
       ['a stack overflow', `function f(n) { return f(n + 1) + 1 } return f(0)`, {}, 'InternalError'],
@@ -60,7 +68,12 @@ export function describeRunJsLeaks(name: string, h: LeakHarness = {}): void {
         await vfs.writeFile('/in.txt', 'hello')
         const engine = leakCheckingEngine(h)
         // The debug build (ASan) needs far more memory than the release build for the same program.
-        const runJs = createRunJs({ vfs, engine, limits: { memoryBytes: DEBUG_MEMORY, ...limits }, tools: { hang: () => new Promise(() => {}) } })
+        const runJs = createRunJs({
+          vfs,
+          engine,
+          limits: { memoryBytes: DEBUG_MEMORY, ...limits },
+          tools: { hang: () => new Promise(() => {}) },
+        })
         const r = await runJs.run(program)
         expect(r.error?.name).toBe(errorName)
         expect(engine.modules.length).toBe(1)
@@ -74,13 +87,17 @@ export function describeRunJsLeaks(name: string, h: LeakHarness = {}): void {
     }
   })
 
-
   describe(`run_js leaks nothing across many runs on one runtime: ${name}`, () => {
     it('after 30 mixed runs and close()', async () => {
       const vfs = await openVfs({ store: memoryStore(), namespace: 'leaks', scope: 'many' })
       await vfs.writeFile('/in.txt', 'hello')
       const engine = leakCheckingEngine(h)
-      const runJs = createRunJs({ vfs, engine, limits: { memoryBytes: DEBUG_MEMORY, timeMs: 300 }, tools: { echo: async (x) => x } })
+      const runJs = createRunJs({
+        vfs,
+        engine,
+        limits: { memoryBytes: DEBUG_MEMORY, timeMs: 300 },
+        tools: { echo: async x => x },
+      })
       const programs = [
         `return await Promise.all([vfs.read('/in.txt'), external_echo({ a: [1, 2] }), vfs.list('/')])`,
         `console.log('x'); throw new TypeError('t')`,

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRunJs, openVfs, scopeRun, type QuickJsEngine, type RunJsExecutor, type RunJsOptions, type TypeScriptLoader, type Vfs, type VfsStore } from '../../src/index.js'
+import {
+  createRunJs,
+  openVfs,
+  scopeRun,
+  type QuickJsEngine,
+  type RunJsExecutor,
+  type RunJsOptions,
+  type TypeScriptLoader,
+  type Vfs,
+  type VfsStore,
+} from '../../src/index.js'
 import { RUN_JS_DESCRIPTION } from '../../src/run-js/index.js'
 import { MEMORY_BOMBS } from './bombs.js'
 
@@ -42,9 +52,16 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
     let h: RunJsHarness
     let n = 0
     let defaultEngineRef: QuickJsEngine
-    const open = (scope = `s${Date.now().toString(36)}${++n}`): Promise<Vfs> => openVfs({ store: h.store, namespace: 'runjs', scope, autoRefresh: false })
+    const open = (scope = `s${Date.now().toString(36)}${++n}`): Promise<Vfs> =>
+      openVfs({ store: h.store, namespace: 'runjs', scope, autoRefresh: false })
     const runner = (vfs: Vfs, options: Omit<RunJsOptions, 'vfs'> = {}) =>
-      createRunJs({ vfs, engine: h.engine, ...(h.typescript !== undefined ? { typescript: h.typescript } : {}), ...(h.executor ? { executor: h.executor } : {}), ...options })
+      createRunJs({
+        vfs,
+        engine: h.engine,
+        ...(h.typescript !== undefined ? { typescript: h.typescript } : {}),
+        ...(h.executor ? { executor: h.executor } : {}),
+        ...options,
+      })
     /** An engine that records its instances, or none where runs execute in another thread. */
     const recording = () => (h.executor ? undefined : recordingEngine(defaultEngineRef))
     /** A tool that counts calls, for "nothing dispatched" checks. */
@@ -63,8 +80,14 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
 
     describe('programs', () => {
       it('returns the value of `return`, with logs in order', async () => {
-        const r = await runner(await open()).run(`console.log('a', 1, {b: 2}); console.info('i'); console.warn('w'); console.error(new TypeError('e')); return {x: [1, 'two', null]}`)
-        expect(r).toMatchObject({ success: true, result: { x: [1, 'two', null] }, logs: ['a 1 {"b":2}', 'i', 'w', 'TypeError: e'] })
+        const r = await runner(await open()).run(
+          `console.log('a', 1, {b: 2}); console.info('i'); console.warn('w'); console.error(new TypeError('e')); return {x: [1, 'two', null]}`,
+        )
+        expect(r).toMatchObject({
+          success: true,
+          result: { x: [1, 'two', null] },
+          logs: ['a 1 {"b":2}', 'i', 'w', 'TypeError: e'],
+        })
       })
 
       it('a program without return succeeds with no result', async () => {
@@ -104,7 +127,7 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
     })
 
     describe('TypeScript', () => {
-      it('strips types, archives the program as .ts and keeps line numbers', async (ctx) => {
+      it('strips types, archives the program as .ts and keeps line numbers', async ctx => {
         if (h.typescript === false) return ctx.skip()
         const run = runner(await open())
         const ok = await run.run(`interface P { n: number }\nconst f = (p: P): number => p.n * 2\nreturn f({ n: 21 } as P)`)
@@ -130,14 +153,16 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         expect(js.error!.message).not.toMatch(/TypeScript/)
       })
 
-      it('a TypeScript loader that cannot load (a bundle without ts-blank-space) says so, with its error', async (ctx) => {
+      it('a TypeScript loader that cannot load (a bundle without ts-blank-space) says so, with its error', async ctx => {
         // A custom loader is a function of this thread: an executor refuses it (see the harness notes).
         if (h.executor) return ctx.skip()
-        const missing = await runner(await open(), { typescript: () => Promise.reject(new Error('Cannot find module ts-blank-space')) }).run(`let n: number = 1; return n`)
+        const missing = await runner(await open(), {
+          typescript: () => Promise.reject(new Error('Cannot find module ts-blank-space')),
+        }).run(`let n: number = 1; return n`)
         expect(missing.error!.message).toMatch(/looks like TypeScript.*could not be loaded: Cannot find module ts-blank-space/s)
       })
 
-      it('TypeScript that cannot be stripped (an enum) says which construct to rewrite', async (ctx) => {
+      it('TypeScript that cannot be stripped (an enum) says which construct to rewrite', async ctx => {
         if (h.typescript === false) return ctx.skip()
         const r = await runner(await open()).run(`enum Color { Red, Green }\nreturn Color.Green`)
         expect(r.error).toMatchObject({ name: 'SyntaxError' })
@@ -168,8 +193,17 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
                    grep: gr.matches.map(m => m.path + ':' + m.line), after: await vfs.exists('/docs/sub/b.md') }`)
         expect(r.error).toBeUndefined()
         expect(r.result).toEqual({
-          text: '# A\nalpha line\n', bytes: [0, 1, 2, 250, 255], isU8: true, list: ['a.md', 'sub'], deep: ['a.md', 'sub', 'sub/b.md'], size: 15, type: 'file',
-          ex: [true, false], g: ['/docs/a.md', '/docs/sub/b.md'], grep: ['/docs/a.md:2', '/docs/sub/b.md:2'], after: false,
+          text: '# A\nalpha line\n',
+          bytes: [0, 1, 2, 250, 255],
+          isU8: true,
+          list: ['a.md', 'sub'],
+          deep: ['a.md', 'sub', 'sub/b.md'],
+          size: 15,
+          type: 'file',
+          ex: [true, false],
+          g: ['/docs/a.md', '/docs/sub/b.md'],
+          grep: ['/docs/a.md:2', '/docs/sub/b.md:2'],
+          after: false,
         })
         expect(await vfs.readFile('/out/plain.txt', 'utf8')).toBe('é☃ 15')
         expect(JSON.parse(await vfs.readFile('/out/data.json', 'utf8'))).toEqual({ n: 1, list: [1, 2] })
@@ -177,7 +211,7 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
       })
 
       it('the model-facing description names exactly the functions a program gets', async () => {
-        const described = [...RUN_JS_DESCRIPTION.matchAll(/vfs\.(\w+)\(/g)].map((m) => m[1]).sort()
+        const described = [...RUN_JS_DESCRIPTION.matchAll(/vfs\.(\w+)\(/g)].map(m => m[1]).sort()
         const r = await runner(await open()).run(`return [Object.keys(vfs).sort(), Object.isFrozen(vfs), Object.isFrozen(console)]`)
         expect(r.result).toEqual([described, true, true])
         expect(described).toContain('grep')
@@ -272,7 +306,11 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
               typeof (v as { n?: unknown })?.n === 'number' ? { value: v } : { issues: [{ message: 'expected a number', path: ['n'] }] },
           },
         }
-        const r = await runner(await open(), { tools: { 'math.double': { inputSchema: schema, execute: async (i: unknown) => (s.calls.push(i), (i as { n: number }).n * 2) } } }).run(`
+        const r = await runner(await open(), {
+          tools: {
+            'math.double': { inputSchema: schema, execute: async (i: unknown) => (s.calls.push(i), (i as { n: number }).n * 2) },
+          },
+        }).run(`
           const ok = await external_math_double({ n: 21 })
           try { await external_math_double({ n: 'x' }) } catch (e) { return [ok, e.name, e.message] }`)
         expect(r.result).toEqual([42, 'ValidationError', 'invalid input for external_math_double: n: expected a number'])
@@ -285,16 +323,16 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         // Each call waits (up to 2 s) until all twelve have arrived, so the count does not depend on how
         // fast calls cross (in a worker thread they arrive one message at a time); serialised calls never get there.
         let allIn!: () => void
-        const barrier = new Promise<void>((resolve) => (allIn = resolve))
+        const barrier = new Promise<void>(resolve => (allIn = resolve))
         const r = await runner(await open(), {
           tools: {
-            slow: async (input) => {
+            slow: async input => {
               const { i } = input as { i: number }
               inFlight++
               maxInFlight = Math.max(maxInFlight, inFlight)
               if (inFlight === 12) allIn()
-              await Promise.race([barrier, new Promise((resolve) => setTimeout(resolve, 2000))])
-              await new Promise((resolve) => setTimeout(resolve, 5 + ((i * 7) % 5) * 8))
+              await Promise.race([barrier, new Promise(resolve => setTimeout(resolve, 2000))])
+              await new Promise(resolve => setTimeout(resolve, 5 + ((i * 7) % 5) * 8))
               inFlight--
               return i * 10
             },
@@ -306,12 +344,16 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
 
       it('a tool not on the allow-list does not exist in the guest, and the host refuses it by name', async () => {
         const s = spy()
-        const r = await runner(await open(), { tools: { allowed: s.tool } }).run(`return [typeof external_allowed, typeof external_secret, Object.keys(globalThis).filter(k => k.startsWith('external_'))]`)
+        const r = await runner(await open(), { tools: { allowed: s.tool } }).run(
+          `return [typeof external_allowed, typeof external_secret, Object.keys(globalThis).filter(k => k.startsWith('external_'))]`,
+        )
         expect(r.result).toEqual(['function', 'undefined', []])
 
         // Each tool is its own host function closed over its own id: there is no call by id a guest
         // could aim at another tool.
-        const deleted = await runner(await open(), { tools: { allowed: s.tool } }).run(`delete globalThis.external_allowed; globalThis.external_allowed = 1; return typeof external_allowed`)
+        const deleted = await runner(await open(), { tools: { allowed: s.tool } }).run(
+          `delete globalThis.external_allowed; globalThis.external_allowed = 1; return typeof external_allowed`,
+        )
         expect(deleted.result).toBe('function')
         expect(s.calls).toEqual([])
       })
@@ -328,9 +370,9 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         const b = await runner(again).run('return 2')
         expect(b.scriptPath).toBe('/.run_js/run-002.js')
         const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => runner(again).run(`return ${i}`)))
-        const paths = runs.map((r) => r.scriptPath)
+        const paths = runs.map(r => r.scriptPath)
         expect(new Set(paths).size).toBe(8)
-        expect(paths.every((p) => /^\/\.run_js\/run-\d{3}\.js$/.test(p ?? ''))).toBe(true)
+        expect(paths.every(p => /^\/\.run_js\/run-\d{3}\.js$/.test(p ?? ''))).toBe(true)
         expect(await again.readFile('/.run_js/run-002.js', 'utf8')).toBe('return 2')
         // A second process (a second open of the same scope) claims numbers without overwriting.
         const other = await open(scope)
@@ -376,17 +418,21 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
           ...Array.from({ length: 5 }, (_, i) => runner(a).run(`return 'a${i}'`)),
           ...Array.from({ length: 5 }, (_, i) => runner(b).run(`return 'b${i}'`)),
         ])
-        const paths = runs.map((r) => r.scriptPath)
-        expect(runs.every((r) => r.success)).toBe(true)
+        const paths = runs.map(r => r.scriptPath)
+        expect(runs.every(r => r.success)).toBe(true)
         expect(new Set(paths).size).toBe(10)
         const reader = await open(scope)
-        const sources = await Promise.all(paths.map((p) => reader.readFile(p!, 'utf8')))
-        expect(sources.sort()).toEqual([...Array.from({ length: 5 }, (_, i) => `return 'a${i}'`), ...Array.from({ length: 5 }, (_, i) => `return 'b${i}'`)].sort())
+        const sources = await Promise.all(paths.map(p => reader.readFile(p!, 'utf8')))
+        expect(sources.sort()).toEqual(
+          [...Array.from({ length: 5 }, (_, i) => `return 'a${i}'`), ...Array.from({ length: 5 }, (_, i) => `return 'b${i}'`)].sort(),
+        )
       })
 
       it('a result over the inline limit goes to result-NNN.json with path, size and preview', async () => {
         const vfs = await open()
-        const r = await runner(vfs, { limits: { inlineResultChars: 1000 } }).run(`return Array.from({ length: 500 }, (_, i) => ({ i, s: 'é' }))`)
+        const r = await runner(vfs, { limits: { inlineResultChars: 1000 } }).run(
+          `return Array.from({ length: 500 }, (_, i) => ({ i, s: 'é' }))`,
+        )
         expect(r.success).toBe(true)
         expect(r.resultPath).toBe(r.scriptPath!.replace(/run-(\d+)\.js$/, 'result-$1.json'))
         const stored = await vfs.readFile(r.resultPath!, 'utf8')
@@ -396,7 +442,9 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
       })
 
       it('logs beyond their cap are truncated and say so', async () => {
-        const r = await runner(await open(), { limits: { logChars: 100 } }).run(`for (let i = 0; i < 1000; i++) console.log('line ' + i); return 'done'`)
+        const r = await runner(await open(), { limits: { logChars: 100 } }).run(
+          `for (let i = 0; i < 1000; i++) console.log('line ' + i); return 'done'`,
+        )
         expect(r.result).toBe('done')
         expect(r.logs.slice(0, 2)).toEqual(['line 0', 'line 1'])
         expect(r.logs.join('').length).toBeLessThan(200)
@@ -420,7 +468,7 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         }, 60_000)
       }
 
-      it('a file or tool answer too large for the run\'s memory is a guest RangeError E2BIG, and the next run works', async () => {
+      it("a file or tool answer too large for the run's memory is a guest RangeError E2BIG, and the next run works", async () => {
         const vfs = await open()
         const big = 'a'.repeat(5 * MIB) // over the bound for 16 MiB (a quarter of it)
         await vfs.writeFile('/big.txt', big)
@@ -433,7 +481,11 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
           return out`)
         expect(r.error).toBeUndefined()
         const out = r.result as Array<[string, string, string]>
-        expect(out.map(([name, code]) => [name, code])).toEqual([['RangeError', 'E2BIG'], ['RangeError', 'E2BIG'], ['RangeError', 'E2BIG']])
+        expect(out.map(([name, code]) => [name, code])).toEqual([
+          ['RangeError', 'E2BIG'],
+          ['RangeError', 'E2BIG'],
+          ['RangeError', 'E2BIG'],
+        ])
         for (const [, , message] of out) expect(message).toMatch(/too large for this run's memory/)
         expect((await run.run(`return (await vfs.read('/big.txt')).length`)).error?.code).toBe('E2BIG')
         expect(await run.run('return 1 + 1')).toMatchObject({ success: true, result: 2 })
@@ -512,7 +564,7 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         expect(s.calls).toEqual([])
       }, 20_000)
 
-      it('TypeScript loading has its own bound (not the program\'s time): a loader that never finishes ends with TimeoutError', async (ctx) => {
+      it("TypeScript loading has its own bound (not the program's time): a loader that never finishes ends with TimeoutError", async ctx => {
         // A loader is a function of this thread; an executor's threads load ts-blank-space themselves.
         if (h.executor) return ctx.skip()
         const t0 = performance.now()
@@ -535,13 +587,16 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         } finally {
           console.error = original
         }
-        expect(errors.map(String).filter((e) => e.includes('Aborted'))).toEqual([])
+        expect(errors.map(String).filter(e => e.includes('Aborted'))).toEqual([])
         if (engine) expect(engine.memories).toHaveLength(2)
       })
 
       it('a tool call that never returns ends with TimeoutError, and the tool is told to stop', async () => {
         let toolSignal: AbortSignal | undefined
-        const r = await runner(await open(), { ...fast, tools: { hang: (_i, { signal }) => ((toolSignal = signal), new Promise(() => {})) } }).run(`await external_hang({})`)
+        const r = await runner(await open(), {
+          ...fast,
+          tools: { hang: (_i, { signal }) => ((toolSignal = signal), new Promise(() => {})) },
+        }).run(`await external_hang({})`)
         expect(r.error?.name).toBe('TimeoutError')
         expect(toolSignal?.aborted).toBe(true)
       })
@@ -556,7 +611,9 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
           expect(r.error?.name).toBe('TimeoutError')
           expect(r.error?.message).toMatch(/compute budget/)
           expect(performance.now() - t0).toBeLessThan(20_000)
-          const regex = await runner(await open(), { limits: { timeMs: 60_000, interruptBudget: 5_000 } }).run(`return /(a+)+$/.test('a'.repeat(40) + 'b')`)
+          const regex = await runner(await open(), { limits: { timeMs: 60_000, interruptBudget: 5_000 } }).run(
+            `return /(a+)+$/.test('a'.repeat(40) + 'b')`,
+          )
           expect(regex.error?.message).toMatch(/compute budget/)
         } finally {
           Date.now = realNow
@@ -578,7 +635,9 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         const vfs = await open()
         const ac = new AbortController()
         ac.abort()
-        const r = await runner(vfs, { tools: { probe: s.tool } }).run(`await external_probe({}); await vfs.write('/x', 'y')`, { signal: ac.signal })
+        const r = await runner(vfs, { tools: { probe: s.tool } }).run(`await external_probe({}); await vfs.write('/x', 'y')`, {
+          signal: ac.signal,
+        })
         expect(r.error?.name).toBe('AbortError')
         expect(s.calls).toEqual([])
         expect(await vfs.exists('/x')).toBe(false)
@@ -589,7 +648,9 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         const ac = new AbortController()
         const t0 = performance.now()
         setTimeout(() => ac.abort(), 100)
-        const r = await runner(await open()).run(`for (;;) { await vfs.exists('/'); for (let i = 0; i < 1000; i++); }`, { signal: ac.signal })
+        const r = await runner(await open()).run(`for (;;) { await vfs.exists('/'); for (let i = 0; i < 1000; i++); }`, {
+          signal: ac.signal,
+        })
         expect(r.error?.name).toBe('AbortError')
         expect(performance.now() - t0).toBeLessThan(2000)
       })
@@ -597,7 +658,10 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
       it('an abort raised while the guest spins synchronously stops it at the next interrupt check', async () => {
         const ac = new AbortController()
         const t0 = performance.now()
-        const r = await runner(await open(), { tools: { stop: async () => void ac.abort('enough') } }).run(`await external_stop(); while (true) {}`, { signal: ac.signal })
+        const r = await runner(await open(), { tools: { stop: async () => void ac.abort('enough') } }).run(
+          `await external_stop(); while (true) {}`,
+          { signal: ac.signal },
+        )
         expect(r.error).toMatchObject({ name: 'AbortError', message: 'run_js was aborted: enough' })
         expect(performance.now() - t0).toBeLessThan(2000)
       })
@@ -605,7 +669,9 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
       it('aborting while a tool call hangs ends the run', async () => {
         const ac = new AbortController()
         setTimeout(() => ac.abort(), 50)
-        const r = await runner(await open(), { tools: { hang: () => new Promise(() => {}) } }).run(`await external_hang({})`, { signal: ac.signal })
+        const r = await runner(await open(), { tools: { hang: () => new Promise(() => {}) } }).run(`await external_hang({})`, {
+          signal: ac.signal,
+        })
         expect(r.error?.name, JSON.stringify(r.error)).toBe('AbortError')
       })
     })

@@ -12,7 +12,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 export const TS_VENDOR = `${root}node_modules/.cache/agent-vfs/run-js-typescript.mjs`
 
 export default async function setup(): Promise<void> {
-  const newest = Math.max(...[`${root}node_modules/ts-blank-space/package.json`, `${root}scripts/typescript-loader.mjs`].map((f) => statSync(f).mtimeMs))
+  const newest = Math.max(
+    ...[`${root}node_modules/ts-blank-space/package.json`, `${root}scripts/typescript-loader.mjs`].map(f => statSync(f).mtimeMs),
+  )
   if (existsSync(TS_VENDOR) && statSync(TS_VENDOR).mtimeMs > newest) return
   await buildTypeScriptLoader(TS_VENDOR)
 }

@@ -14,7 +14,7 @@ function hangingAfter(calls: number): AgentProfile {
     async setup(e) {
       const s = await appendix.setup(e)
       let n = 0
-      return { ...s, model: { ...s.model, doGenerate: (o) => (++n > calls ? new Promise(() => {}) : s.model.doGenerate(o)) } }
+      return { ...s, model: { ...s.model, doGenerate: o => (++n > calls ? new Promise(() => {}) : s.model.doGenerate(o)) } }
     },
   }
 }
@@ -31,16 +31,18 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     const a = new EventLog(store, namespace, s.id, () => {})
     const b = new EventLog(store, namespace, s.id, () => {})
     const n = SEGMENT_EVENTS + 150
-    const appended = await Promise.all(Array.from({ length: n }, (_, i) => (i % 2 ? a : b).append({ type: 'status', status: i % 3 ? 'idle' : 'running' })))
+    const appended = await Promise.all(
+      Array.from({ length: n }, (_, i) => (i % 2 ? a : b).append({ type: 'status', status: i % 3 ? 'idle' : 'running' })),
+    )
     const all = await host.events(s.id, { after: 0, limit: 1000 })
     const rest = await host.events(s.id, { after: all[all.length - 1].seq })
     const events = [...all, ...rest]
     expect(events).toHaveLength(n + 1) // + session-created
     expectContiguous(events)
-    expect(new Set(appended.map((e) => e.seq)).size).toBe(n)
+    expect(new Set(appended.map(e => e.seq)).size).toBe(n)
     // Reads from the middle of a later segment.
     const mid = await host.events(s.id, { after: SEGMENT_EVENTS + 10, limit: 5 })
-    expect(mid.map((e) => e.seq)).toEqual([511, 512, 513, 514, 515].map((x) => x - 500 + SEGMENT_EVENTS))
+    expect(mid.map(e => e.seq)).toEqual([511, 512, 513, 514, 515].map(x => x - 500 + SEGMENT_EVENTS))
   })
 
   it('eventLines gives the same events as their stored JSON text, also for lines stored in another key order', async () => {
@@ -49,25 +51,42 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     const host = createSessionHost({ store, agents: { appendix }, namespace })
     const s = await host.create({ owner: 'o', profile: 'appendix' })
     const log = new EventLog(store, namespace, s.id, () => {})
-    await Promise.all(Array.from({ length: SEGMENT_EVENTS + 20 }, (_, i) => log.append({ type: 'message', n: i, text: `m${i}\n"quoted"`, mode: 'follow-up' })))
+    await Promise.all(
+      Array.from({ length: SEGMENT_EVENTS + 20 }, (_, i) =>
+        log.append({ type: 'message', n: i, text: `m${i}\n"quoted"`, mode: 'follow-up' }),
+      ),
+    )
     // A batch written with `type` not first (as older hosts wrote lines) still reads with its type.
     const seq = SEGMENT_EVENTS + 22
-    const odd = [{ seq, at: 1, status: 'idle', type: 'status' }, { seq: seq + 1, at: 1, type: 'status', status: 'running' }]
-    const data = new TextEncoder().encode(odd.map((e) => JSON.stringify(e) + '\n').join(''))
-    await store.commit(namespace, `events/${s.id}/1`, [{ op: 'put', path: `/${String(seq).padStart(12, '0')}.jsonl`, kind: 'file', data, mtime: 1, ctime: 1, expectedVersion: 0 }])
-    for (const [after, limit] of [[0, 1000], [SEGMENT_EVENTS - 3, 10], [SEGMENT_EVENTS + 15, 1000], [seq + 1, 5]]) {
+    const odd = [
+      { seq, at: 1, status: 'idle', type: 'status' },
+      { seq: seq + 1, at: 1, type: 'status', status: 'running' },
+    ]
+    const data = new TextEncoder().encode(odd.map(e => JSON.stringify(e) + '\n').join(''))
+    await store.commit(namespace, `events/${s.id}/1`, [
+      { op: 'put', path: `/${String(seq).padStart(12, '0')}.jsonl`, kind: 'file', data, mtime: 1, ctime: 1, expectedVersion: 0 },
+    ])
+    for (const [after, limit] of [
+      [0, 1000],
+      [SEGMENT_EVENTS - 3, 10],
+      [SEGMENT_EVENTS + 15, 1000],
+      [seq + 1, 5],
+    ]) {
       const events = await host.events(s.id, { after, limit })
       const lines = await host.eventLines(s.id, { after, limit })
-      expect(lines.map((l) => JSON.parse(l.json))).toEqual(events)
-      expect(lines.map((l) => [l.seq, l.type])).toEqual(events.map((e) => [e.seq, e.type]))
+      expect(lines.map(l => JSON.parse(l.json))).toEqual(events)
+      expect(lines.map(l => [l.seq, l.type])).toEqual(events.map(e => [e.seq, e.type]))
       expect(events[0]?.seq ?? after + 1).toBe(after + 1)
     }
     expectContiguous(await host.events(s.id, { after: 0 }))
-    expect((await host.eventLines(s.id, { after: seq - 1 })).map((l) => [l.seq, l.type])).toEqual([[seq, 'status'], [seq + 1, 'status']])
+    expect((await host.eventLines(s.id, { after: seq - 1 })).map(l => [l.seq, l.type])).toEqual([
+      [seq, 'status'],
+      [seq + 1, 'status'],
+    ])
     // eventLines pages go up to 10,000 events; events pages stop at 1,000.
     await Promise.all(Array.from({ length: 600 }, () => log.append({ type: 'status', status: 'idle' })))
     const all = await host.eventLines(s.id, { limit: 5000 })
-    expect(all.map((l) => l.seq)).toEqual(Array.from({ length: seq + 601 }, (_, i) => i + 1))
+    expect(all.map(l => l.seq)).toEqual(Array.from({ length: seq + 601 }, (_, i) => i + 1))
     expect(await host.events(s.id, { limit: 5000 })).toHaveLength(1000)
     await expect(host.eventLines('s' + '0'.repeat(32))).rejects.toMatchObject({ code: 'not-found' })
     await expect(host.eventLines('../x')).rejects.toMatchObject({ code: 'not-found' })
@@ -90,7 +109,7 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     }
     await until(writer, s.id, ['idle'])
     const stored = await writer.events(s.id, { after: 3 })
-    expect(got.map((e) => e.seq)).toEqual(stored.slice(0, got.length).map((e) => e.seq))
+    expect(got.map(e => e.seq)).toEqual(stored.slice(0, got.length).map(e => e.seq))
     expect(got[0].seq).toBe(4)
   })
 
@@ -124,21 +143,21 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     await other.delete(s.id)
     gated.open()
     await runner.settled(s.id)
-    expect((await store.listScopes(namespace)).filter((x) => x.includes(s.id))).toEqual([])
+    expect((await store.listScopes(namespace)).filter(x => x.includes(s.id))).toEqual([])
   }
 
   it('a session deleted by one host while another runs it leaves nothing behind once the run stops', async () => {
-    await deleteWhileRunning(600, (store) => store)
+    await deleteWhileRunning(600, store => store)
   })
 
   it('a run that stops between a delete removing the events and removing the meta scope still leaves nothing behind', async () => {
     // The deleting host's store pauses after each removal of an event segment: the runner's abort
     // (its lease renewal sees the close) and its last appends land while the delete is still running.
-    await deleteWhileRunning(300, (store) => {
+    await deleteWhileRunning(300, store => {
       const slow = Object.create(store) as VfsStore
       slow.deleteScope = async (n, scope) => {
         await store.deleteScope(n, scope)
-        if (scope.startsWith('events/')) await new Promise((r) => setTimeout(r, 600))
+        if (scope.startsWith('events/')) await new Promise(r => setTimeout(r, 600))
       }
       return slow
     })
@@ -153,19 +172,19 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     await dying.send(s.id, { text: APPENDIX_INSTRUCTIONS })
     // Wait for the hang: a checkpoint is stored, then the model never answers.
     for await (const e of dying.observe(s.id, { heartbeatMs: 0, pollMs: 20 })) if (e.type === 'checkpoint' && e.revision >= 2) break
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise(r => setTimeout(r, 100))
     await dying.stop() // no more lease renewals: as if the process died
     const b = createSessionHost({ store, agents: { appendix }, namespace, leaseMs: 300 })
     const c = createSessionHost({ store, agents: { appendix }, namespace, leaseMs: 300 })
     expect(await b.recover()).toEqual([]) // the lease has not expired yet
-    await new Promise((r) => setTimeout(r, 400))
+    await new Promise(r => setTimeout(r, 400))
     const [tookB, tookC] = await Promise.all([b.recover(), c.recover()])
     await Promise.all([b.settled(s.id), c.settled(s.id)])
     await until(b, s.id, ['idle'])
     const events = await b.events(s.id)
     expectContiguous(events)
-    const starts = events.filter((e) => e.type === 'execution-start')
-    expect(starts.map((e) => (e as any).resumed)).toEqual([false, true]) // resumed once, by one host
+    const starts = events.filter(e => e.type === 'execution-start')
+    expect(starts.map(e => (e as any).resumed)).toEqual([false, true]) // resumed once, by one host
     expect(tookB.length + tookC.length).toBeGreaterThanOrEqual(1)
     const done = completions(events)
     expect(new Set(done).size).toBe(done.length)
@@ -191,12 +210,12 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     expect(report.archivesDeleted).toBeGreaterThan(0)
     const archivesAfter = await (await host.workspace(keep.id)).readdir('/work/.run_js')
     expect(archivesAfter.length).toBeLessThan(archivesBefore)
-    expect(archivesAfter.every((f) => /-(\d+)\./.exec(f)![1] === /-(\d+)\./.exec(archivesAfter[0])![1])).toBe(true)
+    expect(archivesAfter.every(f => /-(\d+)\./.exec(f)![1] === /-(\d+)\./.exec(archivesAfter[0])![1])).toBe(true)
     const events = await host.events(keep.id, { after: 0 })
     expect(events[0].seq).toBe(2 * SEGMENT_EVENTS + 1)
     expect((await host.executions(keep.id))[0].status).toBe('completed')
     await expect(host.get(doomed.id)).rejects.toMatchObject({ code: 'not-found' })
-    expect((await store.listScopes(namespace)).filter((x) => x.includes(doomed.id))).toEqual([])
+    expect((await store.listScopes(namespace)).filter(x => x.includes(doomed.id))).toEqual([])
   })
 
   it('enforces per-owner quotas: sessions and bytes; a refused upload writes nothing', async () => {
@@ -207,7 +226,12 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     await expect(host.create({ owner: 'q', profile: 'appendix' })).rejects.toMatchObject({ code: 'quota' })
     await host.create({ owner: 'other', profile: 'appendix' })
     await host.writeFiles(a.id, [{ path: '/work/a.txt', data: 'x'.repeat(600) }])
-    await expect(host.writeFiles(b.id, [{ path: '/work/b.txt', data: 'y'.repeat(300) }, { path: '/work/c.txt', data: 'z'.repeat(200) }])).rejects.toMatchObject({ code: 'quota' })
+    await expect(
+      host.writeFiles(b.id, [
+        { path: '/work/b.txt', data: 'y'.repeat(300) },
+        { path: '/work/c.txt', data: 'z'.repeat(200) },
+      ]),
+    ).rejects.toMatchObject({ code: 'quota' })
     expect(await (await host.workspace(b.id)).exists('/work/b.txt')).toBe(false)
     await host.writeFiles(b.id, [{ path: '/work/b.txt', data: 'y'.repeat(300) }])
     await host.delete(a.id)
@@ -221,15 +245,19 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     const used = (await big.workspace(c.id)).usage().bytes
     expect(used).toBeGreaterThan(uploaded)
     const d = await big.create({ owner: 'q', profile: 'appendix' })
-    await expect(big.writeFiles(d.id, [{ path: '/work/x.bin', data: new Uint8Array(400_000 - used + 1) }])).rejects.toMatchObject({ code: 'quota' })
+    await expect(big.writeFiles(d.id, [{ path: '/work/x.bin', data: new Uint8Array(400_000 - used + 1) }])).rejects.toMatchObject({
+      code: 'quota',
+    })
     await big.writeFiles(d.id, [{ path: '/work/x.bin', data: new Uint8Array(400_000 - used) }])
     await host.create({ owner: 'q', profile: 'appendix' })
   })
 
   it('takes 60 concurrent creates by one owner (one counter) without giving up', async () => {
     const host = createSessionHost({ store: await getStore(), agents: { appendix }, namespace: ns(), quota: { maxSessions: 60 } })
-    const made = await Promise.all(Array.from({ length: 60 }, (_, i) => host.create({ owner: 'busy', profile: 'appendix', title: String(i) })))
-    expect(new Set(made.map((s) => s.id)).size).toBe(60)
+    const made = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => host.create({ owner: 'busy', profile: 'appendix', title: String(i) })),
+    )
+    expect(new Set(made.map(s => s.id)).size).toBe(60)
     const listed = [...(await host.list('busy', { limit: 100 })).items]
     expect(listed).toHaveLength(60)
     await expect(host.create({ owner: 'busy', profile: 'appendix' })).rejects.toMatchObject({ code: 'quota' })

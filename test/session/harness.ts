@@ -7,7 +7,10 @@ export const season = () => generateEpisodes({ count: 6 }).files
 
 /** Uploads the season into /context. */
 export async function uploadSeason(host: SessionHost, id: string): Promise<void> {
-  await host.writeFiles(id, Object.entries(season()).map(([p, data]) => ({ path: `/context/${p}`, data })))
+  await host.writeFiles(
+    id,
+    Object.entries(season()).map(([p, data]) => ({ path: `/context/${p}`, data })),
+  )
 }
 
 /** Waits until the session has no work in progress in `host` and its status is one of `statuses`. */
@@ -18,7 +21,7 @@ export async function until(host: SessionHost, id: string, statuses: string[], t
     const s = await host.get(id)
     if (statuses.includes(s.status)) return s.status
     if (Date.now() - start > timeoutMs) throw new Error(`session ${id} stayed ${s.status}, wanted ${statuses.join('|')}`)
-    await new Promise((r) => setTimeout(r, 20))
+    await new Promise(r => setTimeout(r, 20))
   }
 }
 
@@ -31,7 +34,7 @@ export function expectContiguous(events: SessionEvent[]): void {
 
 /** Plan step ids completed, in order, over all plan-updated events (a redone step appears twice). */
 export function completions(events: SessionEvent[]): string[] {
-  return events.flatMap((e) => (e.type === 'plan-updated' && e.completed ? [`${e.executionId}:${e.completed}`] : []))
+  return events.flatMap(e => (e.type === 'plan-updated' && e.completed ? [`${e.executionId}:${e.completed}`] : []))
 }
 
 /**
@@ -46,8 +49,8 @@ export function gatedAppendix(at: number, options: { firstRunOnly?: boolean; bas
   let runs = 0
   let release!: () => void
   let reachedResolve!: () => void
-  const gate = new Promise<void>((r) => (release = r))
-  const reached = new Promise<void>((r) => (reachedResolve = r))
+  const gate = new Promise<void>(r => (release = r))
+  const reached = new Promise<void>(r => (reachedResolve = r))
   const profile: AgentProfile = {
     async setup(e) {
       const s = await base.setup(e)
@@ -57,7 +60,7 @@ export function gatedAppendix(at: number, options: { firstRunOnly?: boolean; bas
         ...s,
         model: {
           ...s.model,
-          doGenerate: async (o) => {
+          doGenerate: async o => {
             if (++n === at) {
               reachedResolve()
               await new Promise<void>((resolve, reject) => {

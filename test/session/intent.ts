@@ -15,7 +15,10 @@ function hangingAfter(calls: number, base: AgentProfile = appendix, onHang: () =
     async setup(e) {
       const s = await base.setup(e)
       let n = 0
-      return { ...s, model: { ...s.model, doGenerate: (o) => (++n > calls ? (onHang(), new Promise(() => {})) : s.model.doGenerate(o)) } }
+      return {
+        ...s,
+        model: { ...s.model, doGenerate: o => (++n > calls ? (onHang(), new Promise(() => {})) : s.model.doGenerate(o)) },
+      }
     },
   }
 }
@@ -23,7 +26,7 @@ function hangingAfter(calls: number, base: AgentProfile = appendix, onHang: () =
 /** {@link hangingAfter}, with a promise that resolves once the model hangs. */
 function hanging(calls: number) {
   let hung!: () => void
-  const reached = new Promise<void>((r) => (hung = r))
+  const reached = new Promise<void>(r => (hung = r))
   return { profile: hangingAfter(calls, appendix, () => hung()), reached }
 }
 
@@ -33,14 +36,19 @@ const setupHangs: AgentProfile = { setup: () => new Promise(() => {}) }
 const ns = () => `i${Math.random().toString(36).slice(2)}`
 
 /** After the dead host's lease expired: a new host (and a second, healthy one) recover on their own. */
-async function recoverElsewhere(store: VfsStore, namespace: string, id: string, agents: Record<string, AgentProfile>): Promise<SessionHost> {
+async function recoverElsewhere(
+  store: VfsStore,
+  namespace: string,
+  id: string,
+  agents: Record<string, AgentProfile>,
+): Promise<SessionHost> {
   const b = createSessionHost({ store, agents, namespace, leaseMs: LEASE })
   const c = createSessionHost({ store, agents, namespace, leaseMs: LEASE })
   // As a server does, every lease period: a renewal the dead host sent just before it died may
   // land late on a busy machine and hold the lease one more period.
   let took: string[] = []
   for (let i = 0; i < 40 && !took.includes(id); i++) {
-    await new Promise((r) => setTimeout(r, LEASE + 150))
+    await new Promise(r => setTimeout(r, LEASE + 150))
     took = (await Promise.all([b.recover(), c.recover()])).flat()
   }
   expect(took).toContain(id)
@@ -69,7 +77,7 @@ function expectNoRedo(events: SessionEvent[]): void {
   expect(new Set(done).size).toBe(done.length)
 }
 
-const ends = (events: SessionEvent[]) => events.filter((e) => e.type === 'execution-end').map((e) => (e as { status: string }).status)
+const ends = (events: SessionEvent[]) => events.filter(e => e.type === 'execution-end').map(e => (e as { status: string }).status)
 
 /**
  * Every request a host acknowledged (a message, an answer, an abort, a resume) is finished after the
@@ -81,19 +89,25 @@ export function describeIntent(getStore: () => Promise<VfsStore>) {
     it(`a message acknowledged, then the host dies ${point}: another host runs it by itself`, async () => {
       const store = await getStore()
       const namespace = ns()
-      const dying = createSessionHost({ store, agents: { appendix: point === 'at once' ? appendix : setupHangs }, namespace, leaseMs: LEASE })
+      const dying = createSessionHost({
+        store,
+        agents: { appendix: point === 'at once' ? appendix : setupHangs },
+        namespace,
+        leaseMs: LEASE,
+      })
       const s = await dying.create({ owner: 'o', profile: 'appendix' })
       await uploadSeason(dying, s.id)
       await dying.send(s.id, { text: APPENDIX_INSTRUCTIONS })
-      if (point !== 'at once') for (let i = 0; i < 200 && (await dying.messages(s.id))[0].state === 'queued'; i++) await new Promise((r) => setTimeout(r, 10))
+      if (point !== 'at once')
+        for (let i = 0; i < 200 && (await dying.messages(s.id))[0].state === 'queued'; i++) await new Promise(r => setTimeout(r, 10))
       await dying.stop()
       const b = await recoverElsewhere(store, namespace, s.id, { appendix })
       await until(b, s.id, ['idle'])
-      expect((await b.executions(s.id)).map((e) => [e.id, e.status])).toEqual([['e0001', 'completed']])
-      expect((await b.messages(s.id)).map((m) => [m.state, m.executionId])).toEqual([['delivered', 'e0001']])
+      expect((await b.executions(s.id)).map(e => [e.id, e.status])).toEqual([['e0001', 'completed']])
+      expect((await b.messages(s.id)).map(m => [m.state, m.executionId])).toEqual([['delivered', 'e0001']])
       const events = await b.events(s.id)
       expectNoRedo(events)
-      expect(events.filter((e) => e.type === 'execution-start')).toHaveLength(1)
+      expect(events.filter(e => e.type === 'execution-start')).toHaveLength(1)
       expect(ends(events)).toEqual(['completed'])
     })
   }
@@ -102,22 +116,31 @@ export function describeIntent(getStore: () => Promise<VfsStore>) {
     it(`an answer acknowledged, then the host dies ${point}: another host resumes the execution with it`, async () => {
       const store = await getStore()
       const namespace = ns()
-      const dying = createSessionHost({ store, agents: { asking: point === 'at once' ? asking : hangingAfter(1, asking) }, namespace, leaseMs: LEASE })
+      const dying = createSessionHost({
+        store,
+        agents: { asking: point === 'at once' ? asking : hangingAfter(1, asking) },
+        namespace,
+        leaseMs: LEASE,
+      })
       const s = await dying.create({ owner: 'o', profile: 'asking' })
       await uploadSeason(dying, s.id)
       await dying.send(s.id, { text: APPENDIX_INSTRUCTIONS })
       await until(dying, s.id, ['waiting_input'])
       const [question] = await dying.pending(s.id)
       await dying.answer(s.id, question.id, { answer: 'Season One' })
-      if (point !== 'at once') for await (const e of dying.observe(s.id, { heartbeatMs: 0, pollMs: 20 })) if (e.type === 'execution-start' && e.resumed) break
+      if (point !== 'at once')
+        for await (const e of dying.observe(s.id, { heartbeatMs: 0, pollMs: 20 })) if (e.type === 'execution-start' && e.resumed) break
       await dying.stop()
       const b = await recoverElsewhere(store, namespace, s.id, { asking })
       expect(await until(b, s.id, ['waiting_approval'])).toBe('waiting_approval')
       const events = await b.events(s.id)
       expectNoRedo(events)
-      expect(events.find((e) => e.type === 'tool-result' && e.toolName === 'ask_user')).toMatchObject({ ok: true, output: { answer: 'Season One' } })
-      expect(events.filter((e) => e.type === 'pending-answered')).toHaveLength(1)
-      expect((await b.pending(s.id)).map((p) => p.kind)).toEqual(['approval'])
+      expect(events.find(e => e.type === 'tool-result' && e.toolName === 'ask_user')).toMatchObject({
+        ok: true,
+        output: { answer: 'Season One' },
+      })
+      expect(events.filter(e => e.type === 'pending-answered')).toHaveLength(1)
+      expect((await b.pending(s.id)).map(p => p.kind)).toEqual(['approval'])
     })
   }
 
@@ -154,6 +177,6 @@ export function describeIntent(getStore: () => Promise<VfsStore>) {
     expect((await b.executions(s.id))[0].status).toBe('completed')
     expect(ends(events)).toEqual(['interrupted', 'completed'])
     // Started, continued after the crash only to end interrupted (the abort), resumed by the request.
-    expect(events.filter((e) => e.type === 'execution-start').map((e) => (e as { resumed: boolean }).resumed)).toEqual([false, true, true])
+    expect(events.filter(e => e.type === 'execution-start').map(e => (e as { resumed: boolean }).resumed)).toEqual([false, true, true])
   })
 }

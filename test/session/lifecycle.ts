@@ -13,7 +13,13 @@ const agents = {
 /** The session lifecycle on one store, end to end with the script-appendix profile. */
 export function describeLifecycle(getStore: () => Promise<VfsStore>) {
   let host: SessionHost
-  const open = async () => (host ??= createSessionHost({ store: await getStore(), agents, namespace: `t${Math.random().toString(36).slice(2)}`, pollMs: 50 }))
+  const open = async () =>
+    (host ??= createSessionHost({
+      store: await getStore(),
+      agents,
+      namespace: `t${Math.random().toString(36).slice(2)}`,
+      pollMs: 50,
+    }))
 
   it('runs the appendix, then a queued follow-up, with one contiguous event log', async () => {
     const h = await open()
@@ -24,7 +30,10 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     await h.send(s.id, { text: FOLLOW_UP_INSTRUCTIONS })
     await until(h, s.id, ['idle'])
     const executions = await h.executions(s.id)
-    expect(executions.map((e) => [e.id, e.status])).toEqual([['e0001', 'completed'], ['e0002', 'completed']])
+    expect(executions.map(e => [e.id, e.status])).toEqual([
+      ['e0001', 'completed'],
+      ['e0002', 'completed'],
+    ])
     const ws = await h.workspace(s.id)
     expect(await ws.exists('/outputs/assets.json')).toBe(true)
     expect(await ws.exists('/outputs/characters-by-location.md')).toBe(true)
@@ -32,11 +41,14 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     expectContiguous(events)
     const done = completions(events)
     expect(new Set(done).size).toBe(done.length)
-    expect(events.filter((e) => e.type === 'execution-end').map((e) => (e as any).status)).toEqual(['completed', 'completed'])
-    expect((await h.messages(s.id)).map((m) => [m.state, m.executionId])).toEqual([['delivered', 'e0001'], ['delivered', 'e0002']])
+    expect(events.filter(e => e.type === 'execution-end').map(e => (e as any).status)).toEqual(['completed', 'completed'])
+    expect((await h.messages(s.id)).map(m => [m.state, m.executionId])).toEqual([
+      ['delivered', 'e0001'],
+      ['delivered', 'e0002'],
+    ])
     // Paged reads give the same events.
     const tail = await h.events(s.id, { after: 5, limit: 3 })
-    expect(tail.map((e) => e.seq)).toEqual([6, 7, 8])
+    expect(tail.map(e => e.seq)).toEqual([6, 7, 8])
   })
 
   it('waits for an answer, then an approval; answering resumes the execution', async () => {
@@ -63,19 +75,29 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     const [third] = await h.pending(s.id)
     await h.answer(s.id, third.id, { decision: 'always' })
     await until(h, s.id, ['idle'])
-    expect((await h.events(s.id)).find((e) => e.type === 'tool-result' && e.toolName === 'run_js' && !e.ok)).toMatchObject({ error: { code: 'denied' } })
+    expect((await h.events(s.id)).find(e => e.type === 'tool-result' && e.toolName === 'run_js' && !e.ok)).toMatchObject({
+      error: { code: 'denied' },
+    })
     expect((await h.executions(s.id))[0].status).toBe('completed')
     const events = await h.events(s.id)
-    expect(events.find((e) => e.type === 'tool-result' && e.toolName === 'ask_user')).toMatchObject({ ok: true, output: { answer: 'Season One' } })
-    const types = events.map((e) => e.type)
+    expect(events.find(e => e.type === 'tool-result' && e.toolName === 'ask_user')).toMatchObject({
+      ok: true,
+      output: { answer: 'Season One' },
+    })
+    const types = events.map(e => e.type)
     expect(types).toContain('question')
     expect(types).toContain('approval-required')
-    expect(types.filter((t) => t === 'pending-answered')).toHaveLength(4)
+    expect(types.filter(t => t === 'pending-answered')).toHaveLength(4)
   })
 
   it('hands a steer to the running execution at its next window, recorded as such', async () => {
     const gated = gatedAppendix(3)
-    const h = createSessionHost({ store: await getStore(), agents: { appendix: gated.profile }, namespace: `s${Math.random().toString(36).slice(2)}`, pollMs: 50 })
+    const h = createSessionHost({
+      store: await getStore(),
+      agents: { appendix: gated.profile },
+      namespace: `s${Math.random().toString(36).slice(2)}`,
+      pollMs: 50,
+    })
     const s = await h.create({ owner: 'ana', profile: 'appendix' })
     await uploadSeason(h, s.id)
     await h.send(s.id, { text: APPENDIX_INSTRUCTIONS })
@@ -84,19 +106,24 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     gated.open()
     await until(h, s.id, ['idle'])
     const events = await h.events(s.id)
-    const delivered = events.find((e) => e.type === 'steer-delivered')
+    const delivered = events.find(e => e.type === 'steer-delivered')
     expect(delivered).toMatchObject({ executionId: 'e0001' })
     // Delivered at a window boundary, before the execution ended, and not turned into a new execution.
-    const windowAfter = events.find((e) => e.type === 'window-start' && e.seq > delivered!.seq)
+    const windowAfter = events.find(e => e.type === 'window-start' && e.seq > delivered!.seq)
     expect(windowAfter).toBeDefined()
-    expect(events.findIndex((e) => e.type === 'execution-end')).toBeGreaterThan(events.indexOf(delivered!))
-    expect((await h.executions(s.id)).map((e) => [e.id, e.status])).toEqual([['e0001', 'completed']])
-    expect((await h.messages(s.id)).find((m) => m.mode === 'steer')).toMatchObject({ state: 'delivered', executionId: 'e0001' })
+    expect(events.findIndex(e => e.type === 'execution-end')).toBeGreaterThan(events.indexOf(delivered!))
+    expect((await h.executions(s.id)).map(e => [e.id, e.status])).toEqual([['e0001', 'completed']])
+    expect((await h.messages(s.id)).find(m => m.mode === 'steer')).toMatchObject({ state: 'delivered', executionId: 'e0001' })
   })
 
   it('aborts from the API: interrupted at the next call, then resumed without redoing a step', async () => {
     const gated = gatedAppendix(5)
-    const h = createSessionHost({ store: await getStore(), agents: { appendix: gated.profile }, namespace: `a${Math.random().toString(36).slice(2)}`, pollMs: 50 })
+    const h = createSessionHost({
+      store: await getStore(),
+      agents: { appendix: gated.profile },
+      namespace: `a${Math.random().toString(36).slice(2)}`,
+      pollMs: 50,
+    })
     const s = await h.create({ owner: 'ana', profile: 'appendix' })
     await uploadSeason(h, s.id)
     await expect(h.abort(s.id)).rejects.toMatchObject({ code: 'not-running' })
@@ -108,15 +135,15 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     gated.open()
     await h.resume(s.id)
     await until(h, s.id, ['idle'])
-    await new Promise((r) => setTimeout(r, 50))
+    await new Promise(r => setTimeout(r, 50))
     await until(h, s.id, ['idle'])
     const events = await h.events(s.id)
     expect((await h.executions(s.id))[0].status).toBe('completed')
     const done = completions(events)
     expect(new Set(done).size).toBe(done.length)
     expect(done).toContain('e0001:survey')
-    expect(events.filter((e) => e.type === 'abort-requested')).toHaveLength(1)
-    expect(events.filter((e) => e.type === 'execution-end').map((e) => (e as any).status)).toEqual(['interrupted', 'completed'])
+    expect(events.filter(e => e.type === 'abort-requested')).toHaveLength(1)
+    expect(events.filter(e => e.type === 'execution-end').map(e => (e as any).status)).toEqual(['interrupted', 'completed'])
   })
 
   it('closes (observers end), refuses messages while closed, reopens, deletes everything', async () => {
@@ -134,22 +161,22 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     await h.writeFiles(s.id, [{ path: '/work/a.txt', data: 'a' }])
     await h.delete(s.id)
     await expect(h.get(s.id)).rejects.toMatchObject({ code: 'not-found' })
-    expect((await h.list('bo')).items.map((x) => x.id)).not.toContain(s.id)
+    expect((await h.list('bo')).items.map(x => x.id)).not.toContain(s.id)
   })
 
   it('closes and reopens through the state table: of two closes (or reopens) at once, one moves the status and is logged', async () => {
     const h = await open()
     const s = await h.create({ owner: 'bo', profile: 'appendix' })
     const closed = await Promise.all([h.close(s.id), h.close(s.id)])
-    expect(closed.map((r) => r.status)).toEqual(['closed', 'closed'])
+    expect(closed.map(r => r.status)).toEqual(['closed', 'closed'])
     expect((await h.close(s.id)).closedAt).toBe(closed[0].closedAt ?? closed[1].closedAt)
     const reopened = await Promise.all([h.reopen(s.id), h.reopen(s.id)])
-    expect(reopened.map((r) => r.status)).toEqual(['idle', 'idle'])
+    expect(reopened.map(r => r.status)).toEqual(['idle', 'idle'])
     expect(reopened[0].closedAt).toBeUndefined()
     expect((await h.reopen(s.id)).status).toBe('idle')
-    const types = (await h.events(s.id)).map((e) => e.type)
-    expect(types.filter((t) => t === 'session-closed')).toHaveLength(1)
-    expect(types.filter((t) => t === 'session-reopened')).toHaveLength(1)
+    const types = (await h.events(s.id)).map(e => e.type)
+    expect(types.filter(t => t === 'session-closed')).toHaveLength(1)
+    expect(types.filter(t => t === 'session-reopened')).toHaveLength(1)
   })
 
   it('observe sends heartbeats while idle and ends after its idle timeout', async () => {
@@ -158,7 +185,7 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     const got: string[] = []
     for await (const e of h.observe(s.id, { heartbeatMs: 30, idleTimeoutMs: 400 })) got.push(e.type)
     expect(got[0]).toBe('session-created')
-    expect(got.filter((t) => t === 'heartbeat').length).toBeGreaterThanOrEqual(2)
+    expect(got.filter(t => t === 'heartbeat').length).toBeGreaterThanOrEqual(2)
     const stop = new AbortController()
     const ended = (async () => {
       for await (const _ of h.observe(s.id, { after: 1, heartbeatMs: 0, signal: stop.signal })) void _
@@ -167,7 +194,7 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     await ended
   })
 
-  it('lists an owner\'s sessions newest first, paged, and never another owner\'s', async () => {
+  it("lists an owner's sessions newest first, paged, and never another owner's", async () => {
     const h = await open()
     const made = []
     for (let i = 0; i < 5; i++) made.push(await h.create({ owner: 'cy', profile: 'appendix', title: `t${i}` }))
@@ -175,7 +202,7 @@ export function describeLifecycle(getStore: () => Promise<VfsStore>) {
     const first = await h.list('cy', { limit: 2 })
     const second = await h.list('cy', { limit: 2, cursor: first.next })
     const third = await h.list('cy', { limit: 2, cursor: second.next })
-    expect([...first.items, ...second.items, ...third.items].map((x) => x.title)).toEqual(['t4', 't3', 't2', 't1', 't0'])
+    expect([...first.items, ...second.items, ...third.items].map(x => x.title)).toEqual(['t4', 't3', 't2', 't1', 't0'])
     expect(third.next).toBeUndefined()
     await expect(h.get(made[0].id, 'dee')).rejects.toMatchObject({ code: 'not-found' })
   })

@@ -13,7 +13,11 @@ export function requestFor(name: keyof typeof sessionRoutes, id: string): { meth
   let path = r.path.replace('{id}', id).replace('{pendingId}', 'e0001-p1').replace('{executionId}', 'e0001')
   if (name === 'putFile' || name === 'getFile' || name === 'deleteFile') path += '?path=/context/a.md'
   const bodies: Partial<Record<keyof typeof sessionRoutes, unknown>> = {
-    createSession: { profile: 'appendix' }, sendMessage: { text: 'hi' }, answerPending: { decision: 'approve' }, putFile: new Uint8Array([1, 2]), uploadFiles: uploadForm({ 'a.md': 'x' }),
+    createSession: { profile: 'appendix' },
+    sendMessage: { text: 'hi' },
+    answerPending: { decision: 'approve' },
+    putFile: new Uint8Array([1, 2]),
+    uploadFiles: uploadForm({ 'a.md': 'x' }),
   }
   return { method: r.method.toUpperCase(), path, ...(name in bodies ? { body: bodies[name] } : {}) }
 }

@@ -8,7 +8,15 @@ import { chromium, type Browser } from 'playwright'
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 /** Flags for a headless, offline, quiet Chromium in a container (no sandbox: we run as root). */
-export const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+export const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 
 /** Launches the shared Chromium headless; the caller owns it and closes it. */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {

@@ -14,7 +14,11 @@ import { storeInsideDurableObject } from './durable-object-harness.js'
 // TypeScript is off (importing `typescript` through the pool kills the run; the example's programs
 // are plain JavaScript). On the durable-object store every store call runs inside a real Durable
 // Object on its own SQLite storage, so each "restart" of the suite reads the workspace back from it.
-describeAgentRuntime('workerd, durable object store', async () => ({ store: storeInsideDurableObject('agent-suite'), engine: workerdEngine(), typescript: false }))
+describeAgentRuntime('workerd, durable object store', async () => ({
+  store: storeInsideDurableObject('agent-suite'),
+  engine: workerdEngine(),
+  typescript: false,
+}))
 describeAgentRuntime('workerd, memory store', async () => ({ store: memoryStore(), engine: workerdEngine(), typescript: false }))
 
 describe('the agent runtime entirely inside a Durable Object', () => {
@@ -25,13 +29,22 @@ describe('the agent runtime entirely inside a Durable Object', () => {
       const run = scopeRun(await openVfs({ store, namespace: 'agent', scope: 'inside', autoRefresh: false }), { runId: 'main' })
       await seedInput(run, files)
       const r = await runTask({
-        vfs: run, model: scriptedModel(appendixModel()), instructions: APPENDIX_INSTRUCTIONS, contract: appendixContract,
-        runJs: (vfs) => createRunJs({ vfs, engine: workerdEngine(), typescript: false }),
+        vfs: run,
+        model: scriptedModel(appendixModel()),
+        instructions: APPENDIX_INSTRUCTIONS,
+        contract: appendixContract,
+        runJs: vfs => createRunJs({ vfs, engine: workerdEngine(), typescript: false }),
       })
-      const again = scopeRun(await openVfs({ store: durableObjectStore(state.storage), namespace: 'agent', scope: 'inside', autoRefresh: false }), { runId: 'main' })
+      const again = scopeRun(
+        await openVfs({ store: durableObjectStore(state.storage), namespace: 'agent', scope: 'inside', autoRefresh: false }),
+        { runId: 'main' },
+      )
       const ids = await listExecutionIds(again)
       return {
-        status: r.status, toolCalls: r.toolCalls, ids, record: (await readExecution(again, ids[0]))?.status,
+        status: r.status,
+        toolCalls: r.toolCalls,
+        ids,
+        record: (await readExecution(again, ids[0]))?.status,
         assets: JSON.parse(await again.readFile('/outputs/assets.json', 'utf8')),
       }
     })

@@ -15,9 +15,9 @@ export function storeInsideDurableObject(name: string): VfsStore {
     runInDurableObject(stub, (_instance, state) => call(durableObjectStore(state.storage)))
   return {
     kind: 'durable-object',
-    load: (ns, scope) => inside((s) => s.load(ns, scope)),
-    commit: (ns, scope, ops) => inside((s) => s.commit(ns, scope, ops)),
-    deleteScope: (ns, scope) => inside((s) => s.deleteScope(ns, scope)),
-    listScopes: (ns) => inside((s) => s.listScopes(ns)),
+    load: (ns, scope) => inside(s => s.load(ns, scope)),
+    commit: (ns, scope, ops) => inside(s => s.commit(ns, scope, ops)),
+    deleteScope: (ns, scope) => inside(s => s.deleteScope(ns, scope)),
+    listScopes: ns => inside(s => s.listScopes(ns)),
   }
 }

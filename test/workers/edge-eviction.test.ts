@@ -23,7 +23,7 @@ function hangingOnce(at: number) {
         ...s,
         model: {
           ...s.model,
-          doGenerate: async (o) => {
+          doGenerate: async o => {
             if (++n === at) {
               state.reached = true
               await new Promise(() => undefined)
@@ -56,7 +56,7 @@ function setupHangs(base: AgentProfile, at: number[]) {
 
 /** Waits (bounded) until `hang` has hung `n` setups. */
 async function hungSetups(hang: ReturnType<typeof setupHangs>, n: number) {
-  for (let i = 0; i < 2000 && hang.state.hung < n; i++) await new Promise((r) => setTimeout(r, 10))
+  for (let i = 0; i < 2000 && hang.state.hung < n; i++) await new Promise(r => setTimeout(r, 10))
   expect(hang.state.hung).toBe(n)
 }
 
@@ -69,7 +69,12 @@ let ana: string
 
 beforeAll(async () => {
   // A long tick: the alarm the message set stays pending until the test runs it.
-  const agents = { byAlarm: byAlarm.profile, byRequest: byRequest.profile, beforeStart: beforeStart.profile, beforeResume: beforeResume.profile }
+  const agents = {
+    byAlarm: byAlarm.profile,
+    byRequest: byRequest.profile,
+    beforeStart: beforeStart.profile,
+    beforeResume: beforeResume.profile,
+  }
   configureEdge({ agents, alarm: { tickMs: 600_000 } })
   ana = await token('ana')
 })
@@ -79,7 +84,7 @@ async function startAndEvict(profile: string, hang: ReturnType<typeof hangingOnc
   const s = await createSession(ana, profile)
   await uploadSeason(ana, s.id)
   await expectJson(call('POST', `/sessions/${s.id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS }), 202)
-  for (let i = 0; i < 2000 && !hang.state.reached; i++) await new Promise((r) => setTimeout(r, 10))
+  for (let i = 0; i < 2000 && !hang.state.reached; i++) await new Promise(r => setTimeout(r, 10))
   expect(hang.state.reached).toBe(true)
   const before = await events(ana, s.id)
   await abortAllDurableObjects()
@@ -96,8 +101,8 @@ async function expectContinued(id: string, before: Awaited<ReturnType<typeof eve
   expect(done.slice(0, doneBefore.length)).toEqual(doneBefore)
   expect(new Set(done).size).toBe(done.length)
   const executions = await expectJson<any[]>(call('GET', `/sessions/${id}/executions`, ana), 200)
-  expect(executions.map((e) => [e.id, e.status])).toEqual([['e0001', 'completed']])
-  expect(all.filter((e) => e.type === 'execution-end').map((e) => (e as any).status)).toEqual(['completed'])
+  expect(executions.map(e => [e.id, e.status])).toEqual([['e0001', 'completed']])
+  expect(all.filter(e => e.type === 'execution-end').map(e => (e as any).status)).toEqual(['completed'])
   expect((await call('GET', `/sessions/${id}/file?path=/outputs/assets.json`, ana)).status).toBe(200)
 }
 
@@ -139,12 +144,12 @@ async function alarmsUntilQuiet(stub: DurableObjectStub) {
 async function storedStatus(stub: DurableObjectStub, id: string): Promise<string> {
   return runInDurableObject(stub, async (_o, state) => {
     const meta = await durableObjectStore(state.storage).load('sessions', `session/${id}`)
-    const record = meta.entries.find((e) => e.path === '/session.json')
+    const record = meta.entries.find(e => e.path === '/session.json')
     return record?.kind === 'file' ? (JSON.parse(new TextDecoder().decode(record.data)) as SessionRecord).status : 'missing'
   })
 }
 
-const ends = (all: Awaited<ReturnType<typeof events>>) => all.filter((e) => e.type === 'execution-end').map((e) => (e as any).status)
+const ends = (all: Awaited<ReturnType<typeof events>>) => all.filter(e => e.type === 'execution-end').map(e => (e as any).status)
 
 describe('a session object reset right after it acknowledged a request', () => {
   for (const point of ['at once', 'after delivery, before the execution exists'] as const) {
@@ -160,12 +165,12 @@ describe('a session object reset right after it acknowledged a request', () => {
       const all = await events(ana, s.id)
       expectContiguous(all)
       // One execution, started once (a start the reset cut short is continued, not started again).
-      expect(all.filter((e) => e.type === 'execution-start' && !(e as any).resumed)).toHaveLength(1)
+      expect(all.filter(e => e.type === 'execution-start' && !(e as any).resumed)).toHaveLength(1)
       expect(ends(all)).toEqual(['completed'])
       const done = completions(all)
       expect(new Set(done).size).toBe(done.length)
       const messages = await expectJson<any[]>(call('GET', `/sessions/${s.id}/messages`, ana), 200)
-      expect(messages.map((m) => [m.state, m.executionId])).toEqual([['delivered', 'e0001']])
+      expect(messages.map(m => [m.state, m.executionId])).toEqual([['delivered', 'e0001']])
     })
   }
 
@@ -189,8 +194,11 @@ describe('a session object reset right after it acknowledged a request', () => {
     expect(await storedStatus(env.SESSIONS.getByName(s.id), s.id)).toBe('idle')
     const all = await events(ana, s.id)
     expectContiguous(all)
-    expect(all.find((e) => e.type === 'tool-result' && (e as any).toolName === 'ask_user')).toMatchObject({ ok: true, output: { answer: 'Season One' } })
-    expect(all.filter((e) => e.type === 'pending-answered')).toHaveLength(2)
+    expect(all.find(e => e.type === 'tool-result' && (e as any).toolName === 'ask_user')).toMatchObject({
+      ok: true,
+      output: { answer: 'Season One' },
+    })
+    expect(all.filter(e => e.type === 'pending-answered')).toHaveLength(2)
     expect(ends(all)).toEqual(['suspended', 'suspended', 'completed'])
     const done = completions(all)
     expect(new Set(done).size).toBe(done.length)

@@ -21,7 +21,14 @@ export const appendixProfile = (options: ScriptAppendixProfileOptions = {}): Age
  * configuration): the repository's two profiles plus `agents`, and the other options.
  */
 export function configureEdge(options: Partial<EdgeOptions> = {}): void {
-  createEdgeApp({ ...options, agents: { appendix: appendixProfile(), 'appendix-asking': appendixProfile({ askFirst: true, approveRunJs: true }), ...options.agents } })
+  createEdgeApp({
+    ...options,
+    agents: {
+      appendix: appendixProfile(),
+      'appendix-asking': appendixProfile({ askFirst: true, approveRunJs: true }),
+      ...options.agents,
+    },
+  })
 }
 
 export const token = (owner: string) => mintToken(SECRET, owner)
@@ -32,7 +39,11 @@ export function call(method: string, path: string, auth?: string, body?: unknown
   return exports.default.fetch(
     new Request(`https://edge.test${path}`, {
       method,
-      headers: { ...(auth ? { authorization: `Bearer ${auth}` } : {}), ...(body !== undefined && !raw ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        ...(auth ? { authorization: `Bearer ${auth}` } : {}),
+        ...(body !== undefined && !raw ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       ...(body !== undefined ? { body: raw ? (body as BodyInit) : JSON.stringify(body) } : {}),
     }),
   )
@@ -62,7 +73,7 @@ export async function waitStatus(auth: string, id: string, statuses: string[], t
     const s = await expectJson<SessionRecord>(call('GET', `/sessions/${id}`, auth), 200)
     if (statuses.includes(s.status)) return s.status
     if (Date.now() - start > timeoutMs) throw new Error(`session ${id} stayed ${s.status}, wanted ${statuses.join('|')}`)
-    await new Promise((r) => setTimeout(r, 25))
+    await new Promise(r => setTimeout(r, 25))
   }
 }
 

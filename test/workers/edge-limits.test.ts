@@ -25,15 +25,28 @@ function bodyOf(total: number, prefix: string, streamed: boolean): BodyInit {
     const writer = writable.getWriter()
     const chunk = new Uint8Array(64 * 1024).fill(0x61)
     await writer.write(head)
-    for (let sent = head.length; sent < total; sent += chunk.length) await writer.write(chunk.slice(0, Math.min(chunk.length, total - sent)))
+    for (let sent = head.length; sent < total; sent += chunk.length)
+      await writer.write(chunk.slice(0, Math.min(chunk.length, total - sent)))
     await writer.close()
   })().catch(() => undefined) // the Worker may stop reading
   return readable
 }
 
-function send(method: string, path: string, total: number, prefix: string, streamed: boolean, headers: Record<string, string>): Promise<Response> {
+function send(
+  method: string,
+  path: string,
+  total: number,
+  prefix: string,
+  streamed: boolean,
+  headers: Record<string, string>,
+): Promise<Response> {
   return exports.default.fetch(
-    new Request(`https://edge.test${path}`, { method, headers: { authorization: `Bearer ${ana}`, ...headers }, body: bodyOf(total, prefix, streamed), ...({ duplex: 'half' } as object) }),
+    new Request(`https://edge.test${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ana}`, ...headers },
+      body: bodyOf(total, prefix, streamed),
+      ...({ duplex: 'half' } as object),
+    }),
   )
 }
 
@@ -48,11 +61,24 @@ describe('limits at the door (workerd)', () => {
     const how = streamed ? 'streamed, no Content-Length' : 'with Content-Length'
     it(`oversized PUT …/file, multipart upload and POST /messages, ${how}: 413 { error } naming the limit`, async () => {
       const s = await createSession(ana)
-      await expectTooLarge(send('PUT', `/sessions/${s.id}/file?path=/context/big.bin`, 21 * MiB, '', streamed, { 'content-type': 'application/octet-stream' }), 20 * MiB)
+      await expectTooLarge(
+        send('PUT', `/sessions/${s.id}/file?path=/context/big.bin`, 21 * MiB, '', streamed, {
+          'content-type': 'application/octet-stream',
+        }),
+        20 * MiB,
+      )
       const boundary = 'b0undary'
       const part = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.md"\r\n\r\n`
-      await expectTooLarge(send('POST', `/sessions/${s.id}/files`, 21 * MiB, part, streamed, { 'content-type': `multipart/form-data; boundary=${boundary}` }), 20 * MiB)
-      await expectTooLarge(send('POST', `/sessions/${s.id}/messages`, 8 * MiB, '{"text":"', streamed, { 'content-type': 'application/json' }), MiB)
+      await expectTooLarge(
+        send('POST', `/sessions/${s.id}/files`, 21 * MiB, part, streamed, {
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+        }),
+        20 * MiB,
+      )
+      await expectTooLarge(
+        send('POST', `/sessions/${s.id}/messages`, 8 * MiB, '{"text":"', streamed, { 'content-type': 'application/json' }),
+        MiB,
+      )
       await expectTooLarge(send('POST', '/sessions', 8 * MiB, '{"profile":"', streamed, { 'content-type': 'application/json' }), MiB)
       expect(await expectJson<unknown[]>(call('GET', `/sessions/${s.id}/messages`, ana), 200)).toEqual([])
       expect(await expectJson<unknown[]>(call('GET', `/sessions/${s.id}/files?prefix=/context`, ana), 200)).toEqual([])
@@ -68,8 +94,10 @@ describe('limits at the door (workerd)', () => {
       expect(((await res.json()) as any).error.code).toBe('invalid')
     }
     const { body, contentType } = multipartWith('notes/a b.md', 'fine')
-    expect(await expectJson(call('POST', `/sessions/${s.id}/files`, ana, body, { 'content-type': contentType }), 201)).toEqual({ paths: ['/context/notes/a b.md'] })
+    expect(await expectJson(call('POST', `/sessions/${s.id}/files`, ana, body, { 'content-type': contentType }), 201)).toEqual({
+      paths: ['/context/notes/a b.md'],
+    })
     const files = await expectJson<Array<{ path: string }>>(call('GET', `/sessions/${s.id}/files?prefix=/context`, ana), 200)
-    expect(files.map((f) => f.path)).toEqual(['/context/notes/a b.md'])
+    expect(files.map(f => f.path)).toEqual(['/context/notes/a b.md'])
   })
 })

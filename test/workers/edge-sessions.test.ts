@@ -26,12 +26,15 @@ describe('sessions in Durable Objects', () => {
     // The second execution may not have started when the first ended: wait for both to complete.
     for (let i = 0; i < 400; i++) {
       const ex = await expectJson<any[]>(call('GET', `/sessions/${s.id}/executions`, ana), 200)
-      if (ex.length === 2 && ex.every((e) => e.status === 'completed')) break
-      await new Promise((r) => setTimeout(r, 25))
+      if (ex.length === 2 && ex.every(e => e.status === 'completed')) break
+      await new Promise(r => setTimeout(r, 25))
     }
     await waitStatus(ana, s.id, ['idle'])
     const executions = await expectJson<any[]>(call('GET', `/sessions/${s.id}/executions`, ana), 200)
-    expect(executions.map((e) => [e.id, e.status])).toEqual([['e0001', 'completed'], ['e0002', 'completed']])
+    expect(executions.map(e => [e.id, e.status])).toEqual([
+      ['e0001', 'completed'],
+      ['e0002', 'completed'],
+    ])
     const assets = await call('GET', `/sessions/${s.id}/file?path=/outputs/assets.json`, ana)
     expect(assets.status).toBe(200)
     expect(Object.keys(await assets.json())).toEqual(['characters', 'locations', 'props'])
@@ -40,7 +43,7 @@ describe('sessions in Durable Objects', () => {
     expectContiguous(all)
     const done = completions(all)
     expect(new Set(done).size).toBe(done.length)
-    expect(all.filter((e) => e.type === 'execution-end').map((e) => (e as any).status)).toEqual(['completed', 'completed'])
+    expect(all.filter(e => e.type === 'execution-end').map(e => (e as any).status)).toEqual(['completed', 'completed'])
     // The D1 row follows the object: status, title and the bytes the workspace holds.
     const row = await env.DB.prepare('SELECT owner, status, title, bytes FROM sessions WHERE id = ?').bind(s.id).first<any>()
     expect(row).toMatchObject({ owner: 'ana', status: 'idle', title: 'Season 1' })
@@ -63,8 +66,16 @@ describe('sessions in Durable Objects', () => {
     await expectJson(call('POST', `/sessions/${s.id}/pending/${approval.id}`, ana, { decision: 'always' }), 202)
     await waitStatus(ana, s.id, ['idle'])
     const all = await events(ana, s.id)
-    expect(all.find((e) => e.type === 'tool-result' && (e as any).toolName === 'ask_user')).toMatchObject({ ok: true, output: { answer: 'Season One' } })
-    expect(all.filter((e) => e.type === 'execution-end').map((e) => (e as any).status).at(-1)).toBe('completed')
+    expect(all.find(e => e.type === 'tool-result' && (e as any).toolName === 'ask_user')).toMatchObject({
+      ok: true,
+      output: { answer: 'Season One' },
+    })
+    expect(
+      all
+        .filter(e => e.type === 'execution-end')
+        .map(e => (e as any).status)
+        .at(-1),
+    ).toBe('completed')
   })
 
   it('hands a steer to the running execution at its next window', async () => {
@@ -76,11 +87,11 @@ describe('sessions in Durable Objects', () => {
     steerGate.open()
     await waitStatus(ana, s.id, ['idle'])
     const all = await events(ana, s.id)
-    const delivered = all.find((e) => e.type === 'steer-delivered')
+    const delivered = all.find(e => e.type === 'steer-delivered')
     expect(delivered).toMatchObject({ executionId: 'e0001' })
-    expect(all.find((e) => e.type === 'window-start' && e.seq > delivered!.seq)).toBeDefined()
+    expect(all.find(e => e.type === 'window-start' && e.seq > delivered!.seq)).toBeDefined()
     const executions = await expectJson<any[]>(call('GET', `/sessions/${s.id}/executions`, ana), 200)
-    expect(executions.map((e) => [e.id, e.status])).toEqual([['e0001', 'completed']])
+    expect(executions.map(e => [e.id, e.status])).toEqual([['e0001', 'completed']])
   })
 
   it('aborts: interrupted at the next call, then resumed without redoing a step', async () => {
@@ -96,13 +107,13 @@ describe('sessions in Durable Objects', () => {
     for (let i = 0; i < 400; i++) {
       const ex = await expectJson<any[]>(call('GET', `/sessions/${s.id}/executions`, ana), 200)
       if (ex[0]?.status === 'completed') break
-      await new Promise((r) => setTimeout(r, 25))
+      await new Promise(r => setTimeout(r, 25))
     }
     await waitStatus(ana, s.id, ['idle'])
     const all = await events(ana, s.id)
     const done = completions(all)
     expect(new Set(done).size).toBe(done.length)
-    expect(all.filter((e) => e.type === 'execution-end').map((e) => (e as any).status)).toEqual(['interrupted', 'completed'])
+    expect(all.filter(e => e.type === 'execution-end').map(e => (e as any).status)).toEqual(['interrupted', 'completed'])
   })
 
   it('closes (messages refused), reopens, deletes: the object and its D1 row are gone', async () => {
@@ -117,11 +128,13 @@ describe('sessions in Durable Objects', () => {
     // Nothing stays in the object's storage.
     const stub = env.SESSIONS.getByName(s.id)
     const { runInDurableObject } = await import('cloudflare:test')
-    const tables = await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'").toArray())
+    const tables = await runInDurableObject(stub, (_o, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'").toArray(),
+    )
     expect(tables).toEqual([])
   })
 
-  it('lists an owner\'s sessions newest first, paged, never another owner\'s', async () => {
+  it("lists an owner's sessions newest first, paged, never another owner's", async () => {
     const cy = await token('cy')
     for (let i = 0; i < 5; i++) await createSession(cy, 'appendix', `t${i}`)
     await createSession(await token('dee'))

@@ -22,10 +22,15 @@ for (const base of ['/ws/alice', '/d1/alice']) {
       expect(new Uint8Array(await (await call('GET', `${base}/file/bin/x.bin`)).arrayBuffer())).toEqual(bytes)
 
       expect(await (await call('GET', `${base}/list?path=/notes`)).json()).toEqual({ path: '/notes', entries: ['a.md', 'b.txt'] })
-      expect((await (await call('GET', `${base}/list?recursive=1`)).json() as { entries: string[] }).entries).toContain('bin/x.bin')
+      expect(((await (await call('GET', `${base}/list?recursive=1`)).json()) as { entries: string[] }).entries).toContain('bin/x.bin')
 
-      const grep = await (await call('GET', `${base}/grep?q=WORLD&ignoreCase=1&path=/notes`)).json() as { matches: { path: string; line: number }[] }
-      expect(grep.matches.map((m) => [m.path, m.line])).toEqual([['/notes/a.md', 2], ['/notes/b.txt', 1]])
+      const grep = (await (await call('GET', `${base}/grep?q=WORLD&ignoreCase=1&path=/notes`)).json()) as {
+        matches: { path: string; line: number }[]
+      }
+      expect(grep.matches.map(m => [m.path, m.line])).toEqual([
+        ['/notes/a.md', 2],
+        ['/notes/b.txt', 1],
+      ])
 
       expect((await call('DELETE', `${base}/file/notes/a.md`)).status).toBe(204)
       const gone = await call('GET', `${base}/file/notes/a.md`)
@@ -35,7 +40,7 @@ for (const base of ['/ws/alice', '/d1/alice']) {
 
     it('answers a stale conditional write with 412 and bad paths with 400', async () => {
       const put = await call('PUT', `${base}/file/cas.txt`, { body: 'v1' })
-      const first = await put.json() as { version: number }
+      const first = (await put.json()) as { version: number }
       expect(put.headers.get('etag')).toBe(`"${first.version}"`)
       expect((await call('PUT', `${base}/file/cas.txt`, { body: 'v2', headers: { 'if-match': `"${first.version}"` } })).status).toBe(200)
       const stale = await call('PUT', `${base}/file/cas.txt`, { body: 'v3', headers: { 'if-match': `"${first.version}"` } })

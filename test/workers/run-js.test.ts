@@ -1,7 +1,7 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { createRunJs, durableObjectStore, memoryStore, openVfs, scopeRun, type TypeScriptStripper } from '../../src/index.js'
+import { createRunJs, durableObjectStore, memoryStore, openVfs, scopeRun } from '../../src/index.js'
 import { workerdEngine } from '../../src/runtimes/workerd/index.js'
 import { describeRunJsHostile } from '../hostile/run-js.js'
 import { describeRunJs } from '../run-js/suite.js'
@@ -23,11 +23,18 @@ describe('run_js entirely inside a Durable Object', () => {
   it('runs a program against the object’s own storage, under a run scope, with the limits on', async () => {
     const stub = env.WORKSPACE.getByName('run-js-inside')
     const out = await runInDurableObject(stub, async (_instance, state) => {
-      const vfs = await openVfs({ store: durableObjectStore(state.storage), namespace: 'runjs', scope: 'inside', autoRefresh: false })
+      const vfs = await openVfs({
+        store: durableObjectStore(state.storage),
+        namespace: 'runjs',
+        scope: 'inside',
+        autoRefresh: false,
+      })
       const run = scopeRun(vfs, { runId: 'r1' })
       await run.seed('/context/n.txt', '21')
       const runJs = createRunJs({ vfs: run, engine: workerdEngine(), limits: { timeMs: 300 } })
-      const ok = await runJs.run(`const n = Number(await vfs.read('/context/n.txt')); await vfs.write('/outputs/x.json', { n: n * 2 }); return n * 2`)
+      const ok = await runJs.run(
+        `const n = Number(await vfs.read('/context/n.txt')); await vfs.write('/outputs/x.json', { n: n * 2 }); return n * 2`,
+      )
       const bomb = await runJs.run(`const a = []; for (;;) a.push(new Uint8Array(1 << 20))`)
       const loop = await runJs.run(`while (true) {}`)
       const stored = await vfs.readFile('/runs/r1/outputs/x.json', 'utf8')

@@ -50,7 +50,13 @@ export async function startWorker(options: { migrate?: boolean; assets?: string 
     removeState()
     throw error
   }
-  const dev = startWranglerDev({ port: await freePort(), inspectorPort: await freePort(), secret, persistTo, ...(options.assets ? { assets: options.assets } : {}) })
+  const dev = startWranglerDev({
+    port: await freePort(),
+    inspectorPort: await freePort(),
+    secret,
+    persistTo,
+    ...(options.assets ? { assets: options.assets } : {}),
+  })
   // A test process that dies before stop() must not leave workerd running.
   const killOnExit = () => {
     try {
@@ -73,17 +79,27 @@ export async function startWorker(options: { migrate?: boolean; assets?: string 
     await stop()
     throw error
   }
-  return { url, persistTo, pid: dev.child.pid!, secret, token: (owner = 'dev') => mintToken(secret, owner), output: dev.output, stop }
+  return {
+    url,
+    persistTo,
+    pid: dev.child.pid!,
+    secret,
+    token: (owner = 'dev') => mintToken(secret, owner),
+    output: dev.output,
+    stop,
+  }
 }
 
 /** Command lines of live processes that mention `text` (Linux: reads /proc). */
 export function processesMentioning(text: string): string[] {
-  return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).flatMap((p) => {
-    try {
-      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ')
-      return cmd.includes(text) ? [cmd] : []
-    } catch {
-      return []
-    }
-  })
+  return readdirSync('/proc')
+    .filter(p => /^\d+$/.test(p))
+    .flatMap(p => {
+      try {
+        const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ')
+        return cmd.includes(text) ? [cmd] : []
+      } catch {
+        return []
+      }
+    })
 }

@@ -5,8 +5,17 @@ import { etagOf, parseIfMatch, type IfMatch } from './if-match.js'
 
 /** How each workspace error reaches an HTTP client. */
 const statusOf: Record<VfsErrorCode, ContentfulStatusCode> = {
-  ENOENT: 404, EEXIST: 409, EISDIR: 409, ENOTDIR: 409, ENOTEMPTY: 409, ECONFLICT: 409,
-  EACCES: 403, EINVAL: 400, EQUOTA: 413, ECLOSED: 503, ESTORE: 503,
+  ENOENT: 404,
+  EEXIST: 409,
+  EISDIR: 409,
+  ENOTDIR: 409,
+  ENOTEMPTY: 409,
+  ECONFLICT: 409,
+  EACCES: 403,
+  EINVAL: 400,
+  EQUOTA: 413,
+  ECLOSED: 503,
+  ESTORE: 503,
 }
 
 /**
@@ -26,7 +35,7 @@ export function fileRoutes<E extends object>(open: (c: Context<E>) => Promise<Vf
   const app = new Hono<E>()
   const pathOf = (c: Context<E>) => '/' + c.req.param('path')
 
-  app.put('/file/:path{.+}', async (c) => {
+  app.put('/file/:path{.+}', async c => {
     const vfs = await open(c)
     const path = pathOf(c)
     const header = c.req.header('if-match')
@@ -51,27 +60,35 @@ export function fileRoutes<E extends object>(open: (c: Context<E>) => Promise<Vf
     const { version, size } = await vfs.stat(path)
     return c.json({ path, version, size }, 200, { etag: etagOf(version) })
   })
-  app.get('/file/:path{.+}', async (c) => {
+  app.get('/file/:path{.+}', async c => {
     const vfs = await open(c)
     const path = pathOf(c)
     const st = await vfs.stat(path)
     if (st.type === 'directory') return c.json({ path, entries: await vfs.readdir(path) })
     const type = st.mimeType.startsWith('text/') ? `${st.mimeType}; charset=utf-8` : st.mimeType
-    return c.body(await vfs.readFile(path) as Uint8Array<ArrayBuffer>, 200, { 'content-type': type, etag: etagOf(st.version) })
+    return c.body((await vfs.readFile(path)) as Uint8Array<ArrayBuffer>, 200, { 'content-type': type, etag: etagOf(st.version) })
   })
-  app.delete('/file/:path{.+}', async (c) => {
+  app.delete('/file/:path{.+}', async c => {
     await (await open(c)).deleteFile(pathOf(c))
     return c.body(null, 204)
   })
-  app.get('/list', async (c) => {
+  app.get('/list', async c => {
     const path = c.req.query('path') ?? '/'
     return c.json({ path, entries: await (await open(c)).readdir(path, { recursive: c.req.query('recursive') === '1' }) })
   })
-  app.get('/grep', async (c) => {
+  app.get('/grep', async c => {
     const q = c.req.query('q')
     if (!q) return c.json({ error: { code: 'EINVAL', message: 'pass the pattern as ?q=' } }, 400)
     const paths = c.req.queries('path')
-    return c.json(await (await open(c)).grep(q, { regex: c.req.query('regex') === '1', ignoreCase: c.req.query('ignoreCase') === '1', ...(paths ? { paths } : {}) }))
+    return c.json(
+      await (
+        await open(c)
+      ).grep(q, {
+        regex: c.req.query('regex') === '1',
+        ignoreCase: c.req.query('ignoreCase') === '1',
+        ...(paths ? { paths } : {}),
+      }),
+    )
   })
   const preconditionFailed = (c: Context<E>, path: string, header: string) => {
     const error = new VfsError('ECONFLICT', path, `If-Match ${JSON.stringify(header.slice(0, 100))} does not match the file's current ETag`)

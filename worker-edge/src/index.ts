@@ -35,11 +35,20 @@ export const sessions = createEdgeApp({
  */
 const app = new Hono<{ Bindings: Env }>()
 
-app.get('/', (c) => c.json({ service: 'agent-vfs worker-edge' }))
-app.all('/ws/:name/*', (c) => c.env.WORKSPACE.getByName(c.req.param('name')).fetch(c.req.raw))
+app.get('/', c => c.json({ service: 'agent-vfs worker-edge' }))
+app.all('/ws/:name/*', c => c.env.WORKSPACE.getByName(c.req.param('name')).fetch(c.req.raw))
 // The schema comes from worker-edge/migrations (wrangler d1 migrations apply), not a DDL batch per request.
-app.route('/d1/:name', fileRoutes<{ Bindings: Env }>((c) =>
-  openVfs({ store: d1Store(c.env.DB, { autoMigrate: false }), namespace: 'd1', scope: c.req.param('name') ?? '', autoRefresh: false })))
+app.route(
+  '/d1/:name',
+  fileRoutes<{ Bindings: Env }>(c =>
+    openVfs({
+      store: d1Store(c.env.DB, { autoMigrate: false }),
+      namespace: 'd1',
+      scope: c.req.param('name') ?? '',
+      autoRefresh: false,
+    }),
+  ),
+)
 app.route('/', sessions as unknown as Hono<{ Bindings: Env }>)
 
 export default app

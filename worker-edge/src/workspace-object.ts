@@ -15,7 +15,10 @@ export class WorkspaceObject extends DurableObject<Env> {
   static readonly scope = 'main'
 
   #vfs: Promise<Vfs> | undefined
-  readonly #routes = new Hono().route('/ws/:name', fileRoutes(() => this.workspace()))
+  readonly #routes = new Hono().route(
+    '/ws/:name',
+    fileRoutes(() => this.workspace()),
+  )
 
   /** The memoised workspace; a failed open is forgotten so the next request retries. */
   workspace(): Promise<Vfs> {
@@ -24,7 +27,7 @@ export class WorkspaceObject extends DurableObject<Env> {
       namespace: WorkspaceObject.namespace,
       scope: WorkspaceObject.scope,
       autoRefresh: false,
-    }).catch((error) => {
+    }).catch(error => {
       this.#vfs = undefined
       throw error
     })

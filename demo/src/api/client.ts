@@ -78,7 +78,12 @@ export class SessionClient {
   }
 
   private post<T>(path: string, body?: unknown): Promise<T> {
-    return this.json<T>(path, body === undefined ? { method: 'POST' } : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    return this.json<T>(
+      path,
+      body === undefined
+        ? { method: 'POST' }
+        : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    )
   }
 
   listSessions(cursor?: string): Promise<Page<SessionRecord>> {
@@ -145,7 +150,10 @@ export class SessionClient {
   }
   /** Opens the SSE stream from `after` (sent as Last-Event-ID, as EventSource does on reconnect). */
   openStream(id: string, after: number, signal: AbortSignal): Promise<Response> {
-    return this.request(`/sessions/${id}/stream`, { headers: { accept: 'text/event-stream', 'last-event-id': String(after) }, signal })
+    return this.request(`/sessions/${id}/stream`, {
+      headers: { accept: 'text/event-stream', 'last-event-id': String(after) },
+      signal,
+    })
   }
 }
 

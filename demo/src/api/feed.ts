@@ -3,7 +3,11 @@ import { ApiError, type SessionClient } from './client.js'
 import type { SessionEvent } from './types.js'
 
 /** Where a feed stands, for the UI's connection indicator. */
-export type FeedState = { kind: 'connecting' } | { kind: 'live' } | { kind: 'reconnecting'; attempt: number; reason: string } | { kind: 'stopped'; error?: ApiError }
+export type FeedState =
+  | { kind: 'connecting' }
+  | { kind: 'live' }
+  | { kind: 'reconnecting'; attempt: number; reason: string }
+  | { kind: 'stopped'; error?: ApiError }
 
 /** Options of {@link followEvents}. */
 export interface FeedOptions {
@@ -56,7 +60,7 @@ export async function followEvents(client: SessionClient, sessionId: string, opt
     while (last < remembered) {
       const page = await client.listEvents(sessionId, last, Math.min(1000, remembered - last))
       if (page.length === 0) break
-      deliver(page.filter((e) => e.seq <= remembered))
+      deliver(page.filter(e => e.seq <= remembered))
       if (page[page.length - 1]!.seq >= remembered) break
     }
     let attempt = 0
@@ -75,12 +79,20 @@ export async function followEvents(client: SessionClient, sessionId: string, opt
           return
         }
         attempt++
-        state({ kind: 'reconnecting', attempt, reason: error instanceof ApiError ? error.describe() : (error as Error)?.message ?? String(error) })
+        state({
+          kind: 'reconnecting',
+          attempt,
+          reason: error instanceof ApiError ? error.describe() : ((error as Error)?.message ?? String(error)),
+        })
         await sleep(Math.min(options.maxBackoffMs ?? 5000, 250 * 2 ** Math.min(attempt, 5)), signal)
       }
     }
   } catch (error) {
-    if (!signal.aborted) state({ kind: 'stopped', ...(error instanceof ApiError ? { error } : { error: new ApiError(0, 'feed', String((error as Error)?.message ?? error)) }) })
+    if (!signal.aborted)
+      state({
+        kind: 'stopped',
+        ...(error instanceof ApiError ? { error } : { error: new ApiError(0, 'feed', String((error as Error)?.message ?? error)) }),
+      })
     return
   }
   options.onState?.({ kind: 'stopped' })
@@ -122,7 +134,7 @@ async function readStream(res: Response, deliver: (batch: SessionEvent[]) => voi
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise(resolve => {
     const t = setTimeout(resolve, ms)
     signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true })
   })

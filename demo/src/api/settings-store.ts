@@ -22,7 +22,11 @@ export function loadSettings(storage: Pick<Storage, 'getItem'> = localStorage): 
   const out: DemoSettings = { mode: r.mode === 'remote' ? 'remote' : 'tab' }
   if (r.remote && typeof r.remote === 'object') out.remote = { baseUrl: str(r.remote.baseUrl), token: str(r.remote.token) }
   if (r.model && typeof r.model === 'object' && str(r.model.baseUrl) && str(r.model.model)) {
-    out.model = { baseUrl: str(r.model.baseUrl), model: str(r.model.model), ...(str(r.model.apiKey) ? { apiKey: str(r.model.apiKey) } : {}) }
+    out.model = {
+      baseUrl: str(r.model.baseUrl),
+      model: str(r.model.model),
+      ...(str(r.model.apiKey) ? { apiKey: str(r.model.apiKey) } : {}),
+    }
   }
   return out
 }

@@ -36,7 +36,7 @@ export async function openInTabHost(options: InTabHostOptions): Promise<InTabHos
   // The model is chosen per execution run, so a change of settings reaches the next run without a restart.
   const profile = (extra: ScriptAppendixProfileOptions): AgentProfile => ({
     description: scriptAppendixProfile(extra).description,
-    setup: (e) => pacedProfile(scriptAppendixProfile({ ...extra, ...currentModel(settings) }), options.modelDelayMs).setup(e),
+    setup: e => pacedProfile(scriptAppendixProfile({ ...extra, ...currentModel(settings) }), options.modelDelayMs).setup(e),
   })
   // Bundled: the stripper for TypeScript programs is a chunk of its own, fetched on the first one.
   const typescript = () => import('agent-vfs/run-js/typescript')
@@ -57,9 +57,9 @@ export async function openInTabHost(options: InTabHostOptions): Promise<InTabHos
   const recovering = setInterval(recover, options.leaseMs)
   return {
     host,
-    fetch: (request) => app.fetch(request),
+    fetch: request => app.fetch(request),
     token: await mintToken(secret, IN_TAB_OWNER, 30 * 86_400),
-    configure: (next) => void (settings = next),
+    configure: next => void (settings = next),
     async stop() {
       clearInterval(recovering)
       await host.stop()

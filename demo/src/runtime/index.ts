@@ -60,13 +60,16 @@ export async function startInTabRuntime(options: InTabRuntimeOptions): Promise<I
     modelDelayMs: options.modelDelayMs ?? 0,
   }
   const ready = new Promise<{ token: string; hostId: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the in-tab session host did not start within ${options.startTimeoutMs ?? 30_000} ms`)), options.startTimeoutMs ?? 30_000)
+    const timer = setTimeout(
+      () => reject(new Error(`the in-tab session host did not start within ${options.startTimeoutMs ?? 30_000} ms`)),
+      options.startTimeoutMs ?? 30_000,
+    )
     worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
       clearTimeout(timer)
       if (e.data.type === 'ready') resolve(e.data)
       else reject(new Error(`the in-tab session host failed to start: ${e.data.message}`))
     }
-    worker.onerror = (e) => {
+    worker.onerror = e => {
       clearTimeout(timer)
       reject(new Error(`the in-tab session host failed to load: ${e.message || 'see the console'}`))
     }
@@ -84,7 +87,7 @@ export async function startInTabRuntime(options: InTabRuntimeOptions): Promise<I
     token: started.token,
     hostId: started.hostId,
     fetch: portFetch(worker, closed.signal),
-    configure: (settings) => worker.postMessage({ type: 'configure', settings }),
+    configure: settings => worker.postMessage({ type: 'configure', settings }),
     terminate,
   }
 }

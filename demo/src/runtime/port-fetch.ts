@@ -30,7 +30,13 @@ export function portFetch(target: RequestTarget, closed: AbortSignal): typeof fe
       }
       signal.addEventListener('abort', onAbort, { once: true })
     })
-    const message: RequestMessage = { type: 'request', method: request.method, url: request.url, headers: [...request.headers], body }
+    const message: RequestMessage = {
+      type: 'request',
+      method: request.method,
+      url: request.url,
+      headers: [...request.headers],
+      body,
+    }
     target.postMessage(message, body ? [channel.port2, body] : [channel.port2])
     let answer: ReplyMessage
     try {

@@ -15,17 +15,17 @@ const scope = globalThis as unknown as WorkerScope
 
 let opening: Promise<InTabHost> | undefined
 
-scope.onmessage = (event) => {
+scope.onmessage = event => {
   const message = event.data
   if (message.type === 'init') {
     if (opening) return
     opening = openInTabHost(message)
     opening.then(
-      (h) => scope.postMessage({ type: 'ready', token: h.token, hostId: h.host.hostId }),
+      h => scope.postMessage({ type: 'ready', token: h.token, hostId: h.host.hostId }),
       (error: unknown) => scope.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) }),
     )
   } else if (message.type === 'configure') {
-    void opening?.then((h) => h.configure(message.settings))
+    void opening?.then(h => h.configure(message.settings))
   } else if (message.type === 'request') {
     const port = event.ports[0]
     if (!port) return
@@ -34,8 +34,12 @@ scope.onmessage = (event) => {
       return
     }
     opening.then(
-      (h) => serveRequest(h.fetch, message, port),
-      (error: unknown) => port.postMessage({ type: 'error', message: `the in-tab host failed to start: ${error instanceof Error ? error.message : String(error)}` }),
+      h => serveRequest(h.fetch, message, port),
+      (error: unknown) =>
+        port.postMessage({
+          type: 'error',
+          message: `the in-tab host failed to start: ${error instanceof Error ? error.message : String(error)}`,
+        }),
     )
   }
 }

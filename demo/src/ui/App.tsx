@@ -20,11 +20,11 @@ function setSessionInHash(id: string | undefined) {
 
 /** Whether the connected host has session `id`: in the first page of its list, or asked for by id. */
 async function hasSession(c: Connection, page: { items: SessionRecord[]; next?: string }, id: string): Promise<boolean> {
-  if (page.items.some((s) => s.id === id)) return true
+  if (page.items.some(s => s.id === id)) return true
   if (!page.next) return false
   return c.client.getSession(id).then(
     () => true,
-    (e) => !(e instanceof ApiError && e.status === 404),
+    e => !(e instanceof ApiError && e.status === 404),
   )
 }
 
@@ -52,7 +52,7 @@ export function App() {
     setError(undefined)
     setStatus('connecting…')
     setSessions(undefined)
-    setConn((old) => (old?.close(), undefined))
+    setConn(old => (old?.close(), undefined))
     try {
       const c = await connect(next)
       const page = await c.client.listSessions()
@@ -106,7 +106,7 @@ export function App() {
         status={status}
         connected={conn?.label}
         busy={busy}
-        onConnect={(s) => {
+        onConnect={s => {
           saveSettings(s)
           setSettings(s)
           void open(s)
@@ -131,9 +131,9 @@ export function App() {
                 })
               }
               onOpen={choose}
-              onClose={(id) => run(() => conn.client.closeSession(id))}
-              onReopen={(id) => run(() => conn.client.reopenSession(id))}
-              onDelete={(id) =>
+              onClose={id => run(() => conn.client.closeSession(id))}
+              onReopen={id => run(() => conn.client.reopenSession(id))}
+              onDelete={id =>
                 run(async () => {
                   // Leave the session first, so its view stops following a stream that is about to end.
                   if (current === id) choose(undefined)
@@ -148,7 +148,7 @@ export function App() {
                 key={`${conn.label}:${current}`}
                 client={conn.client}
                 sessionId={current}
-                onRecord={(r) => setSessions((list) => list?.map((s) => (s.id === r.id ? r : s)))}
+                onRecord={r => setSessions(list => list?.map(s => (s.id === r.id ? r : s)))}
                 onMissing={() => {
                   choose(undefined)
                   void refreshSessions()

@@ -23,17 +23,31 @@ export function languageOf(path: string): CodeLanguage {
  * Source code with optional line numbers. highlight.js escapes the text it returns, so its HTML is
  * safe to insert; plain text goes through Preact's own escaping.
  */
-export function Code({ code, language, lineNumbers = false, label }: { code: string; language: CodeLanguage; lineNumbers?: boolean; label?: string }) {
+export function Code({
+  code,
+  language,
+  lineNumbers = false,
+  label,
+}: {
+  code: string
+  language: CodeLanguage
+  lineNumbers?: boolean
+  label?: string
+}) {
   const lines = useMemo(() => {
     const html = language === 'text' ? undefined : hljs.highlight(code, { language, ignoreIllegals: true }).value
-    return html === undefined ? code.split('\n').map((text) => ({ text })) : splitHighlighted(html).map((html) => ({ html }))
+    return html === undefined ? code.split('\n').map(text => ({ text })) : splitHighlighted(html).map(html => ({ html }))
   }, [code, language])
   return (
     <pre class={`code${lineNumbers ? ' numbered' : ''}`} aria-label={label} tabIndex={0}>
       <code class={language === 'text' ? undefined : `hljs language-${language}`}>
         {lines.map((l, i) => (
           <span class="line" key={i}>
-            {lineNumbers && <span class="ln" aria-hidden="true">{i + 1}</span>}
+            {lineNumbers && (
+              <span class="ln" aria-hidden="true">
+                {i + 1}
+              </span>
+            )}
             {'html' in l ? <span dangerouslySetInnerHTML={{ __html: l.html || ' ' }} /> : <span>{l.text || ' '}</span>}
             {'\n'}
           </span>

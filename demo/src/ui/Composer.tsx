@@ -23,7 +23,7 @@ export function Composer(props: {
   return (
     <section class="panel composer" aria-label="Messages to the agent">
       <form
-        onSubmit={(e) => {
+        onSubmit={e => {
           e.preventDefault()
           void submit(message, false, () => setMessage(''))
         }}
@@ -37,8 +37,8 @@ export function Composer(props: {
             disabled={closed}
             data-testid="message-text"
             placeholder={active ? 'Then, …' : 'Write the production appendix for the scripts in /context'}
-            onInput={(e) => setMessage((e.target as HTMLTextAreaElement).value)}
-            onKeyDown={(e) => {
+            onInput={e => setMessage((e.target as HTMLTextAreaElement).value)}
+            onKeyDown={e => {
               if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
                 e.preventDefault()
                 void submit(message, false, () => setMessage(''))
@@ -51,14 +51,22 @@ export function Composer(props: {
         </div>
       </form>
       <form
-        onSubmit={(e) => {
+        onSubmit={e => {
           e.preventDefault()
           void submit(steer, true, () => setSteer(''))
         }}
       >
         <label for="steer-text">Steer the running execution</label>
         <div class="row">
-          <input id="steer-text" type="text" value={steer} disabled={!active} data-testid="steer-text" placeholder="e.g. also list props by episode" onInput={(e) => setSteer((e.target as HTMLInputElement).value)} />
+          <input
+            id="steer-text"
+            type="text"
+            value={steer}
+            disabled={!active}
+            data-testid="steer-text"
+            placeholder="e.g. also list props by episode"
+            onInput={e => setSteer((e.target as HTMLInputElement).value)}
+          />
           <button type="submit" disabled={!active || !steer.trim()} data-testid="send-steer">
             Steer
           </button>

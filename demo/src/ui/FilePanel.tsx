@@ -50,7 +50,8 @@ export function revealFolder(path: string): void {
   summary?.scrollIntoView({ block: 'nearest' })
 }
 
-const sizeText = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`)
+const sizeText = (n: number) =>
+  n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`
 
 /** The workspace's files as a tree, with upload by picker, folder picker and drag and drop. */
 export function FilePanel(props: {
@@ -75,7 +76,10 @@ export function FilePanel(props: {
     try {
       const problems = await checkUpload(items)
       if (problems.length > 0) {
-        setMessage({ ok: false, text: `Nothing was uploaded. ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}.` })
+        setMessage({
+          ok: false,
+          text: `Nothing was uploaded. ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}.`,
+        })
         return
       }
       setMessage({ ok: true, text: `Uploading ${items.length} file(s) to ${dir}…` })
@@ -102,12 +106,12 @@ export function FilePanel(props: {
       <div
         class={`drop-zone${dragging ? ' dragging' : ''}`}
         data-testid="drop-zone"
-        onDragOver={(e) => {
+        onDragOver={e => {
           e.preventDefault()
           setDragging(true)
         }}
         onDragLeave={() => setDragging(false)}
-        onDrop={async (e) => {
+        onDrop={async e => {
           e.preventDefault()
           setDragging(false)
           if (e.dataTransfer) await upload(await fromDrop(e.dataTransfer))
@@ -115,8 +119,8 @@ export function FilePanel(props: {
       >
         <label>
           Upload into{' '}
-          <select data-testid="upload-dir" value={dir} onChange={(e) => setDir((e.target as HTMLSelectElement).value)}>
-            {UPLOAD_DIRS.map((d) => (
+          <select data-testid="upload-dir" value={dir} onChange={e => setDir((e.target as HTMLSelectElement).value)}>
+            {UPLOAD_DIRS.map(d => (
               <option key={d} value={d}>
                 {d}
               </option>
@@ -126,7 +130,16 @@ export function FilePanel(props: {
         <div class="upload-buttons">
           <label class="button">
             Files…
-            <input type="file" multiple class="visually-hidden" data-testid="upload-files" disabled={busy} onChange={(e) => void upload(fromInput((e.target as HTMLInputElement).files)).finally(() => ((e.target as HTMLInputElement).value = ''))} />
+            <input
+              type="file"
+              multiple
+              class="visually-hidden"
+              data-testid="upload-files"
+              disabled={busy}
+              onChange={e =>
+                void upload(fromInput((e.target as HTMLInputElement).files)).finally(() => ((e.target as HTMLInputElement).value = ''))
+              }
+            />
           </label>
           <label class="button">
             Folder contents…
@@ -137,13 +150,21 @@ export function FilePanel(props: {
               data-testid="upload-folder"
               disabled={busy}
               {...{ webkitdirectory: true }}
-              onChange={(e) => void upload(fromFolderInput((e.target as HTMLInputElement).files)).finally(() => ((e.target as HTMLInputElement).value = ''))}
+              onChange={e =>
+                void upload(fromFolderInput((e.target as HTMLInputElement).files)).finally(
+                  () => ((e.target as HTMLInputElement).value = ''),
+                )
+              }
             />
           </label>
         </div>
         <p class="hint">or drop files and folders here (a dropped folder keeps its name; “Folder contents” does not)</p>
       </div>
-      <div data-testid="upload-message" role={message && !message.ok ? 'alert' : 'status'} class={message ? (message.ok ? 'note' : 'note error') : 'note empty'}>
+      <div
+        data-testid="upload-message"
+        role={message && !message.ok ? 'alert' : 'status'}
+        class={message ? (message.ok ? 'note' : 'note error') : 'note empty'}
+      >
         {message?.text}
       </div>
       {props.error && (
@@ -173,7 +194,7 @@ function DirView({ dir, depth, selected, onSelect }: { dir: Dir; depth: number; 
   if (depth === 0) dirs.sort((a, b) => topRank(a.name) - topRank(b.name))
   return (
     <ul role={depth === 0 ? undefined : 'group'}>
-      {dirs.map((d) => (
+      {dirs.map(d => (
         <li key={d.path}>
           <details
             open={d.path !== '/state' && !d.name.startsWith('.') && depth < 2 && d.files.length <= FOLD_OVER_FILES}
@@ -185,9 +206,16 @@ function DirView({ dir, depth, selected, onSelect }: { dir: Dir; depth: number; 
           </details>
         </li>
       ))}
-      {dir.files.map((f) => (
+      {dir.files.map(f => (
         <li key={f.path}>
-          <button type="button" class={`file${selected === f.path ? ' selected' : ''}`} data-testid="file-item" data-path={f.path} aria-current={selected === f.path ? 'true' : undefined} onClick={() => onSelect(f.path)}>
+          <button
+            type="button"
+            class={`file${selected === f.path ? ' selected' : ''}`}
+            data-testid="file-item"
+            data-path={f.path}
+            aria-current={selected === f.path ? 'true' : undefined}
+            onClick={() => onSelect(f.path)}
+          >
             <span class="file-name">{f.path.slice(f.path.lastIndexOf('/') + 1)}</span>
             <span class="file-size">{sizeText(f.size)}</span>
           </button>

@@ -17,7 +17,19 @@ type Loaded =
   | { kind: 'too-large' }
 
 /** Shows one workspace file: Markdown rendered (sanitised), JSON as a tree, code and text with line numbers, images; download. */
-export function FilePreview({ client, sessionId, path, version, onClose }: { client: SessionClient; sessionId: string; path: string; version?: number; onClose(): void }) {
+export function FilePreview({
+  client,
+  sessionId,
+  path,
+  version,
+  onClose,
+}: {
+  client: SessionClient
+  sessionId: string
+  path: string
+  version?: number
+  onClose(): void
+}) {
   const [blob, setBlob] = useState<Blob | undefined>()
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' })
   const [download, setDownload] = useState<string | undefined>()
@@ -33,14 +45,14 @@ export function FilePreview({ client, sessionId, path, version, onClose }: { cli
     let url: string | undefined
     setLoaded({ kind: 'loading' })
     client.readFile(sessionId, path).then(
-      async (b) => {
+      async b => {
         if (!live) return
         url = URL.createObjectURL(b)
         setBlob(b)
         setDownload(url)
         setLoaded(await interpret(path, b, url))
       },
-      (error) => live && setLoaded({ kind: 'error', message: error instanceof ApiError ? error.describe() : String(error) }),
+      error => live && setLoaded({ kind: 'error', message: error instanceof ApiError ? error.describe() : String(error) }),
     )
     return () => {
       live = false
@@ -81,11 +93,20 @@ export function FilePreview({ client, sessionId, path, version, onClose }: { cli
         )}
         {(loaded.kind === 'text' || loaded.kind === 'code') && (
           <div data-testid="preview-text">
-            <Code code={loaded.text} language={loaded.kind === 'code' ? languageOf(path) : 'text'} lineNumbers label={`${name} with line numbers`} />
+            <Code
+              code={loaded.text}
+              language={loaded.kind === 'code' ? languageOf(path) : 'text'}
+              lineNumbers
+              label={`${name} with line numbers`}
+            />
           </div>
         )}
         {loaded.kind === 'image' && <img src={loaded.url} alt={name} data-testid="preview-image" />}
-        {loaded.kind === 'binary' && <p class="hint">A binary file ({blob?.size} bytes, {blob?.type || 'unknown type'}): download it to open it.</p>}
+        {loaded.kind === 'binary' && (
+          <p class="hint">
+            A binary file ({blob?.size} bytes, {blob?.type || 'unknown type'}): download it to open it.
+          </p>
+        )}
         {loaded.kind === 'too-large' && <p class="hint">Too large to preview ({blob?.size} bytes): download it.</p>}
       </div>
     </section>

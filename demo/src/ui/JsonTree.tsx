@@ -26,7 +26,9 @@ function JsonNode({ name, value, depth, openDepth }: { name: string | undefined;
   const isArray = Array.isArray(value)
   const entries = isArray ? (value as unknown[]).map((v, i) => [String(i), v] as const) : Object.entries(value as Record<string, unknown>)
   // An object that names itself (name, id, path, title) shows that name while folded.
-  const label = isArray ? undefined : ['name', 'id', 'path', 'title'].map((k) => (value as Record<string, unknown>)[k]).find((v) => typeof v === 'string')
+  const label = isArray
+    ? undefined
+    : ['name', 'id', 'path', 'title'].map(k => (value as Record<string, unknown>)[k]).find(v => typeof v === 'string')
   const summary = `${isArray ? `[${entries.length}]` : `{${entries.length}}`}${label !== undefined ? ` ${JSON.stringify(label)}` : ''}`
   return (
     <details class="json-node" open={depth < openDepth}>

@@ -13,9 +13,17 @@ export function LazyPreview(props: Props) {
   const [Component, setComponent] = useState<FunctionComponent<Props> | undefined>()
   const [error, setError] = useState<string | undefined>()
   useEffect(() => {
-    loaded ??= import('./FilePreview.js').then((m) => m.FilePreview)
-    loaded.then((c) => setComponent(() => c), (e) => setError(String((e as Error)?.message ?? e)))
+    loaded ??= import('./FilePreview.js').then(m => m.FilePreview)
+    loaded.then(
+      c => setComponent(() => c),
+      e => setError(String((e as Error)?.message ?? e)),
+    )
   }, [])
-  if (error) return <p class="note error" role="alert">The preview could not load: {error}</p>
+  if (error)
+    return (
+      <p class="note error" role="alert">
+        The preview could not load: {error}
+      </p>
+    )
   return Component ? <Component {...props} /> : <p class="hint">Loading the preview…</p>
 }

@@ -16,7 +16,7 @@ export function Markdown({ source }: { source: string }) {
 }
 
 // Links in rendered Markdown never take over the demo's tab.
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+DOMPurify.addHook('afterSanitizeAttributes', node => {
   if (node.tagName === 'A' && node.getAttribute('href')) {
     node.setAttribute('target', '_blank')
     node.setAttribute('rel', 'noopener noreferrer')

@@ -7,10 +7,16 @@ import { JsonTree } from './JsonTree.js'
  * The approvals and questions the session waits on. The execution is suspended until each is
  * answered; the region is announced to screen readers as soon as one appears.
  */
-export function PendingPrompts({ pending, onAnswer }: { pending: PendingSummary[]; onAnswer(id: string, answer: PendingAnswer): Promise<void> }) {
+export function PendingPrompts({
+  pending,
+  onAnswer,
+}: {
+  pending: PendingSummary[]
+  onAnswer(id: string, answer: PendingAnswer): Promise<void>
+}) {
   return (
     <section class="pending" aria-label="Waiting for you" data-testid="pending" aria-live="assertive">
-      {pending.map((p) => (
+      {pending.map(p => (
         <PendingCard key={p.id} p={p} onAnswer={onAnswer} />
       ))}
     </section>
@@ -31,11 +37,18 @@ function PendingCard({ p, onAnswer }: { p: PendingSummary; onAnswer(id: string, 
   const headingId = `pending-${p.id}`
   if (p.kind === 'question') {
     return (
-      <div class="pending-card question" role="group" aria-labelledby={headingId} data-testid="pending-item" data-pending-id={p.id} data-kind="question">
+      <div
+        class="pending-card question"
+        role="group"
+        aria-labelledby={headingId}
+        data-testid="pending-item"
+        data-pending-id={p.id}
+        data-kind="question"
+      >
         <h3 id={headingId}>The agent asks: {p.question}</h3>
         {p.options && p.options.length > 0 && (
           <div class="options" role="group" aria-label="Suggested answers">
-            {p.options.map((o) => (
+            {p.options.map(o => (
               <button type="button" key={o} disabled={busy} data-testid="answer-option" onClick={() => send({ answer: o })}>
                 {o}
               </button>
@@ -44,14 +57,20 @@ function PendingCard({ p, onAnswer }: { p: PendingSummary; onAnswer(id: string, 
         )}
         <form
           class="row"
-          onSubmit={(e) => {
+          onSubmit={e => {
             e.preventDefault()
             if (text.trim()) void send({ answer: text.trim() })
           }}
         >
           <label class="grow">
             <span class="visually-hidden">Your answer</span>
-            <input type="text" value={text} placeholder="Your answer" data-testid="answer-text" onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+            <input
+              type="text"
+              value={text}
+              placeholder="Your answer"
+              data-testid="answer-text"
+              onInput={e => setText((e.target as HTMLInputElement).value)}
+            />
           </label>
           <button type="submit" disabled={busy || !text.trim()} data-testid="answer-submit">
             Answer
@@ -62,7 +81,14 @@ function PendingCard({ p, onAnswer }: { p: PendingSummary; onAnswer(id: string, 
   }
   const input = p.input as { code?: unknown; description?: unknown } | undefined
   return (
-    <div class="pending-card approval" role="group" aria-labelledby={headingId} data-testid="pending-item" data-pending-id={p.id} data-kind="approval">
+    <div
+      class="pending-card approval"
+      role="group"
+      aria-labelledby={headingId}
+      data-testid="pending-item"
+      data-pending-id={p.id}
+      data-kind="approval"
+    >
       <h3 id={headingId}>
         Approve <code>{p.toolName}</code>?
       </h3>

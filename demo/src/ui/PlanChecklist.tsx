@@ -17,14 +17,23 @@ export function PlanChecklist({ plan }: { plan: Plan | undefined }) {
         <p class="hint">No plan yet: the agent makes one when it starts.</p>
       ) : (
         <>
-          <div class="progress" role="progressbar" aria-label="Plan progress" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} aria-valuetext={`${done} of ${total} steps completed`} data-testid="plan-progress">
+          <div
+            class="progress"
+            role="progressbar"
+            aria-label="Plan progress"
+            aria-valuemin={0}
+            aria-valuemax={total}
+            aria-valuenow={done}
+            aria-valuetext={`${done} of ${total} steps completed`}
+            data-testid="plan-progress"
+          >
             <div class="progress-bar" style={{ width: `${total ? (100 * done) / total : 0}%` }} />
           </div>
           <p class="hint" aria-hidden="true">
             {done} of {total} steps completed
           </p>
           <ol class="steps" aria-live="polite">
-            {plan.steps.map((s) => (
+            {plan.steps.map(s => (
               <li key={s.id} class={`step ${s.status}`} data-testid="plan-step" data-step-id={s.id} data-status={s.status}>
                 <span class="mark" aria-hidden="true">
                   {STATUS_MARK[s.status]}

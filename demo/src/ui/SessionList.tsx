@@ -34,25 +34,32 @@ export function SessionList(props: {
       </div>
       <form
         class="new-session"
-        onSubmit={(e) => {
+        onSubmit={e => {
           e.preventDefault()
           void props.onCreate(profile, title.trim()).then(() => setTitle(''))
         }}
       >
         <label>
           Profile
-          <select value={profile} data-testid="new-session-profile" onChange={(e) => setProfile((e.target as HTMLSelectElement).value)}>
-            {KNOWN_PROFILES.map((p) => (
+          <select value={profile} data-testid="new-session-profile" onChange={e => setProfile((e.target as HTMLSelectElement).value)}>
+            {KNOWN_PROFILES.map(p => (
               <option key={p.id} value={p.id}>
                 {p.label}
               </option>
             ))}
           </select>
         </label>
-        <p class="profile-description">{KNOWN_PROFILES.find((p) => p.id === profile)?.description}</p>
+        <p class="profile-description">{KNOWN_PROFILES.find(p => p.id === profile)?.description}</p>
         <label>
           Title
-          <input type="text" value={title} maxLength={200} placeholder="optional" data-testid="new-session-title" onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />
+          <input
+            type="text"
+            value={title}
+            maxLength={200}
+            placeholder="optional"
+            data-testid="new-session-title"
+            onInput={e => setTitle((e.target as HTMLInputElement).value)}
+          />
         </label>
         <button type="submit" class="primary" data-testid="new-session">
           New session
@@ -64,11 +71,24 @@ export function SessionList(props: {
         <p class="hint">No sessions yet.</p>
       ) : (
         <ul class="session-list" data-testid="session-list">
-          {props.sessions.map((s) => {
+          {props.sessions.map(s => {
             const label = sessionLabel(s)
             return (
-              <li key={s.id} class={`session-item${s.id === props.current ? ' current' : ''}`} data-testid="session-item" data-session-id={s.id} data-status={s.status}>
-                <button type="button" class="session-open" data-testid="session-open" aria-current={s.id === props.current ? 'true' : undefined} aria-label={`Open ${label}`} onClick={() => props.onOpen(s.id)}>
+              <li
+                key={s.id}
+                class={`session-item${s.id === props.current ? ' current' : ''}`}
+                data-testid="session-item"
+                data-session-id={s.id}
+                data-status={s.status}
+              >
+                <button
+                  type="button"
+                  class="session-open"
+                  data-testid="session-open"
+                  aria-current={s.id === props.current ? 'true' : undefined}
+                  aria-label={`Open ${label}`}
+                  onClick={() => props.onOpen(s.id)}
+                >
                   <span class="session-title">{label}</span>
                   <span class={`status ${s.status}`}>
                     {s.profile} · {STATUS_TEXT[s.status]}
@@ -76,17 +96,33 @@ export function SessionList(props: {
                 </button>
                 <div class="session-actions">
                   {s.status === 'closed' ? (
-                    <button type="button" data-testid="session-reopen" aria-label={`Reopen ${label}`} onClick={() => void props.onReopen(s.id)}>
+                    <button
+                      type="button"
+                      data-testid="session-reopen"
+                      aria-label={`Reopen ${label}`}
+                      onClick={() => void props.onReopen(s.id)}
+                    >
                       Reopen
                     </button>
                   ) : (
-                    <button type="button" data-testid="session-close" aria-label={`Close ${label}`} onClick={() => void props.onClose(s.id)}>
+                    <button
+                      type="button"
+                      data-testid="session-close"
+                      aria-label={`Close ${label}`}
+                      onClick={() => void props.onClose(s.id)}
+                    >
                       Close
                     </button>
                   )}
                   {confirming === s.id ? (
                     <>
-                      <button type="button" class="danger" data-testid="session-delete-confirm" aria-label={`Really delete ${label}`} onClick={() => void props.onDelete(s.id).finally(() => setConfirming(undefined))}>
+                      <button
+                        type="button"
+                        class="danger"
+                        data-testid="session-delete-confirm"
+                        aria-label={`Really delete ${label}`}
+                        onClick={() => void props.onDelete(s.id).finally(() => setConfirming(undefined))}
+                      >
                         Really delete
                       </button>
                       <button type="button" data-testid="session-delete-cancel" onClick={() => setConfirming(undefined)}>
@@ -94,7 +130,13 @@ export function SessionList(props: {
                       </button>
                     </>
                   ) : (
-                    <button type="button" class="danger" data-testid="session-delete" aria-label={`Delete ${label}`} onClick={() => setConfirming(s.id)}>
+                    <button
+                      type="button"
+                      class="danger"
+                      data-testid="session-delete"
+                      aria-label={`Delete ${label}`}
+                      onClick={() => setConfirming(s.id)}
+                    >
                       Delete
                     </button>
                   )}

@@ -12,7 +12,15 @@ import { addEvents, emptyModel, type SessionModel } from './timeline-model.js'
 import { sessionLabel } from './session-label.js'
 
 // Events after which the pending list, the record or the files may have changed.
-const PENDING_EVENTS = new Set(['question', 'approval-required', 'pending-answered', 'status', 'execution-end', 'session-closed', 'session-reopened'])
+const PENDING_EVENTS = new Set([
+  'question',
+  'approval-required',
+  'pending-answered',
+  'status',
+  'execution-end',
+  'session-closed',
+  'session-reopened',
+])
 const FILE_EVENTS = new Set(['tool-result', 'checkpoint', 'execution-end', 'result-accepted'])
 
 const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : String((error as Error)?.message ?? error))
@@ -94,12 +102,12 @@ export function SessionView({
       signal: stop.signal,
       onState: setFeed,
       onEvents(events: SessionEvent[]) {
-        setModel((m) => addEvents(m, events))
-        if (events.some((e) => PENDING_EVENTS.has(e.type))) {
+        setModel(m => addEvents(m, events))
+        if (events.some(e => PENDING_EVENTS.has(e.type))) {
           void refreshPending()
           void refreshRecord()
         }
-        if (events.some((e) => FILE_EVENTS.has(e.type))) refreshFilesSoon()
+        if (events.some(e => FILE_EVENTS.has(e.type))) refreshFilesSoon()
       },
     })
     return () => {
@@ -119,15 +127,16 @@ export function SessionView({
     }
   }
   const onAnswer = async (id: string, answer: PendingAnswer) => {
-    if (await act(() => client.answerPending(sessionId, id, answer))) setPending((p) => p.filter((x) => x.id !== id))
+    if (await act(() => client.answerPending(sessionId, id, answer))) setPending(p => p.filter(x => x.id !== id))
     void refreshPending()
   }
-  const lastEnd = [...model.items].reverse().find((i) => i.kind === 'event' && i.event.type === 'execution-end')
-  const canResume = !!lastEnd && lastEnd.kind === 'event' && lastEnd.event.type === 'execution-end' && lastEnd.event.status === 'interrupted'
-  const version = files?.find((f) => f.path === preview)?.version
+  const lastEnd = [...model.items].reverse().find(i => i.kind === 'event' && i.event.type === 'execution-end')
+  const canResume =
+    !!lastEnd && lastEnd.kind === 'event' && lastEnd.event.type === 'execution-end' && lastEnd.event.status === 'interrupted'
+  const version = files?.find(f => f.path === preview)?.version
   // A path in the timeline: a file opens in the preview; a folder unfolds in the file tree.
   const openPath = (path: string) => {
-    if (!files || files.some((f) => f.path === path)) setPreview(path)
+    if (!files || files.some(f => f.path === path)) setPreview(path)
     else revealFolder(path)
   }
 
@@ -140,7 +149,10 @@ export function SessionView({
             {record?.status.replace('_', ' ') ?? '…'}
           </span>{' '}
           <span class="hint">
-            {record?.profile} · events: <span data-testid="feed-state" data-state={feed.kind}>{feedText(feed)}</span>
+            {record?.profile} · events:{' '}
+            <span data-testid="feed-state" data-state={feed.kind}>
+              {feedText(feed)}
+            </span>
           </span>{' '}
           <button type="button" class="link phone-only" onClick={() => document.getElementById('sessions-heading')?.scrollIntoView()}>
             All sessions
@@ -169,8 +181,18 @@ export function SessionView({
           <Timeline items={model.items} onOpenFile={openPath} />
         </div>
         <div class="col-side">
-          <FilePanel client={client} sessionId={sessionId} files={files} error={filesError} selected={preview} onSelect={setPreview} onChanged={() => void refreshFiles()} />
-          {preview && <LazyPreview client={client} sessionId={sessionId} path={preview} version={version} onClose={() => setPreview(undefined)} />}
+          <FilePanel
+            client={client}
+            sessionId={sessionId}
+            files={files}
+            error={filesError}
+            selected={preview}
+            onSelect={setPreview}
+            onChanged={() => void refreshFiles()}
+          />
+          {preview && (
+            <LazyPreview client={client} sessionId={sessionId} path={preview} version={version} onClose={() => setPreview(undefined)} />
+          )}
         </div>
       </div>
     </div>

@@ -13,7 +13,11 @@ function filesIn(output: unknown): Array<{ label: string; path: string }> {
   if (!output || typeof output !== 'object') return []
   const o = output as Record<string, unknown>
   const out: Array<{ label: string; path: string }> = []
-  for (const [key, label] of [['scriptPath', 'program'], ['resultPath', 'full result'], ['path', 'full result']] as const) {
+  for (const [key, label] of [
+    ['scriptPath', 'program'],
+    ['resultPath', 'full result'],
+    ['path', 'full result'],
+  ] as const) {
     const v = o[key]
     if (typeof v === 'string' && WORKSPACE_PATH.test(v)) out.push({ label, path: v })
   }
@@ -49,8 +53,17 @@ export function Timeline({ items, onOpenFile }: { items: TimelineItem[]; onOpenF
     <section class="panel timeline" aria-labelledby="timeline-heading">
       <h2 id="timeline-heading">Timeline</h2>
       {items.length === 0 && <p class="hint">Nothing yet: upload inputs, then send a message to start the agent.</p>}
-      <ol class="events" data-testid="timeline" aria-labelledby="timeline-heading" aria-live="polite" aria-relevant="additions" tabIndex={0} ref={list} onScroll={onScroll}>
-        {items.map((item) =>
+      <ol
+        class="events"
+        data-testid="timeline"
+        aria-labelledby="timeline-heading"
+        aria-live="polite"
+        aria-relevant="additions"
+        tabIndex={0}
+        ref={list}
+        onScroll={onScroll}
+      >
+        {items.map(item =>
           item.kind === 'tool' ? (
             <ToolCard key={item.seq} item={item} onOpenFile={onOpenFile} />
           ) : (
@@ -68,11 +81,7 @@ const PATH_IN_TEXT = /(\/(?:context|skills|work|outputs|state)(?:\/[\w.\-/]*[\w\
 /** Text with every workspace path in it a link (a file opens, a folder unfolds in the tree). */
 function TextWithPaths({ text, onOpen }: { text: string; onOpen: OpenFile }) {
   const parts = text.split(PATH_IN_TEXT)
-  return (
-    <>
-      {parts.map((part, i) => (i % 2 === 1 ? <FileLink key={i} path={part.replace(/\/$/, '')} onOpen={onOpen} /> : part))}
-    </>
-  )
+  return <>{parts.map((part, i) => (i % 2 === 1 ? <FileLink key={i} path={part.replace(/\/$/, '')} onOpen={onOpen} /> : part))}</>
 }
 
 const STATE_TEXT = { running: '… running', waiting: '⏸ waiting for approval', ok: '✓ done', failed: '✗ failed' } as const
@@ -84,10 +93,19 @@ function ToolCard({ item, onOpenFile }: { item: ToolItem; onOpenFile: OpenFile }
   const output = r?.output as Record<string, unknown> | undefined
   const isRunJs = item.toolName === 'run_js'
   return (
-    <li class={`item tool ${state}`} data-testid="timeline-item" data-seq={item.seq} data-type="tool-call" data-result-seq={r?.seq} data-tool={item.toolName} data-state={state}>
+    <li
+      class={`item tool ${state}`}
+      data-testid="timeline-item"
+      data-seq={item.seq}
+      data-type="tool-call"
+      data-result-seq={r?.seq}
+      data-tool={item.toolName}
+      data-state={state}
+    >
       <details open={isRunJs && state === 'running'}>
         <summary>
-          <span class="badge">{item.toolName}</span> {isRunJs && typeof input?.description === 'string' ? input.description : summarizeInput(item.input)}
+          <span class="badge">{item.toolName}</span>{' '}
+          {isRunJs && typeof input?.description === 'string' ? input.description : summarizeInput(item.input)}
           <span class={`state ${state}`}>{STATE_TEXT[state]}</span>
         </summary>
         <div class="tool-body">
@@ -112,7 +130,7 @@ function ToolCard({ item, onOpenFile }: { item: ToolItem; onOpenFile: OpenFile }
                   {Array.isArray(output.logs) && output.logs.length > 0 && (
                     <>
                       <h5>Logs</h5>
-                      <pre class="logs">{output.logs.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}</pre>
+                      <pre class="logs">{output.logs.map(l => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}</pre>
                     </>
                   )}
                   <JsonTree value={output.result} label="run_js result" />
@@ -120,7 +138,7 @@ function ToolCard({ item, onOpenFile }: { item: ToolItem; onOpenFile: OpenFile }
               ) : (
                 r.output !== undefined && <JsonTree value={r.output} label="Tool result" />
               )}
-              {filesIn(r.output).map((f) => (
+              {filesIn(r.output).map(f => (
                 <FileLink key={f.path} {...f} onOpen={onOpenFile} />
               ))}
             </>
@@ -147,47 +165,118 @@ function EventRow({ event: e, onOpenFile }: { event: SessionEvent; onOpenFile: O
   )
   switch (e.type) {
     case 'message':
-      return row('message', <p><span class="badge">{e.mode === 'steer' ? 'you (steer)' : 'you'}</span> {e.text}</p>)
+      return row(
+        'message',
+        <p>
+          <span class="badge">{e.mode === 'steer' ? 'you (steer)' : 'you'}</span> {e.text}
+        </p>,
+      )
     case 'text':
-      return row('text', <p><span class="badge">agent</span> <TextWithPaths text={e.text} onOpen={onOpenFile} /></p>)
+      return row(
+        'text',
+        <p>
+          <span class="badge">agent</span> <TextWithPaths text={e.text} onOpen={onOpenFile} />
+        </p>,
+      )
     case 'execution-start':
-      return row('meta', <p>Execution {e.executionId} {e.resumed ? 'resumed' : 'started'}</p>)
+      return row(
+        'meta',
+        <p>
+          Execution {e.executionId} {e.resumed ? 'resumed' : 'started'}
+        </p>,
+      )
     case 'window-start':
-      return row('meta window', <p>Window {e.window} ({e.reason}{e.planRevision ? `, from plan revision ${e.planRevision}` : ''})</p>)
+      return row(
+        'meta window',
+        <p>
+          Window {e.window} ({e.reason}
+          {e.planRevision ? `, from plan revision ${e.planRevision}` : ''})
+        </p>,
+      )
     case 'plan-updated':
-      return row('plan-update', <p><span class="badge">plan</span> revision {e.plan.revision}{e.completed ? `: completed “${e.completed}”` : ''}</p>)
+      return row(
+        'plan-update',
+        <p>
+          <span class="badge">plan</span> revision {e.plan.revision}
+          {e.completed ? `: completed “${e.completed}”` : ''}
+        </p>,
+      )
     case 'checkpoint':
-      return row('checkpoint', <p><span class="badge">checkpoint</span> revision {e.revision} <FileLink path={e.path} onOpen={onOpenFile} /></p>)
+      return row(
+        'checkpoint',
+        <p>
+          <span class="badge">checkpoint</span> revision {e.revision} <FileLink path={e.path} onOpen={onOpenFile} />
+        </p>,
+      )
     case 'approval-required':
-      return row('waiting', <p><span class="badge">approval</span> {e.toolName}: {e.reason}</p>)
+      return row(
+        'waiting',
+        <p>
+          <span class="badge">approval</span> {e.toolName}: {e.reason}
+        </p>,
+      )
     case 'question':
-      return row('waiting', <p><span class="badge">question</span> {e.question}</p>)
+      return row(
+        'waiting',
+        <p>
+          <span class="badge">question</span> {e.question}
+        </p>,
+      )
     case 'pending-answered':
-      return row('answered', <p><span class="badge">answered</span> {describeAnswer(e.answer)}</p>)
+      return row(
+        'answered',
+        <p>
+          <span class="badge">answered</span> {describeAnswer(e.answer)}
+        </p>,
+      )
     case 'result-rejected':
       return row(
         'rejected',
         <>
-          <p><span class="badge">result rejected</span> {e.problems.length} problem(s): the agent corrects them</p>
-          <ul>{e.problems.map((p, i) => <li key={i}>{p}</li>)}</ul>
+          <p>
+            <span class="badge">result rejected</span> {e.problems.length} problem(s): the agent corrects them
+          </p>
+          <ul>
+            {e.problems.map((p, i) => (
+              <li key={i}>{p}</li>
+            ))}
+          </ul>
         </>,
       )
     case 'result-accepted':
       return row(
         'accepted',
         <details>
-          <summary><span class="badge">result accepted</span></summary>
+          <summary>
+            <span class="badge">result accepted</span>
+          </summary>
           <JsonTree value={e.result} label="Accepted result" />
         </details>,
       )
     case 'execution-end':
-      return row(`end ${e.status}`, <p>Execution {e.executionId} {e.status}{e.error ? `: ${e.error.code}: ${e.error.message}` : ''}</p>)
+      return row(
+        `end ${e.status}`,
+        <p>
+          Execution {e.executionId} {e.status}
+          {e.error ? `: ${e.error.code}: ${e.error.message}` : ''}
+        </p>,
+      )
     case 'error':
-      return row('failed', <p class="note error">{e.code}: {e.message}</p>)
+      return row(
+        'failed',
+        <p class="note error">
+          {e.code}: {e.message}
+        </p>,
+      )
     case 'status':
       return row('meta status', <p>Session {e.status.replace('_', ' ')}</p>)
     case 'steer-delivered':
-      return row('meta', <p>Steer message {e.n} delivered to {e.executionId}</p>)
+      return row(
+        'meta',
+        <p>
+          Steer message {e.n} delivered to {e.executionId}
+        </p>,
+      )
     case 'abort-requested':
       return row('meta', <p>Abort requested for {e.executionId}</p>)
     case 'session-created':
@@ -203,7 +292,8 @@ function EventRow({ event: e, onOpenFile }: { event: SessionEvent; onOpenFile: O
 
 function describeAnswer(answer: unknown): string {
   const a = answer as { decision?: string; answer?: string; message?: string } | undefined
-  if (a?.decision) return `${a.decision === 'always' ? 'always allowed' : a.decision === 'approve' ? 'approved' : 'denied'}${a.message ? `: ${a.message}` : ''}`
+  if (a?.decision)
+    return `${a.decision === 'always' ? 'always allowed' : a.decision === 'approve' ? 'approved' : 'denied'}${a.message ? `: ${a.message}` : ''}`
   if (typeof a?.answer === 'string') return `“${a.answer}”`
   return JSON.stringify(answer)
 }

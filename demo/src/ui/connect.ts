@@ -3,7 +3,9 @@ import type { DemoSettings } from '../api/settings.js'
 
 /** What the UI needs of the in-tab runtime (demo/src/runtime/index.ts). */
 interface InTabRuntimeModule {
-  startInTabRuntime(options: { settings: DemoSettings }): Promise<{ baseUrl: string; token: string; fetch: typeof fetch; terminate(): void }>
+  startInTabRuntime(options: {
+    settings: DemoSettings
+  }): Promise<{ baseUrl: string; token: string; fetch: typeof fetch; terminate(): void }>
 }
 
 // The in-tab runtime (a Web Worker session host) is its own chunk, loaded only in "In this tab"

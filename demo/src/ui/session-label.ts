@@ -7,7 +7,7 @@ import { KNOWN_PROFILES } from '../api/types.js'
  */
 export function sessionLabel(s: Pick<SessionRecord, 'title' | 'profile' | 'createdAt'>): string {
   if (s.title) return s.title
-  const profile = KNOWN_PROFILES.find((p) => p.id === s.profile)?.label ?? s.profile
+  const profile = KNOWN_PROFILES.find(p => p.id === s.profile)?.label ?? s.profile
   const when = new Date(s.createdAt)
   const sameDay = when.toDateString() === new Date().toDateString()
   const time = sameDay ? when.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : when.toLocaleDateString()

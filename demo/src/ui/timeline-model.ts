@@ -50,7 +50,14 @@ export function addEvents(model: SessionModel, events: SessionEvent[]): SessionM
     next.seen.add(e.seq)
     next.lastSeq = Math.max(next.lastSeq, e.seq)
     if (e.type === 'tool-call') {
-      const item: ToolItem = { kind: 'tool', seq: e.seq, executionId: e.executionId, toolCallId: e.toolCallId, toolName: e.toolName, input: e.input }
+      const item: ToolItem = {
+        kind: 'tool',
+        seq: e.seq,
+        executionId: e.executionId,
+        toolCallId: e.toolCallId,
+        toolName: e.toolName,
+        input: e.input,
+      }
       next.open.set(`${e.executionId}:${e.toolCallId}`, item)
       next.items.push(item)
       continue
@@ -66,11 +73,11 @@ export function addEvents(model: SessionModel, events: SessionEvent[]): SessionM
     }
     if (e.type === 'approval-required') {
       // The call asks before it runs: its card waits (the last open call of that tool in that execution).
-      const call = [...next.open.values()].reverse().find((c) => c.executionId === e.executionId && c.toolName === e.toolName)
+      const call = [...next.open.values()].reverse().find(c => c.executionId === e.executionId && c.toolName === e.toolName)
       if (call) replaceItem(next, call, { ...call, waitingFor: e.pendingId })
     }
     if (e.type === 'pending-answered') {
-      const call = [...next.open.values()].find((c) => c.waitingFor === e.pendingId)
+      const call = [...next.open.values()].find(c => c.waitingFor === e.pendingId)
       if (call) replaceItem(next, call, { ...call, waitingFor: undefined })
     }
     if (e.type === 'plan-updated' && (!next.plan || e.plan.executionId >= next.plan.executionId)) next.plan = e.plan
@@ -88,5 +95,5 @@ function replaceItem(model: SessionModel, call: ToolItem, item: ToolItem): void 
 /** Counts of a plan's steps. */
 export function planProgress(plan: Plan | undefined): { done: number; total: number } {
   const steps = plan?.steps ?? []
-  return { done: steps.filter((s) => s.status === 'completed').length, total: steps.length }
+  return { done: steps.filter(s => s.status === 'completed').length, total: steps.length }
 }

@@ -10,7 +10,7 @@ export interface UploadItem {
 
 /** Files from an `<input type="file" multiple>`, by name. */
 export function fromInput(list: FileList | null): UploadItem[] {
-  return Array.from(list ?? [], (f) => ({ name: f.name, data: f }))
+  return Array.from(list ?? [], f => ({ name: f.name, data: f }))
 }
 
 /**
@@ -18,7 +18,7 @@ export function fromInput(list: FileList | null): UploadItem[] {
  * it, so picking `season-one/` puts `season-one/characters.md` at `<target>/characters.md`.
  */
 export function fromFolderInput(list: FileList | null): UploadItem[] {
-  return Array.from(list ?? [], (f) => {
+  return Array.from(list ?? [], f => {
     const rel = f.webkitRelativePath || f.name
     const slash = rel.indexOf('/')
     return { name: slash < 0 ? rel : rel.slice(slash + 1), data: f, source: rel }
@@ -28,9 +28,9 @@ export function fromFolderInput(list: FileList | null): UploadItem[] {
 /** Files and whole folders dropped on the page, read through the File System entries API. */
 export async function fromDrop(transfer: DataTransfer): Promise<UploadItem[]> {
   const entries = Array.from(transfer.items ?? [])
-    .map((item) => (item.kind === 'file' ? item.webkitGetAsEntry?.() : null))
+    .map(item => (item.kind === 'file' ? item.webkitGetAsEntry?.() : null))
     .filter((e): e is FileSystemEntry => !!e)
-  if (entries.length === 0) return Array.from(transfer.files, (f) => ({ name: f.name, data: f }))
+  if (entries.length === 0) return Array.from(transfer.files, f => ({ name: f.name, data: f }))
   const out: UploadItem[] = []
   for (const entry of entries) await walk(entry, '', out)
   return out
@@ -71,7 +71,9 @@ export async function checkUpload(items: UploadItem[]): Promise<string[]> {
     try {
       normalizePath(`/${item.source ?? item.name}`)
     } catch (error) {
-      problems.push(`“${printable(item.source ?? item.name)}” is not a usable name: ${(error as VfsError).detail ?? (error as Error).message}`)
+      problems.push(
+        `“${printable(item.source ?? item.name)}” is not a usable name: ${(error as VfsError).detail ?? (error as Error).message}`,
+      )
     }
   }
   if (problems.length > 0) return problems
@@ -79,8 +81,10 @@ export async function checkUpload(items: UploadItem[]): Promise<string[]> {
   // proxy in front of the host may turn the host's early 413 into a bare 502 when it closes the socket.
   const total = items.reduce((n, i) => n + i.data.size, 0)
   if (total > MAX_UPLOAD_BYTES) {
-    const big = items.filter((i) => i.data.size > MAX_UPLOAD_BYTES).map((i) => i.name)
-    return [`the upload is too large: ${(total / 1048576).toFixed(1)} MiB${big.length ? ` (${big.slice(0, 3).join(', ')} alone ${big.length > 1 ? 'are' : 'is'} over the limit)` : ''}, and uploads are limited to ${MAX_UPLOAD_BYTES} bytes (20 MiB) per request: upload fewer or smaller files`]
+    const big = items.filter(i => i.data.size > MAX_UPLOAD_BYTES).map(i => i.name)
+    return [
+      `the upload is too large: ${(total / 1048576).toFixed(1)} MiB${big.length ? ` (${big.slice(0, 3).join(', ')} alone ${big.length > 1 ? 'are' : 'is'} over the limit)` : ''}, and uploads are limited to ${MAX_UPLOAD_BYTES} bytes (20 MiB) per request: upload fewer or smaller files`,
+    ]
   }
   const decoder = new TextDecoder('utf-8', { fatal: true })
   for (const item of items) {
@@ -96,5 +100,8 @@ export async function checkUpload(items: UploadItem[]): Promise<string[]> {
 
 /** A name as a person can read it: control and invisible characters shown as U+XXXX. */
 function printable(name: string): string {
-  return name.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`)
+  return name.replace(
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g,
+    c => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`,
+  )
 }

@@ -30,8 +30,7 @@ export interface ExecutionContext {
 
 /** How a window ended: the first four open another window, the rest end (or pause) the execution. */
 export type WindowEnd =
-  | { kind: 'checkpoint' | 'step-limit' | 'no-tool-call' | 'model-error' }
-  | { kind: 'done' | 'suspended' | 'interrupted' | 'failed' }
+  { kind: 'checkpoint' | 'step-limit' | 'no-tool-call' | 'model-error' } | { kind: 'done' | 'suspended' | 'interrupted' | 'failed' }
 
 /** A pending action before it has an id and a window: what a suspending call asks. */
 export type Suspension = Omit<PendingAction, 'id' | 'executionId' | 'createdAt' | 'window'>

@@ -67,7 +67,12 @@ export async function suspendExecution(
   r.status = 'suspended'
   r.pendingId = id
   if (s.kind === 'question') {
-    await ctx.recorder.emit({ type: 'question', pendingId: id, question: s.question ?? '', ...(s.options ? { options: s.options } : {}) })
+    await ctx.recorder.emit({
+      type: 'question',
+      pendingId: id,
+      question: s.question ?? '',
+      ...(s.options ? { options: s.options } : {}),
+    })
   } else {
     const { toolName, input } = call
     await ctx.recorder.emit({ type: 'approval-required', pendingId: id, toolName, input, reason: s.reason ?? '' })

@@ -79,13 +79,17 @@ export interface ResumeTaskOptions<T = unknown> extends TaskRunOptions<T> {
  */
 export async function runTask<T = unknown>(options: RunTaskOptions<T>): Promise<TaskResult<T>> {
   checkOptions(options)
-  if (typeof options.instructions !== 'string' || options.instructions.trim() === '') throw new TypeError('runTask needs instructions: the task, as text')
+  if (typeof options.instructions !== 'string' || options.instructions.trim() === '')
+    throw new TypeError('runTask needs instructions: the task, as text')
   const ids = await listExecutionIds(options.vfs)
   if (ids.length > 0) {
     const last = await ExecutionRecorder.open(options.vfs, ids[ids.length - 1])
     const status = last?.record.status
     if (status === 'running' || status === 'suspended' || status === 'interrupted') {
-      throw new TaskError('execution-in-progress', `Execution ${last!.record.id} is ${status}: continue it with resumeTask(...) before starting a new one.`)
+      throw new TaskError(
+        'execution-in-progress',
+        `Execution ${last!.record.id} is ${status}: continue it with resumeTask(...) before starting a new one.`,
+      )
     }
   }
   await archivePlan(options.vfs)
@@ -103,9 +107,14 @@ export async function resumeTask<T = unknown>(options: ResumeTaskOptions<T>): Pr
   const ids = await listExecutionIds(options.vfs)
   const id = options.executionId ?? ids[ids.length - 1]
   const recorder = id ? await ExecutionRecorder.open(options.vfs, id) : undefined
-  if (!recorder) throw new TaskError('nothing-to-resume', id ? `There is no execution "${id}".` : 'This workspace has no execution to resume: start one with runTask(...).')
+  if (!recorder)
+    throw new TaskError(
+      'nothing-to-resume',
+      id ? `There is no execution "${id}".` : 'This workspace has no execution to resume: start one with runTask(...).',
+    )
   const r = recorder.record
-  if (r.hasContract && !options.contract) throw new TaskError('contract-missing', `Execution ${r.id} has a result contract: pass the same contract to resumeTask.`)
+  if (r.hasContract && !options.contract)
+    throw new TaskError('contract-missing', `Execution ${r.id} has a result contract: pass the same contract to resumeTask.`)
   const plan = new PlanController(options.vfs, r.id)
   await plan.load()
   if (r.status === 'completed' || r.status === 'failed') return taskResult(r, plan.plan, undefined) as TaskResult<T>
@@ -128,12 +137,20 @@ export async function resumeTask<T = unknown>(options: ResumeTaskOptions<T>): Pr
   }
   r.status = 'running'
   await recorder.save()
-  const note = 'The previous run stopped before finishing. Continue from the plan; files written after the last checkpoint are still there, so check them before redoing work.'
+  const note =
+    'The previous run stopped before finishing. Continue from the plan; files written after the last checkpoint are still there, so check them before redoing work.'
   return driveExecution(options, recorder, { reason: 'resume', note }, true, plan) as Promise<TaskResult<T>>
 }
 
 /** Builds the execution's tools and context and drives it through windows. */
-async function driveExecution(options: TaskRunOptions<any>, recorder: ExecutionRecorder, first: WindowStart, resumed: boolean, loaded?: PlanController): Promise<TaskResult> {
+async function driveExecution(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- internal: the result type is the caller's
+  options: TaskRunOptions<any>,
+  recorder: ExecutionRecorder,
+  first: WindowStart,
+  resumed: boolean,
+  loaded?: PlanController,
+): Promise<TaskResult> {
   const { vfs } = options
   const plan = loaded ?? new PlanController(vfs, recorder.record.id)
   if (!loaded) await plan.load()
@@ -142,14 +159,37 @@ async function driveExecution(options: TaskRunOptions<any>, recorder: ExecutionR
     const limits = { ...defaultTaskLimits, ...options.limits }
     const policy = new RunPolicy(vfs, options.policy ?? [])
     const tools: ToolSet = {
-      ...createWorkspaceTools({ vfs, limits, reads: new ReadLedger(), policy: () => policy.rules(), ...(options.runJs ? { runJs: options.runJs } : {}) }),
+      ...createWorkspaceTools({
+        vfs,
+        limits,
+        reads: new ReadLedger(),
+        policy: () => policy.rules(),
+        ...(options.runJs ? { runJs: options.runJs } : {}),
+      }),
       ...options.tools,
       update_plan: updatePlanTool(plan),
-      submit_result: submitResultTool({ vfs, plan, contract: options.contract, state: recorder.record.submission, onState: () => recorder.save() }),
+      submit_result: submitResultTool({
+        vfs,
+        plan,
+        contract: options.contract,
+        state: recorder.record.submission,
+        onState: () => recorder.save(),
+      }),
       ask_user: askUserTool(),
     }
     const loop = new WindowLoop(
-      { vfs, model: options.model, contract: options.contract, limits, policy, recorder, plan, tools, ...(options.signal ? { signal: options.signal } : {}), ...(options.steering ? { steering: options.steering } : {}) },
+      {
+        vfs,
+        model: options.model,
+        contract: options.contract,
+        limits,
+        policy,
+        recorder,
+        plan,
+        tools,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.steering ? { steering: options.steering } : {}),
+      },
       toolSpecs(tools),
     )
     await recorder.emit({ type: 'execution-start', instructions: recorder.record.instructions, resumed })
@@ -174,10 +214,15 @@ async function archivePlan(vfs: Vfs): Promise<void> {
   await vfs.deleteFile(PLAN_PATH)
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- internal: checks options whatever the result type
 function checkOptions(options: TaskRunOptions<any>): void {
   if (options?.runJs !== undefined && typeof options.runJs !== 'function') {
-    throw new TypeError('runJs must be a factory such as (view) => createRunJs({ vfs: view }): a runner made beforehand holds a workspace in which programs could write /state')
+    throw new TypeError(
+      'runJs must be a factory such as (view) => createRunJs({ vfs: view }): a runner made beforehand holds a workspace in which programs could write /state',
+    )
   }
-  if (!options?.vfs || typeof options.vfs.readFile !== 'function') throw new TypeError('pass vfs: a workspace from openVfs(...) or scopeRun(...)')
-  if (!options.model || typeof options.model.doGenerate !== 'function') throw new TypeError('pass model: an AI-SDK language model (v2) or scriptedModel(...)')
+  if (!options?.vfs || typeof options.vfs.readFile !== 'function')
+    throw new TypeError('pass vfs: a workspace from openVfs(...) or scopeRun(...)')
+  if (!options.model || typeof options.model.doGenerate !== 'function')
+    throw new TypeError('pass model: an AI-SDK language model (v2) or scriptedModel(...)')
 }

@@ -20,7 +20,11 @@ const PREVIEW = 2_000
  * returns a {@link SpilledResult} with the path and a preview, so a big result never floods the
  * model's context and is never lost.
  */
-export async function spillLargeResult(vfs: Vfs, value: unknown, options: { maxChars: number; dir: string; name: string }): Promise<unknown> {
+export async function spillLargeResult(
+  vfs: Vfs,
+  value: unknown,
+  options: { maxChars: number; dir: string; name: string },
+): Promise<unknown> {
   const text = typeof value === 'string' ? value : JSON.stringify(value, null, 1)
   if (text === undefined || text.length <= options.maxChars) return value
   // The name is a model-chosen tool call id: one plain, short file name, whatever it holds.

@@ -49,7 +49,10 @@ export function parseInput(input: unknown): { input: unknown; error?: string } {
   const tooDeep = typeof input === 'string' ? jsonTextTooDeep(input) : valueTooDeep(input)
   if (tooDeep) {
     const text = typeof input === 'string' ? input : '(a nested value)'
-    return { input: text.length > 200 ? text.slice(0, 200) + '…' : text, error: `The tool input nests deeper than ${MAX_JSON_DEPTH} levels.` }
+    return {
+      input: text.length > 200 ? text.slice(0, 200) + '…' : text,
+      error: `The tool input nests deeper than ${MAX_JSON_DEPTH} levels.`,
+    }
   }
   if (typeof input !== 'string') return { input }
   try {
@@ -71,7 +74,12 @@ export function okPart(call: ToolCallPart, value: unknown): ToolResultPart {
 
 /** A failed tool result part. */
 export function errorPart(call: ToolCallPart, message: string): ToolResultPart {
-  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: message } }
+  return {
+    type: 'tool-result',
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    output: { type: 'error-text', value: message },
+  }
 }
 
 /** A short form of a result for the event log. */

@@ -64,7 +64,13 @@ export async function callTool(ctx: ExecutionContext, call: ToolCallPart, approv
   }
   const spill = { maxChars: limits.resultChars, dir: `${recorder.dir}/tool-results`, name: call.toolCallId }
   const output = await spillLargeResult(ctx.vfs, value, spill)
-  await recorder.emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, ok: true, output: preview(output) })
+  await recorder.emit({
+    type: 'tool-result',
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    ok: true,
+    output: preview(output),
+  })
   if (tool!.effect === 'completes') end = await completeExecution(ctx, value as AcceptedResult)
   return { part: okPart(call, output), ok: true, ...(end ? { end } : {}) }
 }

@@ -16,7 +16,10 @@ export type { WindowStart } from './execution-context.js'
 export class WindowLoop {
   private readonly specs: FunctionToolSpec[]
 
-  constructor(private readonly ctx: ExecutionContext, specs: FunctionToolSpec[]) {
+  constructor(
+    private readonly ctx: ExecutionContext,
+    specs: FunctionToolSpec[],
+  ) {
     this.specs = specs
     // Each accepted plan revision is a checkpoint, written in the same commit as the plan.
     ctx.plan.onAccept = (plan, previous) => {
@@ -59,7 +62,10 @@ export class WindowLoop {
           next = { reason: 'step-limit', note: 'The previous window used all its steps. Continue from the plan and the files.' }
           break
         case 'no-tool-call':
-          next = { reason: 'no-tool-call', note: 'The previous window ended without a tool call. Continue the plan with tools; when every step is completed, call submit_result.' }
+          next = {
+            reason: 'no-tool-call',
+            note: 'The previous window ended without a tool call. Continue the plan with tools; when every step is completed, call submit_result.',
+          }
           break
         case 'model-error':
           next = { reason: 'resume', note: 'The model call failed in the previous window; continue from the plan and the files.' }
@@ -74,15 +80,22 @@ export class WindowLoop {
     const r = this.record
     const l = this.ctx.limits
     if (r.windows >= l.maxWindows) return ['window-limit', `the execution used all ${l.maxWindows} windows without finishing`]
-    if (r.windowsSinceCheckpoint > l.maxRetriesPerCheckpoint) return ['checkpoint-retries', `${r.windowsSinceCheckpoint} windows since checkpoint ${r.checkpoint} reached no new checkpoint`]
+    if (r.windowsSinceCheckpoint > l.maxRetriesPerCheckpoint)
+      return ['checkpoint-retries', `${r.windowsSinceCheckpoint} windows since checkpoint ${r.checkpoint} reached no new checkpoint`]
     if (r.idleWindows >= l.maxIdleWindows) return ['no-progress', `${r.idleWindows} windows in a row made no successful tool call`]
-    if ((r.stalledCheckpoints ?? 0) >= l.maxStalledCheckpoints) return ['no-progress', `${r.stalledCheckpoints} plan updates in a row added no step and changed no status`]
+    if ((r.stalledCheckpoints ?? 0) >= l.maxStalledCheckpoints)
+      return ['no-progress', `${r.stalledCheckpoints} plan updates in a row added no step and changed no status`]
     return undefined
   }
 
   private async opening(reason: WindowReason, note?: string): Promise<PromptMessage[]> {
     const { system, user, state } = await windowOpening(this.ctx, reason, note)
-    await this.ctx.recorder.emit({ type: 'window-start', window: this.record.windows, reason, ...(state.plan ? { planRevision: state.plan.revision } : {}) })
+    await this.ctx.recorder.emit({
+      type: 'window-start',
+      window: this.record.windows,
+      reason,
+      ...(state.plan ? { planRevision: state.plan.revision } : {}),
+    })
     return [
       { role: 'system', content: system },
       { role: 'user', content: [{ type: 'text', text: user }] },
@@ -97,10 +110,19 @@ export class WindowLoop {
       if (signal?.aborted) return interruptExecution(this.ctx)
       let response
       try {
-        response = await model.doGenerate({ prompt: messages, tools: this.specs, toolChoice: { type: 'auto' }, ...(signal ? { abortSignal: signal } : {}) })
+        response = await model.doGenerate({
+          prompt: messages,
+          tools: this.specs,
+          toolChoice: { type: 'auto' },
+          ...(signal ? { abortSignal: signal } : {}),
+        })
       } catch (error) {
         if (signal?.aborted) return interruptExecution(this.ctx)
-        await recorder.emit({ type: 'error', code: 'model-error', message: error instanceof Error ? error.message : String(error) })
+        await recorder.emit({
+          type: 'error',
+          code: 'model-error',
+          message: error instanceof Error ? error.message : String(error),
+        })
         return this.endWindow(progressed, { kind: 'model-error' })
       }
       this.addUsage(response.usage)
@@ -111,7 +133,12 @@ export class WindowLoop {
         if (c.type === 'text' && typeof c.text === 'string' && c.text !== '') texts.push({ type: 'text', text: c.text })
         if (c.type === 'tool-call') {
           const parsed = parseInput(c.input)
-          const call: ToolCallPart = { type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input: parsed.input }
+          const call: ToolCallPart = {
+            type: 'tool-call',
+            toolCallId: String(c.toolCallId),
+            toolName: String(c.toolName),
+            input: parsed.input,
+          }
           calls.push(call)
           if (parsed.error) badInputs.set(call, parsed.error)
         }
@@ -121,7 +148,7 @@ export class WindowLoop {
       if (calls.length === 0) {
         // Without a contract, a text answer ends the task once the plan (if any) is complete.
         if (!this.ctx.contract && texts.length > 0 && (!this.ctx.plan.plan || this.ctx.plan.complete)) {
-          return completeExecution(this.ctx, { accepted: true, result: texts.map((t) => t.text).join('\n') })
+          return completeExecution(this.ctx, { accepted: true, result: texts.map(t => t.text).join('\n') })
         }
         return this.endWindow(progressed, { kind: 'no-tool-call' })
       }
@@ -129,12 +156,21 @@ export class WindowLoop {
       let end: WindowEnd | undefined
       for (const [i, call] of calls.entries()) {
         if (end) {
-          results.push(errorPart(call, 'Not run: an earlier call in this turn ended the window (checkpoint or result). Call it again if still needed.'))
+          results.push(
+            errorPart(
+              call,
+              'Not run: an earlier call in this turn ended the window (checkpoint or result). Call it again if still needed.',
+            ),
+          )
           continue
         }
         const outcome = await callTool(this.ctx, call, false, badInputs.get(call))
         if (outcome.suspend) {
-          const after = calls.slice(i + 1).map((c) => errorPart(c, 'Not run: the execution paused for the user on an earlier call in this turn. Call it again if still needed.'))
+          const after = calls
+            .slice(i + 1)
+            .map(c =>
+              errorPart(c, 'Not run: the execution paused for the user on an earlier call in this turn. Call it again if still needed.'),
+            )
           return suspendExecution(this.ctx, call, outcome.suspend, messages, results, after)
         }
         results.push(outcome.part)
@@ -166,11 +202,23 @@ export class WindowLoop {
     let outcome: CallOutcome
     if ('answer' in answer) {
       outcome = { part: okPart(call, { answer: answer.answer }), ok: true }
-      await this.ctx.recorder.emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, ok: true, output: { answer: answer.answer } })
+      await this.ctx.recorder.emit({
+        type: 'tool-result',
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        ok: true,
+        output: { answer: answer.answer },
+      })
     } else if (answer.decision === 'deny') {
       const message = `The user denied ${p.toolName}${answer.message ? `: ${answer.message}` : ''}. Next: do not retry it; continue another way or ask_user.`
       outcome = { part: errorPart(call, message), ok: false }
-      await this.ctx.recorder.emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, ok: false, error: { code: 'denied', message } })
+      await this.ctx.recorder.emit({
+        type: 'tool-result',
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        ok: false,
+        error: { code: 'denied', message },
+      })
     } else {
       if (answer.decision === 'always') {
         await this.ctx.policy.save(allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] }))
@@ -192,5 +240,5 @@ export class WindowLoop {
 }
 
 function statusSignature(plan: Plan | undefined): string {
-  return plan ? plan.steps.map((s) => `${s.id}:${s.status}`).join('|') : ''
+  return plan ? plan.steps.map(s => `${s.id}:${s.status}`).join('|') : ''
 }

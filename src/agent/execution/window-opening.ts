@@ -7,10 +7,14 @@ import type { ExecutionContext } from './execution-context.js'
 
 const MAX_FILES = 200
 /** The roots whose files a window opening lists: the agent's own work. */
-const WORKING_ROOTS = WRITABLE_ROOTS.filter((r) => `/${r}` !== STATE_ROOT).map((r) => `/${r}`)
+const WORKING_ROOTS = WRITABLE_ROOTS.filter(r => `/${r}` !== STATE_ROOT).map(r => `/${r}`)
 
 /** Builds a window's system prompt and opening message from the plan, the files and the session's history. */
-export async function windowOpening(ctx: ExecutionContext, reason: WindowReason, note?: string): Promise<{ system: string; user: string; state: WindowState }> {
+export async function windowOpening(
+  ctx: ExecutionContext,
+  reason: WindowReason,
+  note?: string,
+): Promise<{ system: string; user: string; state: WindowState }> {
   const { vfs, recorder, plan, contract } = ctx
   const r = recorder.record
   const files: WindowState['files'] = []
@@ -23,7 +27,7 @@ export async function windowOpening(ctx: ExecutionContext, reason: WindowReason,
   const inputs: Record<string, number> = {}
   for (const root of READ_ONLY_ROOTS) inputs[root] = (await vfs.glob(`/${root}/**`)).length
   const current = plan.plan
-  const next = current?.steps.find((s) => s.status !== 'completed')
+  const next = current?.steps.find(s => s.status !== 'completed')
   const state: WindowState = {
     executionId: r.id,
     window: r.windows,
@@ -31,7 +35,14 @@ export async function windowOpening(ctx: ExecutionContext, reason: WindowReason,
     ...(current ? { plan: current } : {}),
     ...(next ? { nextStep: { id: next.id, title: next.title, status: next.status } } : {}),
     ...(r.submission.rejected ? { rejected: r.submission.rejected.problems } : {}),
-    ...(contract ? { contract: { ...(contract.description ? { description: contract.description } : {}), ...(contract.resultPath ? { resultPath: contract.resultPath } : {}) } } : {}),
+    ...(contract
+      ? {
+          contract: {
+            ...(contract.description ? { description: contract.description } : {}),
+            ...(contract.resultPath ? { resultPath: contract.resultPath } : {}),
+          },
+        }
+      : {}),
     files,
     inputs,
     ...(note ? { note } : {}),
@@ -52,11 +63,17 @@ async function earlierExecutions(ctx: ExecutionContext, currentId: string): Prom
     let steps: string[] | undefined
     try {
       const p = JSON.parse(await ctx.vfs.readFile(`${EXECUTIONS_DIR}/${id}/plan.json`, 'utf8')) as Plan
-      steps = p.steps.map((s) => `[${s.status}] ${s.id}: ${s.title}`)
+      steps = p.steps.map(s => `[${s.status}] ${s.id}: ${s.title}`)
     } catch {
       steps = undefined
     }
-    out.push({ id, instructions: rec.instructions, status: rec.status, ...(steps ? { steps } : {}), ...(rec.summary ? { summary: rec.summary } : {}) })
+    out.push({
+      id,
+      instructions: rec.instructions,
+      status: rec.status,
+      ...(steps ? { steps } : {}),
+      ...(rec.summary ? { summary: rec.summary } : {}),
+    })
   }
   return out
 }

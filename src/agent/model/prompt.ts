@@ -56,17 +56,24 @@ export function systemPrompt(hasContract: boolean): string {
 /** The opening user message of a window: the task, then the state block. */
 export function renderOpening(instructions: string, state: WindowState): string {
   const lines = [`Task:\n${instructions}`, '']
-  if (state.earlier?.length) lines.push(`Earlier executions in this session: ${state.earlier.length} (see state.earlier); their files are still here.`)
+  if (state.earlier?.length)
+    lines.push(`Earlier executions in this session: ${state.earlier.length} (see state.earlier); their files are still here.`)
   if (state.plan) {
     lines.push(`Plan revision ${state.plan.revision}:`)
-    for (const s of state.plan.steps) lines.push(`- [${s.status === 'completed' ? 'x' : s.status === 'in_progress' ? '~' : ' '}] ${s.id}: ${s.title}${s.notes ? ` (notes: ${s.notes})` : ''}`)
+    for (const s of state.plan.steps)
+      lines.push(
+        `- [${s.status === 'completed' ? 'x' : s.status === 'in_progress' ? '~' : ' '}] ${s.id}: ${s.title}${s.notes ? ` (notes: ${s.notes})` : ''}`,
+      )
     lines.push(state.nextStep ? `Continue with step "${state.nextStep.id}".` : 'Every step is completed.')
   } else {
     lines.push('There is no plan yet: start by making one with update_plan.')
   }
   if (state.rejected) lines.push(`Your last result was rejected. Problems:\n- ${state.rejected.join('\n- ')}`)
   if (state.note) lines.push(state.note)
-  if (state.messages?.length) lines.push(`Messages from the user during this execution (newest last; follow them where they change the task):\n- ${state.messages.join('\n- ')}`)
+  if (state.messages?.length)
+    lines.push(
+      `Messages from the user during this execution (newest last; follow them where they change the task):\n- ${state.messages.join('\n- ')}`,
+    )
   lines.push('', `<state>${JSON.stringify(state)}</state>`)
   return lines.join('\n')
 }

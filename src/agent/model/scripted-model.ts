@@ -71,7 +71,10 @@ export interface ScriptedGenerateResult extends GenerateResult {
  * prompt, including tool results) and returns the next turn. It emits real tool calls through the
  * AI-SDK v2 protocol, so it never touches the workspace except through tools.
  */
-export function scriptedModel(decide: (view: ScriptedView) => ScriptedTurn | Promise<ScriptedTurn>, options: { modelId?: string } = {}): ScriptedModel {
+export function scriptedModel(
+  decide: (view: ScriptedView) => ScriptedTurn | Promise<ScriptedTurn>,
+  options: { modelId?: string } = {},
+): ScriptedModel {
   let calls = 0
   let ids = 0
   const generate = async (opts: ModelCallOptions): Promise<ScriptedGenerateResult> => {
@@ -80,7 +83,12 @@ export function scriptedModel(decide: (view: ScriptedView) => ScriptedTurn | Pro
     const content: ScriptedGenerateResult['content'] = []
     if (turn.text) content.push({ type: 'text', text: turn.text })
     for (const call of turn.toolCalls ?? []) {
-      content.push({ type: 'tool-call', toolCallId: `call_${++ids}`, toolName: call.toolName, input: JSON.stringify(call.input ?? {}) })
+      content.push({
+        type: 'tool-call',
+        toolCallId: `call_${++ids}`,
+        toolName: call.toolName,
+        input: JSON.stringify(call.input ?? {}),
+      })
     }
     const inputTokens = Math.ceil(JSON.stringify(opts.prompt).length / 4)
     const outputTokens = Math.ceil(JSON.stringify(content).length / 4)
@@ -104,7 +112,12 @@ export function scriptedModel(decide: (view: ScriptedView) => ScriptedTurn | Pro
       const r = await generate(opts)
       const parts: ScriptedStreamPart[] = [{ type: 'stream-start', warnings: [] }]
       for (const [i, c] of r.content.entries()) {
-        if (c.type === 'text') parts.push({ type: 'text-start', id: `t${i}` }, { type: 'text-delta', id: `t${i}`, delta: c.text }, { type: 'text-end', id: `t${i}` })
+        if (c.type === 'text')
+          parts.push(
+            { type: 'text-start', id: `t${i}` },
+            { type: 'text-delta', id: `t${i}`, delta: c.text },
+            { type: 'text-end', id: `t${i}` },
+          )
         else parts.push(c)
       }
       parts.push({ type: 'finish', finishReason: r.finishReason, usage: r.usage })
@@ -122,25 +135,44 @@ export function scriptedModel(decide: (view: ScriptedView) => ScriptedTurn | Pro
 
 function viewOf(opts: ModelCallOptions, call: number): ScriptedView {
   const prompt = opts.prompt
-  const system = prompt.filter((m) => m.role === 'system').map((m) => m.content as string).join('\n')
-  const firstUser = prompt.find((m) => m.role === 'user')
-  const opening = firstUser ? (firstUser.content as Array<{ type: string; text?: string }>).map((p) => p.text ?? '').join('\n') : ''
+  const system = prompt
+    .filter(m => m.role === 'system')
+    .map(m => m.content as string)
+    .join('\n')
+  const firstUser = prompt.find(m => m.role === 'user')
+  const opening = firstUser ? (firstUser.content as Array<{ type: string; text?: string }>).map(p => p.text ?? '').join('\n') : ''
   const inputs = new Map<string, unknown>()
   const results: ToolResultView[] = []
   let lastStart = 0
   for (const m of prompt) {
     if (m.role === 'assistant') {
       lastStart = results.length
-      for (const part of m.content) if (part.type === 'tool-call') inputs.set(part.toolCallId, typeof part.input === 'string' ? safeJson(part.input) : part.input)
+      for (const part of m.content)
+        if (part.type === 'tool-call') inputs.set(part.toolCallId, typeof part.input === 'string' ? safeJson(part.input) : part.input)
     }
     if (m.role === 'tool') {
       for (const r of m.content) {
         const ok = r.output.type === 'json' || r.output.type === 'text'
-        results.push({ toolCallId: r.toolCallId, toolName: r.toolName, input: inputs.get(r.toolCallId), ok, value: r.output.value })
+        results.push({
+          toolCallId: r.toolCallId,
+          toolName: r.toolName,
+          input: inputs.get(r.toolCallId),
+          ok,
+          value: r.output.value,
+        })
       }
     }
   }
-  return { call, prompt, system, opening, state: readWindowState(opening), results, last: results.slice(lastStart), toolNames: (opts.tools ?? []).map((t) => t.name) }
+  return {
+    call,
+    prompt,
+    system,
+    opening,
+    state: readWindowState(opening),
+    results,
+    last: results.slice(lastStart),
+    toolNames: (opts.tools ?? []).map(t => t.name),
+  }
 }
 
 function safeJson(text: string): unknown {

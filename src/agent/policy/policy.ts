@@ -113,13 +113,13 @@ export function ruleApplies(rule: PolicyRule, toolName: string, access: ToolAcce
   if (rule.paths) {
     const touched = unknownPaths
       ? restrictive
-      : access.paths.some((p) => rule.paths!.some((g) => (restrictive ? mayTouch(g, p) : matches(g, p))))
+      : access.paths.some(p => rule.paths!.some(g => (restrictive ? mayTouch(g, p) : matches(g, p))))
     if (!touched) return false
   }
   if (rule.exceptPaths) {
     // A call that may touch anything is exempt only from allow rules (it may touch an excepted path).
     if (unknownPaths) return restrictive
-    if (access.paths.every((p) => rule.exceptPaths!.some((g) => matches(g, p)))) return false
+    if (access.paths.every(p => rule.exceptPaths!.some(g => matches(g, p)))) return false
   }
   return true
 }
@@ -145,7 +145,12 @@ const ALLOW: PolicyVerdict = { decision: 'allow', reason: 'no rule applies' }
  * `paths`/`exceptPaths` only, whatever their `access` (a program may read and write); the rules
  * with paths apply to each of its file operations instead ({@link evaluateOperation}).
  */
-export function evaluatePolicy(rules: readonly PolicyRule[], toolName: string, access: ToolAccess, kind: 'work' | 'plan' | 'control' = 'work'): PolicyVerdict {
+export function evaluatePolicy(
+  rules: readonly PolicyRule[],
+  toolName: string,
+  access: ToolAccess,
+  kind: 'work' | 'plan' | 'control' = 'work',
+): PolicyVerdict {
   if (access.perOperation) {
     for (const rule of rules) {
       if (namesPaths(rule) || (kind !== 'work' && !rule.tools?.includes(toolName))) continue
@@ -170,7 +175,11 @@ export function evaluatePolicy(rules: readonly PolicyRule[], toolName: string, a
  * rules without paths are skipped. An `ask` cannot be answered in the middle of a program: the
  * caller fails the operation and points the model to the file tools, which can ask.
  */
-export function evaluateOperation(rules: readonly PolicyRule[], toolName: string, op: { access: 'read' | 'write'; path: string }): PolicyVerdict {
+export function evaluateOperation(
+  rules: readonly PolicyRule[],
+  toolName: string,
+  op: { access: 'read' | 'write'; path: string },
+): PolicyVerdict {
   const whole = evaluatePolicy(rules, toolName, { access: 'write', paths: [], perOperation: true })
   const access: ToolAccess = { access: op.access, paths: [op.path] }
   for (const rule of [STATE_GUARD, ...rules]) {
@@ -241,6 +250,11 @@ export class RunPolicy {
 /** The rule an "always allow" answer saves: this tool on these exact paths (or the tool, if it has none). */
 export function allowRuleFor(toolName: string, access: ToolAccess): PolicyRule {
   return access.paths.length > 0
-    ? { decision: 'allow', tools: [toolName], paths: access.paths.map((p) => normalizePath(p)), reason: 'always allowed by the user' }
+    ? {
+        decision: 'allow',
+        tools: [toolName],
+        paths: access.paths.map(p => normalizePath(p)),
+        reason: 'always allowed by the user',
+      }
     : { decision: 'allow', tools: [toolName], reason: 'always allowed by the user' }
 }

@@ -32,13 +32,15 @@ const FILE_TOOLS = { read: 'read_file, ls, glob or grep', write: 'write_file, ed
  * With no rules it is the `/state` guard alone, which is how the file tools see the workspace.
  */
 export function policyCheck(rules: () => readonly PolicyRule[], toolName: string): OperationCheck {
-  return (op) => {
+  return op => {
     const verdict = evaluateOperation(rules(), toolName, op)
     if (verdict.decision === 'allow') return
     const what = op.access === 'write' ? 'change' : 'read'
-    if (verdict.decision === 'deny') throw new VfsError('EACCES', op.path, `the policy does not let ${toolName} ${what} this path: ${verdict.reason}`)
+    if (verdict.decision === 'deny')
+      throw new VfsError('EACCES', op.path, `the policy does not let ${toolName} ${what} this path: ${verdict.reason}`)
     throw new VfsError(
-      'EACCES', op.path,
+      'EACCES',
+      op.path,
       `the policy asks a person before anything may ${what} this path (${verdict.reason}), and a program cannot wait for an answer: ` +
         `do this step with ${FILE_TOOLS[op.access]}, which can ask`,
     )

@@ -6,8 +6,17 @@ export type ExecutionStatus = 'running' | 'suspended' | 'interrupted' | 'complet
 
 /** Why a run failed, or why a runTask or resumeTask call was refused. */
 export type TaskErrorCode =
-  | 'window-limit' | 'checkpoint-retries' | 'no-progress' | 'tool-call-limit' | 'submission-limit' | 'model-error'
-  | 'execution-in-progress' | 'nothing-to-resume' | 'not-answered' | 'contract-missing' | 'invalid-answer'
+  | 'window-limit'
+  | 'checkpoint-retries'
+  | 'no-progress'
+  | 'tool-call-limit'
+  | 'submission-limit'
+  | 'model-error'
+  | 'execution-in-progress'
+  | 'nothing-to-resume'
+  | 'not-answered'
+  | 'contract-missing'
+  | 'invalid-answer'
 
 /** The body of each event type an execution emits. */
 export type ExecutionEventBody =
@@ -15,7 +24,14 @@ export type ExecutionEventBody =
   | { type: 'window-start'; window: number; reason: WindowReason; planRevision?: number }
   | { type: 'text'; text: string }
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
-  | { type: 'tool-result'; toolCallId: string; toolName: string; ok: boolean; output?: unknown; error?: { code: string; message: string } }
+  | {
+      type: 'tool-result'
+      toolCallId: string
+      toolName: string
+      ok: boolean
+      output?: unknown
+      error?: { code: string; message: string }
+    }
   | { type: 'plan-updated'; plan: Plan; completed?: string }
   | { type: 'checkpoint'; revision: number; path: string }
   | { type: 'approval-required'; pendingId: string; toolName: string; input: unknown; reason: string }

@@ -98,7 +98,7 @@ export class ExecutionRecorder {
     if (!record) return undefined
     let seq = 0
     try {
-      seq = (await vfs.readFile(`${EXECUTIONS_DIR}/${id}/events.jsonl`, 'utf8')).split('\n').filter((l) => l.trim() !== '').length
+      seq = (await vfs.readFile(`${EXECUTIONS_DIR}/${id}/events.jsonl`, 'utf8')).split('\n').filter(l => l.trim() !== '').length
     } catch (error) {
       if (!isVfsError(error, 'ENOENT')) throw error
     }
@@ -159,7 +159,14 @@ export class ExecutionRecorder {
   /** Records a checkpoint for an accepted plan revision (its writes are issued before the first await). */
   async checkpoint(plan: Plan): Promise<string> {
     const path = this.checkpointPath(plan.revision)
-    const cp: CheckpointRecord = { executionId: this.record.id, revision: plan.revision, at: Date.now(), window: this.record.windows, toolCalls: this.record.toolCalls, plan }
+    const cp: CheckpointRecord = {
+      executionId: this.record.id,
+      revision: plan.revision,
+      at: Date.now(),
+      window: this.record.windows,
+      toolCalls: this.record.toolCalls,
+      plan,
+    }
     this.record.checkpoint = plan.revision
     this.record.windowsSinceCheckpoint = 0
     this.record.idleWindows = 0
@@ -172,7 +179,7 @@ export class ExecutionRecorder {
 /** Ids of recorded executions, oldest first. */
 export async function listExecutionIds(vfs: Vfs): Promise<string[]> {
   if (!(await vfs.exists(EXECUTIONS_DIR))) return []
-  return (await vfs.readdir(EXECUTIONS_DIR)).filter((n) => /^e\d{4,}$/.test(n)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
+  return (await vfs.readdir(EXECUTIONS_DIR)).filter(n => /^e\d{4,}$/.test(n)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
 }
 
 /** Reads one execution record. */
@@ -189,7 +196,10 @@ export async function readExecution(vfs: Vfs, id: string): Promise<ExecutionReco
 export async function readEvents(vfs: Vfs, id: string): Promise<ExecutionEvent[]> {
   try {
     const text = await vfs.readFile(`${EXECUTIONS_DIR}/${id}/events.jsonl`, 'utf8')
-    return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as ExecutionEvent)
+    return text
+      .split('\n')
+      .filter(l => l.trim() !== '')
+      .map(l => JSON.parse(l) as ExecutionEvent)
   } catch (error) {
     if (isVfsError(error, 'ENOENT')) return []
     throw error

@@ -79,8 +79,16 @@ export async function listPending(vfs: Vfs): Promise<PendingSummary[]> {
 export async function answerPending(vfs: Vfs, id: string, answer: PendingAnswer): Promise<PendingAction> {
   const pending = await readPending(vfs, id)
   if (!pending) throw new Error(`No pending action "${id}": list them with listPending(vfs).`)
-  const ok = pending.kind === 'approval' ? 'decision' in answer && ['approve', 'deny', 'always'].includes(answer.decision) : 'answer' in answer && typeof answer.answer === 'string'
-  if (!ok) throw new Error(pending.kind === 'approval' ? 'An approval needs { decision: "approve" | "deny" | "always" }.' : 'A question needs { answer: "<text>" }.')
+  const ok =
+    pending.kind === 'approval'
+      ? 'decision' in answer && ['approve', 'deny', 'always'].includes(answer.decision)
+      : 'answer' in answer && typeof answer.answer === 'string'
+  if (!ok)
+    throw new Error(
+      pending.kind === 'approval'
+        ? 'An approval needs { decision: "approve" | "deny" | "always" }.'
+        : 'A question needs { answer: "<text>" }.',
+    )
   if (pending.answer) return pending
   pending.answer = answer
   pending.answeredAt = Date.now()

@@ -107,7 +107,7 @@ export class PlanController {
 
   /** True when a plan exists and every step is completed. */
   get complete(): boolean {
-    return this.current !== undefined && this.current.steps.every((s) => s.status === 'completed')
+    return this.current !== undefined && this.current.steps.every(s => s.status === 'completed')
   }
 
   /** Non-plan tool calls that succeeded since the last accepted update. */
@@ -127,41 +127,66 @@ export class PlanController {
 
   /** Checks `steps` against the rules and, if they hold, stores them as the next revision. */
   async update(steps: PlanStep[]): Promise<PlanUpdate> {
-    const before = new Map((this.current?.steps ?? []).map((s) => [s.id, s]))
+    const before = new Map((this.current?.steps ?? []).map(s => [s.id, s]))
     const ids = new Set<string>()
     for (const s of steps) {
-      if (ids.has(s.id)) throw planRuleError('unique-step-ids', `The id "${s.id}" appears twice.`, 'give every step its own id and call update_plan again.')
+      if (ids.has(s.id))
+        throw planRuleError('unique-step-ids', `The id "${s.id}" appears twice.`, 'give every step its own id and call update_plan again.')
       ids.add(s.id)
     }
     const completedNow: PlanStep[] = []
     for (const s of steps) {
       const old = before.get(s.id)
       if (!old && s.status === 'completed') {
-        throw planRuleError('new-step-not-completed', `Step "${s.id}" is new but marked completed.`, `add it as pending or in_progress, do the work with tools, then complete it in a later update.`)
+        throw planRuleError(
+          'new-step-not-completed',
+          `Step "${s.id}" is new but marked completed.`,
+          `add it as pending or in_progress, do the work with tools, then complete it in a later update.`,
+        )
       }
       if (old?.status === 'completed' && s.status !== 'completed') {
-        throw planRuleError('completed-is-final', `Step "${s.id}" was completed and is now ${s.status}.`, 'keep it completed; add a new step for further work.')
+        throw planRuleError(
+          'completed-is-final',
+          `Step "${s.id}" was completed and is now ${s.status}.`,
+          'keep it completed; add a new step for further work.',
+        )
       }
       if (old && old.status !== 'completed' && s.status === 'completed') completedNow.push(s)
     }
     for (const old of before.values()) {
       if (old.status === 'completed' && !ids.has(old.id)) {
-        throw planRuleError('completed-is-final', `Completed step "${old.id}" is missing from the update.`, 'send the whole plan, completed steps included.')
+        throw planRuleError(
+          'completed-is-final',
+          `Completed step "${old.id}" is missing from the update.`,
+          'send the whole plan, completed steps included.',
+        )
       }
     }
     if (completedNow.length > 1) {
-      throw planRuleError('one-completion-per-update', `This update completes ${completedNow.map((s) => `"${s.id}"`).join(', ')}.`, `complete only "${completedNow[0].id}" now; complete the others in later updates, each after its own work.`)
+      throw planRuleError(
+        'one-completion-per-update',
+        `This update completes ${completedNow.map(s => `"${s.id}"`).join(', ')}.`,
+        `complete only "${completedNow[0].id}" now; complete the others in later updates, each after its own work.`,
+      )
     }
     if (completedNow.length === 1 && this.work === 0) {
-      throw planRuleError('work-before-completion', `No tool call did work since the last plan update, so "${completedNow[0].id}" cannot be completed yet.`, 'do (or verify) the step with a tool call first, e.g. read_file of its output, then update the plan again.')
+      throw planRuleError(
+        'work-before-completion',
+        `No tool call did work since the last plan update, so "${completedNow[0].id}" cannot be completed yet.`,
+        'do (or verify) the step with a tool call first, e.g. read_file of its output, then update the plan again.',
+      )
     }
     if (this.current && sameSteps(this.current.steps, steps)) {
-      throw planRuleError('plan-must-change', 'The plan is identical to the current one.', 'continue with the next step using tools, and update the plan when a status changes.')
+      throw planRuleError(
+        'plan-must-change',
+        'The plan is identical to the current one.',
+        'continue with the next step using tools, and update the plan when a status changes.',
+      )
     }
     const plan: Plan = {
       executionId: this.executionId,
       revision: (this.current?.revision ?? 0) + 1,
-      steps: steps.map((s) => ({ id: s.id, title: s.title, status: s.status, ...(s.notes ? { notes: s.notes } : {}) })),
+      steps: steps.map(s => ({ id: s.id, title: s.title, status: s.status, ...(s.notes ? { notes: s.notes } : {}) })),
       updatedAt: Date.now(),
     }
     const write = this.vfs.writeFile(this.path, JSON.stringify(plan, null, 2))
@@ -174,5 +199,8 @@ export class PlanController {
 }
 
 function sameSteps(a: PlanStep[], b: PlanStep[]): boolean {
-  return a.length === b.length && a.every((s, i) => s.id === b[i].id && s.title === b[i].title && s.status === b[i].status && (s.notes ?? '') === (b[i].notes ?? ''))
+  return (
+    a.length === b.length &&
+    a.every((s, i) => s.id === b[i].id && s.title === b[i].title && s.status === b[i].status && (s.notes ?? '') === (b[i].notes ?? ''))
+  )
 }

@@ -21,7 +21,12 @@ export function askUserTool(ask?: AskUser) {
     kind: 'control',
     effect: 'suspends',
     async execute({ question, options }) {
-      if (!ask) throw new ToolError('unavailable', 'Nobody can be asked in this setting.', 'decide yourself, state your assumption in the plan notes, and continue.')
+      if (!ask)
+        throw new ToolError(
+          'unavailable',
+          'Nobody can be asked in this setting.',
+          'decide yourself, state your assumption in the plan notes, and continue.',
+        )
       return { answer: await ask(question, options) }
     },
   })

@@ -34,7 +34,7 @@ export async function checkResult<T>(contract: ResultContract<T>, raw: unknown, 
   let value = raw as T
   if (contract.schema) {
     const parsed = contract.schema.safeParse(raw)
-    if (!parsed.success) return { ok: false, problems: describeIssues(parsed.error).map((p) => `schema: ${p}`) }
+    if (!parsed.success) return { ok: false, problems: describeIssues(parsed.error).map(p => `schema: ${p}`) }
     value = parsed.data
   }
   const problems: string[] = []

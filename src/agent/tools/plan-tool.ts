@@ -15,11 +15,11 @@ export function updatePlanTool(plan: PlanController) {
     access: () => ({ access: 'write', paths: [] }),
     async execute({ steps }) {
       const { plan: p, completed } = await plan.update(steps)
-      const next = p.steps.find((s) => s.status !== 'completed')
+      const next = p.steps.find(s => s.status !== 'completed')
       return {
         revision: p.revision,
         ...(completed ? { completed: completed.id } : {}),
-        remaining: p.steps.filter((s) => s.status !== 'completed').length,
+        remaining: p.steps.filter(s => s.status !== 'completed').length,
         next: next ? `${next.id}: ${next.title}` : 'every step is completed: submit the result (submit_result) or answer.',
       }
     },

@@ -19,37 +19,48 @@ export interface LsEntry {
 /** `ls`: lists a directory, optionally its whole subtree. */
 export function lsTool(ctx: FileToolContext) {
   return defineTool({
-    description: 'List a directory of the workspace (default /). Returns names, types and sizes. Use recursive: true for the whole subtree.',
+    description:
+      'List a directory of the workspace (default /). Returns names, types and sizes. Use recursive: true for the whole subtree.',
     inputSchema: z.object({
       path: z.string().default('/').describe('Directory to list, e.g. /work'),
       recursive: z.boolean().default(false).describe('List every entry below the directory'),
     }),
-    access: (input) => ({ access: 'read', paths: [input.path] }),
+    access: input => ({ access: 'read', paths: [input.path] }),
     async execute({ path, recursive }) {
       const stat = await ctx.vfs.stat(path)
-      if (stat.type !== 'directory') throw new ToolError('not-directory', `${path} is a file, not a directory.`, `read it with read_file({ path: "${path}" }).`)
+      if (stat.type !== 'directory')
+        throw new ToolError('not-directory', `${path} is a file, not a directory.`, `read it with read_file({ path: "${path}" }).`)
       const base = normalizePath(path)
       const limit = ctx.limits.listEntries
       if (recursive) {
         // A walk stops at the entry limit or the time budget, however big the tree.
         const prefix = base === '/' ? 1 : base.length + 1
-        const walked = await ctx.vfs.walk(`${escapeGlob(base)}/**`, { includeDirs: true, limit: limit + 1, deadline: Date.now() + ctx.limits.searchMillis, filter: (p) => p !== base })
-        const entries: LsEntry[] = walked.entries.slice(0, limit).map((e) => ({ name: e.path.slice(prefix), type: e.type, size: e.size }))
+        const walked = await ctx.vfs.walk(`${escapeGlob(base)}/**`, {
+          includeDirs: true,
+          limit: limit + 1,
+          deadline: Date.now() + ctx.limits.searchMillis,
+          filter: p => p !== base,
+        })
+        const entries: LsEntry[] = walked.entries.slice(0, limit).map(e => ({ name: e.path.slice(prefix), type: e.type, size: e.size }))
         const truncated = walked.truncated || walked.entries.length > limit
         const timedOut = walked.truncated && walked.entries.length <= limit
         return {
           path: base,
           entries,
           truncated,
-          ...(truncated ? { note: `${timedOut ? `Stopped after ${ctx.limits.searchMillis} ms with` : 'Showing'} ${entries.length} entries; there are more. List a subdirectory or use glob with a narrower pattern.` } : {}),
+          ...(truncated
+            ? {
+                note: `${timedOut ? `Stopped after ${ctx.limits.searchMillis} ms with` : 'Showing'} ${entries.length} entries; there are more. List a subdirectory or use glob with a narrower pattern.`,
+              }
+            : {}),
         }
       }
       const names = await ctx.vfs.readdir(path)
       // Types and sizes from one walk; a name it does not list is a run root not written to yet: a directory.
       const prefix = base === '/' ? 1 : base.length + 1
       const walked = await ctx.vfs.walk(`${escapeGlob(base)}/*`, { includeDirs: true })
-      const children = new Map(walked.entries.map((e) => [e.path.slice(prefix), e]))
-      const entries: LsEntry[] = names.slice(0, limit).map((name) => {
+      const children = new Map(walked.entries.map(e => [e.path.slice(prefix), e]))
+      const entries: LsEntry[] = names.slice(0, limit).map(name => {
         const s = children.get(name) ?? { type: 'directory' as const, size: 0 }
         return { name, type: s.type, size: s.size }
       })
@@ -58,7 +69,11 @@ export function lsTool(ctx: FileToolContext) {
         path: base,
         entries,
         truncated,
-        ...(truncated ? { note: `Showing ${entries.length} of ${names.length} entries. List a subdirectory or use glob with a narrower pattern.` } : {}),
+        ...(truncated
+          ? {
+              note: `Showing ${entries.length} of ${names.length} entries. List a subdirectory or use glob with a narrower pattern.`,
+            }
+          : {}),
       }
     },
   })
@@ -75,7 +90,7 @@ export function readFileTool(ctx: FileToolContext) {
       offset: z.number().int().min(1).default(1).describe('First line to return, 1-based'),
       limit: z.number().int().min(1).optional().describe('How many lines to return'),
     }),
-    access: (input) => ({ access: 'read', paths: [input.path] }),
+    access: input => ({ access: 'read', paths: [input.path] }),
     async execute({ path, offset, limit }) {
       const stat = await ctx.vfs.stat(path)
       if (stat.type === 'directory') throw new ToolError('is-directory', `${path} is a directory.`, `list it with ls({ path: "${path}" }).`)
@@ -93,7 +108,11 @@ function renderLines(path: string, text: string, offset: number, limit: number, 
   const total = text === '' ? 0 : lines.length
   if (total === 0) return `${path}: empty file.`
   if (offset > total) {
-    throw new ToolError('invalid-input', `offset ${offset} is past the end of ${path} (${total} lines).`, `call read_file with an offset between 1 and ${total}.`)
+    throw new ToolError(
+      'invalid-input',
+      `offset ${offset} is past the end of ${path} (${total} lines).`,
+      `call read_file with an offset between 1 and ${total}.`,
+    )
   }
   const out: string[] = []
   let bytes = 0
@@ -112,7 +131,8 @@ function renderLines(path: string, text: string, offset: number, limit: number, 
   }
   const header = `${path}: lines ${offset}-${last} of ${total}`
   const notes: string[] = []
-  if (cutLine !== undefined) notes.push(`[line ${cutLine} is longer than ${maxBytes} characters and was cut; use grep or run_js to inspect it]`)
+  if (cutLine !== undefined)
+    notes.push(`[line ${cutLine} is longer than ${maxBytes} characters and was cut; use grep or run_js to inspect it]`)
   if (last < total) notes.push(`[${total - last} more lines: call read_file({ path: "${path}", offset: ${last + 1} }) to continue]`)
   return [header, ...out, ...notes].join('\n')
 }

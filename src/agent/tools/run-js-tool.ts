@@ -60,12 +60,21 @@ export function runJsTool(runner: RunJsRunner, options: RunJsToolOptions = {}) {
         const e: RunJsOutcomeError = outcome.error ?? { name: 'Error', message: 'the program failed' }
         if (e.host) {
           // Not the program's fault: no "fix the program", no retry that cannot help.
-          throw new ToolError('unavailable', 'run_js is unavailable on this host (a fault of the host, not of your program).', 'do not call run_js again; use the file tools, or tell the user that programs cannot run here.')
+          throw new ToolError(
+            'unavailable',
+            'run_js is unavailable on this host (a fault of the host, not of your program).',
+            'do not call run_js again; use the file tools, or tell the user that programs cannot run here.',
+          )
         }
         const logs = outcome.logs.length > 0 ? ` Logs: ${JSON.stringify(outcome.logs.slice(-20))}.` : ''
-        throw new ToolError('failed', `${e.name}: ${e.message}${e.line !== undefined ? ` (line ${e.line})` : ''}.${logs}`, 'fix the program and call run_js again; test on one file first if unsure.', {
-          ...(outcome.scriptPath ? { scriptPath: outcome.scriptPath } : {}),
-        })
+        throw new ToolError(
+          'failed',
+          `${e.name}: ${e.message}${e.line !== undefined ? ` (line ${e.line})` : ''}.${logs}`,
+          'fix the program and call run_js again; test on one file first if unsure.',
+          {
+            ...(outcome.scriptPath ? { scriptPath: outcome.scriptPath } : {}),
+          },
+        )
       }
       return outcome
     },

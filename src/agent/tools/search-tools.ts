@@ -12,17 +12,26 @@ export function globTool(ctx: FileToolContext) {
       pattern: z.string().min(1).describe('Glob pattern; relative patterns start at /'),
       includeDirs: z.boolean().default(false).describe('Also return matching directories'),
     }),
-    access: (input) => ({ access: 'read', paths: [input.pattern] }),
+    access: input => ({ access: 'read', paths: [input.pattern] }),
     async execute({ pattern, includeDirs }) {
-      const { entries, truncated } = await ctx.vfs.walk(pattern, { includeDirs, limit: ctx.limits.listEntries, deadline: Date.now() + ctx.limits.searchMillis })
-      const paths = entries.map((e) => e.path)
-      const cut = entries.length >= ctx.limits.listEntries ? `Showing the first ${paths.length} found.` : `Stopped after ${ctx.limits.searchMillis} ms with ${paths.length} found.`
+      const { entries, truncated } = await ctx.vfs.walk(pattern, {
+        includeDirs,
+        limit: ctx.limits.listEntries,
+        deadline: Date.now() + ctx.limits.searchMillis,
+      })
+      const paths = entries.map(e => e.path)
+      const cut =
+        entries.length >= ctx.limits.listEntries
+          ? `Showing the first ${paths.length} found.`
+          : `Stopped after ${ctx.limits.searchMillis} ms with ${paths.length} found.`
       return {
         pattern,
         paths,
         total: paths.length,
         truncated,
-        ...(paths.length === 0 && !truncated ? { note: 'No match. Check the directory with ls; patterns are absolute (start with /context, /work, …).' } : {}),
+        ...(paths.length === 0 && !truncated
+          ? { note: 'No match. Check the directory with ls; patterns are absolute (start with /context, /work, …).' }
+          : {}),
         ...(truncated ? { note: `${cut} There are more: use a narrower pattern.` } : {}),
       }
     },
@@ -43,19 +52,34 @@ export function grepTool(ctx: FileToolContext) {
       context: z.number().int().min(0).max(5).default(0).describe('Lines of context around each match'),
       maxMatches: z.number().int().min(1).optional(),
     }),
-    access: (input) => ({ access: 'read', paths: [input.path] }),
+    access: input => ({ access: 'read', paths: [input.path] }),
     async execute({ pattern, regex, ignoreCase, path, context, maxMatches }) {
       if (pattern.length > ctx.limits.patternLength) {
-        throw new ToolError('unsafe-pattern', `The pattern is longer than ${ctx.limits.patternLength} characters.`, 'search for a shorter, distinctive piece of text.')
+        throw new ToolError(
+          'unsafe-pattern',
+          `The pattern is longer than ${ctx.limits.patternLength} characters.`,
+          'search for a shorter, distinctive piece of text.',
+        )
       }
       const cap = Math.min(maxMatches ?? ctx.limits.grepMatches, ctx.limits.grepMatches)
       const whole = normalizePath(path) === '/'
       let r: GrepResult
       try {
-        r = await ctx.vfs.grep(pattern, { regex, ignoreCase, context, maxMatches: cap, deadline: Date.now() + ctx.limits.searchMillis, ...(whole ? {} : { paths: [path] }) })
+        r = await ctx.vfs.grep(pattern, {
+          regex,
+          ignoreCase,
+          context,
+          maxMatches: cap,
+          deadline: Date.now() + ctx.limits.searchMillis,
+          ...(whole ? {} : { paths: [path] }),
+        })
       } catch (error) {
         if (isVfsError(error, 'EINVAL') && /regular expression/.test(error.detail)) {
-          throw new ToolError('invalid-input', `Invalid regular expression: ${error.detail}.`, 'fix the pattern, or pass regex: false to search literal text.')
+          throw new ToolError(
+            'invalid-input',
+            `Invalid regular expression: ${error.detail}.`,
+            'fix the pattern, or pass regex: false to search literal text.',
+          )
         }
         throw error
       }
@@ -63,7 +87,12 @@ export function grepTool(ctx: FileToolContext) {
       const notes: string[] = []
       if (truncated && matches.length >= cap) notes.push(`Stopped at ${cap} matches: narrow path or make the pattern more specific.`)
       else if (truncated) notes.push(`Stopped after ${ctx.limits.searchMillis} ms having searched ${filesSearched} files: narrow path.`)
-      if (matches.length === 0 && !truncated) notes.push(regex ? 'No match. Check the pattern, or try ignoreCase: true.' : 'No match. The search is literal: pass regex: true for a pattern, or ignoreCase: true.')
+      if (matches.length === 0 && !truncated)
+        notes.push(
+          regex
+            ? 'No match. Check the pattern, or try ignoreCase: true.'
+            : 'No match. The search is literal: pass regex: true for a pattern, or ignoreCase: true.',
+        )
       return { matches, truncated, filesSearched, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) }
     },
   })

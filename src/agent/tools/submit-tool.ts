@@ -48,26 +48,36 @@ export function submitResultTool(options: SubmitToolOptions) {
     }),
     kind: 'control',
     effect: 'completes',
-    access: (input) => ({ access: 'read', paths: input.path ? [input.path] : [] }),
+    access: input => ({ access: 'read', paths: input.path ? [input.path] : [] }),
     async execute({ result, path, summary }): Promise<AcceptedResult> {
       if (plan.plan || contract) {
-        const open = plan.plan?.steps.filter((s) => s.status !== 'completed') ?? []
-        if (!plan.plan) throw planRuleError('plan-complete', 'There is no plan yet.', 'make a plan with update_plan, do its steps, then submit.')
+        const open = plan.plan?.steps.filter(s => s.status !== 'completed') ?? []
+        if (!plan.plan)
+          throw planRuleError('plan-complete', 'There is no plan yet.', 'make a plan with update_plan, do its steps, then submit.')
         if (open.length > 0) {
-          throw planRuleError('plan-complete', `The plan is not complete: ${open.map((s) => `"${s.id}" is ${s.status}`).join(', ')}.`, 'finish these steps and complete them with update_plan, then submit.')
+          throw planRuleError(
+            'plan-complete',
+            `The plan is not complete: ${open.map(s => `"${s.id}" is ${s.status}`).join(', ')}.`,
+            'finish these steps and complete them with update_plan, then submit.',
+          )
         }
       }
       if (state.rejected) {
         const before = new Set(state.rejected.stepIds)
-        if (!plan.plan!.steps.some((s) => !before.has(s.id))) {
-          throw new ToolError('result-rejected', `Your last result was rejected and the plan has no correction step since. The problems were:\n${state.rejected.problems.map((p) => `- ${p}`).join('\n')}`, 'add a new step for the fix with update_plan, fix the problems, complete the step, then submit again.', { problems: state.rejected.problems })
+        if (!plan.plan!.steps.some(s => !before.has(s.id))) {
+          throw new ToolError(
+            'result-rejected',
+            `Your last result was rejected and the plan has no correction step since. The problems were:\n${state.rejected.problems.map(p => `- ${p}`).join('\n')}`,
+            'add a new step for the fix with update_plan, fix the problems, complete the step, then submit again.',
+            { problems: state.rejected.problems },
+          )
         }
       }
       const raw = result !== undefined ? result : await readResult(vfs, path ?? contract?.resultPath)
       state.attempts++
       const verdict = contract ? await checkResult(contract, raw, vfs) : ({ ok: true, value: raw } as const)
       if (!verdict.ok) {
-        state.rejected = { stepIds: plan.plan!.steps.map((s) => s.id), problems: verdict.problems }
+        state.rejected = { stepIds: plan.plan!.steps.map(s => s.id), problems: verdict.problems }
         await options.onState?.(state)
         throw new ToolError(
           'result-rejected',
@@ -84,12 +94,22 @@ export function submitResultTool(options: SubmitToolOptions) {
 }
 
 async function readResult(vfs: Vfs, path: string | undefined): Promise<unknown> {
-  if (path === undefined) throw new ToolError('invalid-input', 'No result given.', 'pass result (JSON) or path (a JSON file holding the result).')
+  if (path === undefined)
+    throw new ToolError('invalid-input', 'No result given.', 'pass result (JSON) or path (a JSON file holding the result).')
   const text = await vfs.readFile(path, 'utf8')
-  if (jsonTextTooDeep(text)) throw new ToolError('invalid-input', `${path} nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels.`, `write a flatter result to ${path}, then submit again.`)
+  if (jsonTextTooDeep(text))
+    throw new ToolError(
+      'invalid-input',
+      `${path} nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels.`,
+      `write a flatter result to ${path}, then submit again.`,
+    )
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new ToolError('invalid-input', `${path} is not valid JSON: ${(error as Error).message}.`, `fix ${path} so it holds one JSON value, then submit again.`)
+    throw new ToolError(
+      'invalid-input',
+      `${path} is not valid JSON: ${(error as Error).message}.`,
+      `fix ${path} so it holds one JSON value, then submit again.`,
+    )
   }
 }

@@ -52,9 +52,27 @@ export type ToolSet = Record<string, AgentTool>
 
 /** Machine-readable reasons a tool call failed. Plan rule violations use the rule's name. */
 export type ToolErrorCode =
-  | 'invalid-input' | 'not-found' | 'exists' | 'is-directory' | 'not-directory' | 'not-empty' | 'permission'
-  | 'conflict' | 'quota' | 'no-match' | 'several-matches' | 'stale' | 'not-read' | 'too-large' | 'unsafe-pattern'
-  | 'timeout' | 'denied' | 'failed' | 'plan-rule' | 'result-rejected' | 'unavailable'
+  | 'invalid-input'
+  | 'not-found'
+  | 'exists'
+  | 'is-directory'
+  | 'not-directory'
+  | 'not-empty'
+  | 'permission'
+  | 'conflict'
+  | 'quota'
+  | 'no-match'
+  | 'several-matches'
+  | 'stale'
+  | 'not-read'
+  | 'too-large'
+  | 'unsafe-pattern'
+  | 'timeout'
+  | 'denied'
+  | 'failed'
+  | 'plan-rule'
+  | 'result-rejected'
+  | 'unavailable'
 
 /**
  * A failed tool call. `message` says what went wrong and ends with what to do next; runTask
@@ -103,7 +121,7 @@ export function isToolError(error: unknown): error is ToolError {
 
 /** Formats zod issues as `field: problem` lines. */
 export function describeIssues(error: z.ZodError): string[] {
-  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(input)'}: ${issue.message}`)
+  return error.issues.map(issue => `${issue.path.length > 0 ? issue.path.join('.') : '(input)'}: ${issue.message}`)
 }
 
 interface ToolSpec<S extends z.ZodType, O> {
@@ -123,7 +141,11 @@ export function defineTool<S extends z.ZodType, O>(spec: ToolSpec<S, O>): AgentT
   const parse = (input: unknown): z.output<S> => {
     const parsed = spec.inputSchema.safeParse(input)
     if (!parsed.success) {
-      throw new ToolError('invalid-input', `Invalid input: ${describeIssues(parsed.error).join('; ')}.`, 'fix these fields and call the tool again.')
+      throw new ToolError(
+        'invalid-input',
+        `Invalid input: ${describeIssues(parsed.error).join('; ')}.`,
+        'fix these fields and call the tool again.',
+      )
     }
     return parsed.data
   }
@@ -132,7 +154,7 @@ export function defineTool<S extends z.ZodType, O>(spec: ToolSpec<S, O>): AgentT
     inputSchema: spec.inputSchema as unknown as z.ZodType<z.output<S>>,
     kind: spec.kind ?? 'work',
     ...(spec.effect ? { effect: spec.effect } : {}),
-    access: (input) => {
+    access: input => {
       try {
         return spec.access ? spec.access(parse(input)) : { access: 'none', paths: [] }
       } catch {

@@ -1,4 +1,4 @@
-import { RUN_ROOTS, STATE_ROOT, scopeRun, type RunVfs, type Vfs } from 'agent-vfs'
+import type { RunVfs, Vfs } from 'agent-vfs'
 import { z } from 'zod'
 import { guardVfs } from '../policy/guarded-vfs.js'
 import type { PolicyRule } from '../policy/policy.js'
@@ -44,7 +44,9 @@ export interface WorkspaceToolsOptions {
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
   if (options.runJs !== undefined && typeof options.runJs !== 'function') {
-    throw new TypeError('runJs must be a factory such as (view) => createRunJs({ vfs: view }): a runner made beforehand holds a workspace in which programs could write /state')
+    throw new TypeError(
+      'runJs must be a factory such as (view) => createRunJs({ vfs: view }): a runner made beforehand holds a workspace in which programs could write /state',
+    )
   }
   // The runner's own tools keep /state; the file tools the model drives can only read it.
   const ctx = fileToolContext(guardVfs(options.vfs, policyCheck(noRules, 'the file tools')), options.limits, options.reads)
@@ -71,7 +73,10 @@ export { stateReadOnly } from '../policy/run-js-view.js'
 /** The tools as the model is told about them (JSON Schema inputs). */
 export function toolSpecs(tools: ToolSet): FunctionToolSpec[] {
   return Object.entries(tools).map(([name, tool]) => {
-    const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+    const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.inputSchema, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Record<string, unknown>
     return { type: 'function', name, description: tool.description, inputSchema }
   })
 }

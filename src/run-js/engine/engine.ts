@@ -1,5 +1,11 @@
 /// <reference path="../../runtimes/workerd/wasm.d.ts" />
-import { newQuickJSWASMModuleFromVariant, newVariant, type CustomizeVariantOptions, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core'
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  type CustomizeVariantOptions,
+  type QuickJSSyncVariant,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten-core'
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync'
 
 /** The part of a QuickJS module a run uses (a `TestQuickJSWASMModule` fits too, for leak tests). */
@@ -100,10 +106,17 @@ export function variantEngine(options: VariantEngineOptions = {}): QuickJsEngine
   return {
     async instantiate(memory) {
       const { variant, wasmModule } = await sourceOnce()
-      const customized = newVariant(variant, { ...(wasmModule ? { wasmModule } : {}), wasmMemory: memory, emscriptenModule: QUIET })
+      const customized = newVariant(variant, {
+        ...(wasmModule ? { wasmModule } : {}),
+        wasmMemory: memory,
+        emscriptenModule: QUIET,
+      })
       let timer: ReturnType<typeof setTimeout> | undefined
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`run_js: the QuickJS module did not start within ${INSTANTIATE_TIMEOUT_MS} ms`)), INSTANTIATE_TIMEOUT_MS)
+        timer = setTimeout(
+          () => reject(new Error(`run_js: the QuickJS module did not start within ${INSTANTIATE_TIMEOUT_MS} ms`)),
+          INSTANTIATE_TIMEOUT_MS,
+        )
       })
       try {
         const module = await Promise.race([newQuickJSWASMModuleFromVariant(customized), timeout])

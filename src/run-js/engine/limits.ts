@@ -30,15 +30,20 @@ export function resolveLimits(limits: RunJsLimits = {}): ResolvedLimits {
   for (const [key, value] of Object.entries(limits) as Array<[keyof RunJsLimits, number | undefined]>) {
     if (value === undefined) continue
     if (!(key in DEFAULT_LIMITS)) throw new TypeError(`run_js: unknown limit "${key}" (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`)
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`run_js: limits.${key} must be a positive number, got ${String(value)}`)
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+      throw new RangeError(`run_js: limits.${key} must be a positive number, got ${String(value)}`)
     out[key] = Math.floor(value)
   }
   const pages = Math.ceil(out.memoryBytes / WASM_PAGE)
   if (pages < MIN_PAGES || pages > MAX_PAGES) {
-    throw new RangeError(`run_js: limits.memoryBytes must be between 16 MiB and 2 GiB (the QuickJS wasm's own bounds), got ${out.memoryBytes}`)
+    throw new RangeError(
+      `run_js: limits.memoryBytes must be between 16 MiB and 2 GiB (the QuickJS wasm's own bounds), got ${out.memoryBytes}`,
+    )
   }
   if (out.stackBytes < 8 * 1024 || out.stackBytes > 1024 * 1024) {
-    throw new RangeError(`run_js: limits.stackBytes must be between 8 KiB and 1 MiB, got ${out.stackBytes}; above ~64 KiB deep JSON can overflow the host stack`)
+    throw new RangeError(
+      `run_js: limits.stackBytes must be between 8 KiB and 1 MiB, got ${out.stackBytes}; above ~64 KiB deep JSON can overflow the host stack`,
+    )
   }
   if (out.programBytes > 16 * MIB) throw new RangeError(`run_js: limits.programBytes must be at most 16 MiB, got ${out.programBytes}`)
   if (out.interruptBudget === 0) out.interruptBudget = out.timeMs * INTERRUPTS_PER_MS

@@ -49,7 +49,7 @@ export function installGuestGlobals(ctx: QuickJSContext, handles: HandleScope, k
   }
   defineGlobal('console', console)
   for (const tool of globals.tools) {
-    const fn = handles.manage(ctx.newFunction(tool.globalName, (input) => tool.call(input)))
+    const fn = handles.manage(ctx.newFunction(tool.globalName, input => tool.call(input)))
     defineGlobal(tool.globalName, fn)
   }
 }

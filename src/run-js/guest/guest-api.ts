@@ -9,10 +9,7 @@ import { DEFAULT_LIMITS } from '../engine/limits.js'
 
 /** What a host function hands back to the guest. */
 export type Answer =
-  | { kind: 'text'; text: string }
-  | { kind: 'bytes'; bytes: Uint8Array }
-  | { kind: 'json'; value: unknown }
-  | { kind: 'none' }
+  { kind: 'text'; text: string } | { kind: 'bytes'; bytes: Uint8Array } | { kind: 'json'; value: unknown } | { kind: 'none' }
 
 /**
  * How a guest argument is taken: `path` a string (a path or pattern); `data` a string, bytes or any
@@ -60,7 +57,7 @@ function searchOptions(options: unknown, c: VfsCall): Record<string, unknown> {
 function outsideArchive<T>(c: VfsCall, asked: unknown[], hits: T[], path: (hit: T) => string): T[] {
   const dir = c.archiveDir
   if (!dir || JSON.stringify(asked).includes(dir)) return hits
-  return hits.filter((hit) => !path(hit).startsWith(`${dir}/`))
+  return hits.filter(hit => !path(hit).startsWith(`${dir}/`))
 }
 
 export const VFS_API: readonly GuestFunction[] = [
@@ -82,7 +79,10 @@ export const VFS_API: readonly GuestFunction[] = [
   },
   {
     name: 'write',
-    args: [{ name: 'path', kind: 'path' }, { name: 'data', kind: 'data' }],
+    args: [
+      { name: 'path', kind: 'path' },
+      { name: 'data', kind: 'data' },
+    ],
     returns: 'string | bytes | JSON value',
     call: async (c, [path, data]) => {
       const d = data as Data
@@ -92,9 +92,13 @@ export const VFS_API: readonly GuestFunction[] = [
   },
   {
     name: 'list',
-    args: [{ name: 'path', kind: 'path' }, { name: 'options', kind: 'options', optional: true, keys: 'recursive' }],
+    args: [
+      { name: 'path', kind: 'path' },
+      { name: 'options', kind: 'options', optional: true, keys: 'recursive' },
+    ],
     returns: 'string[]',
-    call: async (c, [path, options]) => json(await c.vfs.readdir(path as string, { recursive: (options as { recursive?: unknown }).recursive === true })),
+    call: async (c, [path, options]) =>
+      json(await c.vfs.readdir(path as string, { recursive: (options as { recursive?: unknown }).recursive === true })),
   },
   {
     name: 'stat',
@@ -110,11 +114,15 @@ export const VFS_API: readonly GuestFunction[] = [
   },
   {
     name: 'remove',
-    args: [{ name: 'path', kind: 'path' }, { name: 'options', kind: 'options', optional: true, keys: 'recursive' }],
+    args: [
+      { name: 'path', kind: 'path' },
+      { name: 'options', kind: 'options', optional: true, keys: 'recursive' },
+    ],
     returns: 'void',
     call: async (c, [path, options]) => {
       const stat = await c.vfs.stat(path as string)
-      if (stat.type === 'directory') await c.vfs.rmdir(path as string, { recursive: (options as { recursive?: unknown }).recursive === true })
+      if (stat.type === 'directory')
+        await c.vfs.rmdir(path as string, { recursive: (options as { recursive?: unknown }).recursive === true })
       else await c.vfs.deleteFile(path as string)
       return none
     },
@@ -123,15 +131,18 @@ export const VFS_API: readonly GuestFunction[] = [
     name: 'glob',
     args: [{ name: 'pattern', kind: 'path' }],
     returns: 'string[]',
-    call: async (c, [pattern]) => json(outsideArchive(c, [pattern], await c.vfs.glob(pattern as string, searchOptions({}, c)), (p) => p)),
+    call: async (c, [pattern]) => json(outsideArchive(c, [pattern], await c.vfs.glob(pattern as string, searchOptions({}, c)), p => p)),
   },
   {
     name: 'grep',
-    args: [{ name: 'pattern', kind: 'path' }, { name: 'options', kind: 'options', optional: true, keys: 'regex, ignoreCase, paths, context, maxMatches' }],
+    args: [
+      { name: 'pattern', kind: 'path' },
+      { name: 'options', kind: 'options', optional: true, keys: 'regex, ignoreCase, paths, context, maxMatches' },
+    ],
     returns: '{ matches: [{ path, line, column, text }], truncated }',
     call: async (c, [pattern, options]) => {
       const found = await c.vfs.grep(pattern as string, searchOptions(options, c))
-      return json({ ...found, matches: outsideArchive(c, [pattern, options], found.matches, (m) => m.path) })
+      return json({ ...found, matches: outsideArchive(c, [pattern, options], found.matches, m => m.path) })
     },
   },
 ]
@@ -141,7 +152,7 @@ export const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug'] as cons
 
 /** The signature of a table entry as a model reads it: `vfs.list(path, { recursive })`. */
 function signature(f: GuestFunction): string {
-  const args = f.args.map((a) => (a.kind === 'options' ? `{ ${a.keys} }` : a.name)).join(', ')
+  const args = f.args.map(a => (a.kind === 'options' ? `{ ${a.keys} }` : a.name)).join(', ')
   const returns = f.returns === 'void' ? '' : f.returns.startsWith('string | bytes') ? '' : ` → ${f.returns}`
   const shown = f.name === 'write' ? 'write(path, string | bytes | JSON value)' : `${f.name}(${args})`
   return `vfs.${shown}${returns}`
@@ -152,16 +163,24 @@ export function describeGuestApi(options: { vfs?: boolean; tools?: readonly stri
   const { vfs = true, tools = [], programBytes } = options
   const available = [
     ...(vfs ? VFS_API.map(signature) : []),
-    ...tools.map((name) => `${name}(input) → JSON`),
+    ...tools.map(name => `${name}(input) → JSON`),
     `console.${CONSOLE_METHODS.slice(0, 4).join('/')}`,
   ]
-  const size = programBytes ? `, program size (${programBytes % (1024 * 1024) === 0 ? `${programBytes / 1024 / 1024} MiB` : `${Math.round(programBytes / 1024)} KiB`})` : ', program size'
+  const size = programBytes
+    ? `, program size (${programBytes % (1024 * 1024) === 0 ? `${programBytes / 1024 / 1024} MiB` : `${Math.round(programBytes / 1024)} KiB`})`
+    : ', program size'
   return [
     `Run a JavaScript or TypeScript program (the body of an async function; \`return\` gives the result) in a sandbox${vfs ? ' over the workspace' : ''}.`,
     `Available: await ${available.join(', ')}.`,
-    ...(vfs ? ['vfs.grep takes literal text, or with { regex: true } an RE2 regular expression (no backreferences or lookaround); vfs.glob takes *, **, ?, [ab], {a,b}.'] : []),
+    ...(vfs
+      ? [
+          'vfs.grep takes literal text, or with { regex: true } an RE2 regular expression (no backreferences or lookaround); vfs.glob takes *, **, ?, [ab], {a,b}.',
+        ]
+      : []),
     `There is no network, no timers, no require/import. Only JSON values cross back: return plain data. Limits: memory, time, output size${size}; large results are saved to a file whose path is returned.`,
-    vfs ? 'Prefer one program that reads, filters and aggregates over many separate file calls.' : 'Prefer one program that calls several tools and aggregates over many separate calls.',
+    vfs
+      ? 'Prefer one program that reads, filters and aggregates over many separate file calls.'
+      : 'Prefer one program that calls several tools and aggregates over many separate calls.',
   ].join('\n')
 }
 

@@ -37,7 +37,7 @@ function programLine(lineNumber: number | undefined, stack: string | undefined):
 
 function stringProp(ctx: QuickJSContext, handle: QuickJSHandle, key: string): string | undefined {
   try {
-    return ctx.getProp(handle, key).consume((h) => (ctx.typeof(h) === 'string' ? ctx.getString(h) : undefined))
+    return ctx.getProp(handle, key).consume(h => (ctx.typeof(h) === 'string' ? ctx.getString(h) : undefined))
   } catch {
     return undefined
   }
@@ -45,7 +45,7 @@ function stringProp(ctx: QuickJSContext, handle: QuickJSHandle, key: string): st
 
 function numberProp(ctx: QuickJSContext, handle: QuickJSHandle, key: string): number | undefined {
   try {
-    return ctx.getProp(handle, key).consume((h) => (ctx.typeof(h) === 'number' ? ctx.getNumber(h) : undefined))
+    return ctx.getProp(handle, key).consume(h => (ctx.typeof(h) === 'number' ? ctx.getNumber(h) : undefined))
   } catch {
     return undefined
   }

@@ -38,7 +38,10 @@ function clip(message: string, maxBytes: number): string {
 
 /** A guest Error object for `error` (the caller owns the handle). */
 export function newGuestError(ctx: QuickJSContext, error: GuestError, maxBytes: number): QuickJSHandle {
-  const handle = ctx.newError({ name: error.name.replace(/\u0000/g, ''), message: clip(error.message, maxBytes).replace(/\u0000/g, '\\0') })
+  const handle = ctx.newError({
+    name: error.name.replace(/\u0000/g, ''),
+    message: clip(error.message, maxBytes).replace(/\u0000/g, '\\0'),
+  })
   if (error.code !== undefined) {
     const code = ctx.newString(error.code)
     ctx.setProp(handle, 'code', code)

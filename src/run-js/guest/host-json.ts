@@ -29,7 +29,10 @@ export function jsonDepth(json: string): number {
 /** Parses `json`, or says in a sentence why it was refused. `what` names the value for that sentence. */
 export function parseBoundedJson(json: string, what: string, maxDepth = MAX_JSON_DEPTH): { value: unknown } | { error: string } {
   const depth = jsonDepth(json)
-  if (depth > maxDepth) return { error: `${what} is nested ${depth} levels deep; at most ${maxDepth} levels can cross between the program and the host` }
+  if (depth > maxDepth)
+    return {
+      error: `${what} is nested ${depth} levels deep; at most ${maxDepth} levels can cross between the program and the host`,
+    }
   try {
     return { value: JSON.parse(json) }
   } catch (error) {
@@ -47,7 +50,10 @@ export function stringifyForGuest(value: unknown, what: string): { json: string 
   }
   if (json === undefined) return { error: `${what} is not JSON-serializable (a ${typeof value})` }
   const depth = jsonDepth(json)
-  if (depth > MAX_JSON_DEPTH) return { error: `${what} is nested ${depth} levels deep; at most ${MAX_JSON_DEPTH} levels can cross between the host and the program` }
+  if (depth > MAX_JSON_DEPTH)
+    return {
+      error: `${what} is nested ${depth} levels deep; at most ${MAX_JSON_DEPTH} levels can cross between the host and the program`,
+    }
   return { json }
 }
 

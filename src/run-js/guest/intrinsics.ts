@@ -51,7 +51,8 @@ export class Intrinsics {
       this.captured.set(owner, o)
       for (const key of keys) this.captured.set(`${owner}.${key}` as Captured, handles.manage(ctx.getProp(o, key)))
     }
-    for (const name of ['Uint8Array', 'ArrayBuffer', 'TypeError', 'Error'] as const) this.captured.set(name, handles.manage(ctx.getProp(ctx.global, name)))
+    for (const name of ['Uint8Array', 'ArrayBuffer', 'TypeError', 'Error'] as const)
+      this.captured.set(name, handles.manage(ctx.getProp(ctx.global, name)))
   }
 
   /** A captured built-in, as it was before the guest ran. */
@@ -69,8 +70,21 @@ export class Intrinsics {
     let h = this.helpers.get(name)
     if (h) return h
     if (!this.helperObject) {
-      const factory = this.handles.manage(unwrap(this.ctx.evalCode(HELPER_SOURCE, 'helpers.js', { type: 'global' }), 'compiling the helpers'))
-      const args = (['JSON.stringify', 'Object.getPrototypeOf', 'Object.prototype', 'Array.prototype', 'TypeError', 'Error', 'Uint8Array', 'ArrayBuffer'] as const).map((n) => this.get(n))
+      const factory = this.handles.manage(
+        unwrap(this.ctx.evalCode(HELPER_SOURCE, 'helpers.js', { type: 'global' }), 'compiling the helpers'),
+      )
+      const args = (
+        [
+          'JSON.stringify',
+          'Object.getPrototypeOf',
+          'Object.prototype',
+          'Array.prototype',
+          'TypeError',
+          'Error',
+          'Uint8Array',
+          'ArrayBuffer',
+        ] as const
+      ).map(n => this.get(n))
       this.helperObject = this.handles.manage(unwrap(this.ctx.callFunction(factory, this.ctx.undefined, ...args), 'starting the helpers'))
     }
     this.helpers.set(name, (h = this.handles.manage(this.ctx.getProp(this.helperObject, name))))

@@ -34,7 +34,11 @@ export class GuestValues {
   take(h: QuickJSHandle | undefined, kind: ArgKind, what: string, where: string): unknown {
     const type = h === undefined ? 'undefined' : this.ctx.typeof(h)
     if (kind === 'path') {
-      if (type !== 'string') return new Refused({ name: 'TypeError', message: `${what} must be a string, got ${type === 'object' && this.isNull(h!) ? 'null' : type}` })
+      if (type !== 'string')
+        return new Refused({
+          name: 'TypeError',
+          message: `${what} must be a string, got ${type === 'object' && this.isNull(h!) ? 'null' : type}`,
+        })
       return this.readString(h!, what)
     }
     if (kind === 'data') {
@@ -67,7 +71,8 @@ export class GuestValues {
     label.dispose()
     if (r.error) return new Refused({ guest: this.handles.manage(r.error) })
     const type = this.ctx.typeof(r.value)
-    const text = type === 'string' ? this.readString(r.value, what) : new Refused({ name: 'TypeError', message: `${what} is not JSON-serializable` })
+    const text =
+      type === 'string' ? this.readString(r.value, what) : new Refused({ name: 'TypeError', message: `${what} is not JSON-serializable` })
     r.value.dispose()
     return text
   }
@@ -84,11 +89,11 @@ export class GuestValues {
       // [ArrayBuffer]: a fresh copy the helper made, so its length is the real one.
       const buffer = this.ctx.getProp(r.value, 0)
       try {
-        const length = this.ctx.getNumber(this.ctx.getProp(buffer, 'byteLength').consume((l) => l.dup()))
+        const length = this.ctx.getNumber(this.ctx.getProp(buffer, 'byteLength').consume(l => l.dup()))
         if (!(length >= 0)) return new Refused({ name: 'TypeError', message: `${where}: malformed bytes` })
         if (length > this.maxBytes) return new Refused(tooLarge(`the data of ${where}`, length, this.maxBytes))
         if (length === 0) return { bytes: new Uint8Array(0) }
-        return { bytes: this.ctx.getArrayBuffer(buffer).consume((view) => view.value.slice()) }
+        return { bytes: this.ctx.getArrayBuffer(buffer).consume(view => view.value.slice()) }
       } finally {
         buffer.dispose()
       }
@@ -104,7 +109,7 @@ export class GuestValues {
    */
   readString(h: QuickJSHandle, what: string): string | Refused {
     // The length of a string primitive is its own, read-only property: no guest code runs for it.
-    const length = this.ctx.getProp(h, 'length').consume((l) => this.ctx.getNumber(l))
+    const length = this.ctx.getProp(h, 'length').consume(l => this.ctx.getNumber(l))
     const max = this.maxBytes
     if (length > max) return new Refused(tooLarge(what, length, max))
     let s = this.ctx.getString(h)
@@ -151,7 +156,8 @@ export class GuestValues {
       case 'text':
         return this.guestString(answer.text)
       case 'bytes': {
-        if (answer.bytes.length > max) return { handle: newGuestError(this.ctx, tooLarge('the value', answer.bytes.length, max, true), max), error: true }
+        if (answer.bytes.length > max)
+          return { handle: newGuestError(this.ctx, tooLarge('the value', answer.bytes.length, max, true), max), error: true }
         const buffer = this.ctx.newArrayBuffer(answer.bytes.slice().buffer)
         const r = this.ctx.callFunction(this.k.helper('u8'), this.ctx.undefined, buffer)
         buffer.dispose()

@@ -25,7 +25,7 @@ export function archiveDirFor(vfs: Vfs | undefined, option: string | false | und
   if (roots && typeof (vfs as Partial<RunVfs>).resolve === 'function') {
     // A run scope has no `/`: keep archives in its own state, or the first writable root.
     if (roots.state?.writable) return RUN_JS_ARCHIVE_DIR
-    const writable = Object.keys(roots).find((name) => roots[name].writable)
+    const writable = Object.keys(roots).find(name => roots[name].writable)
     return writable === undefined ? undefined : `/${writable}/${RUN_JS_ARCHIVE_NAME}`
   }
   return `/${RUN_JS_ARCHIVE_NAME}`
@@ -42,7 +42,7 @@ export async function archiveScript(vfs: Vfs, dir: string, source: string, ext: 
   let counter = byDir.get(dir)
   if (!counter) {
     const c = { next: 1, ready: Promise.resolve() }
-    c.ready = highestNumber(vfs, dir).then((n) => {
+    c.ready = highestNumber(vfs, dir).then(n => {
       c.next = Math.max(c.next, n + 1)
     })
     // A failed scan is not kept: the next run scans again (this one fails with the error).

@@ -55,7 +55,9 @@ export class HostDispatch {
   ) {
     this.logs = new LogBuffer(options.logChars)
     this.values = new GuestValues(ctx, handles, k, options.maxBytes)
-    this.vfsCall = options.vfs ? { vfs: options.vfs, clock: options.clock, readText: options.readText, archiveDir: options.archiveDir } : undefined
+    this.vfsCall = options.vfs
+      ? { vfs: options.vfs, clock: options.clock, readText: options.readText, archiveDir: options.archiveDir }
+      : undefined
   }
 
   /** Defines the guest globals. Runs before any guest code. */
@@ -63,8 +65,8 @@ export class HostDispatch {
     const call = this.vfsCall
     installGuestGlobals(this.ctx, this.handles, this.k, {
       vfs: call ? (f, args) => this.entry(() => this.vfsFunction(f, call, args)) : undefined,
-      console: (args) => this.entry(() => this.log(args)),
-      tools: [...this.options.tools.values()].map((tool) => ({
+      console: args => this.entry(() => this.log(args)),
+      tools: [...this.options.tools.values()].map(tool => ({
         globalName: tool.globalName,
         call: (input: QuickJSHandle | undefined) => this.entry(() => this.toolFunction(tool, input)),
       })),
@@ -179,7 +181,7 @@ export class HostDispatch {
     }
     promise
       .then(
-        (answer) => this.settle(deferred, () => this.values.toGuest(answer, whatReturned)),
+        answer => this.settle(deferred, () => this.values.toGuest(answer, whatReturned)),
         (error: unknown) => this.settle(deferred, () => ({ handle: this.values.error(toGuestError(error)), error: true })),
       )
       .catch((error: unknown) => this.hostError(error))

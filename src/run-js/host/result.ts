@@ -21,6 +21,7 @@ export const ABORT = 'AbortError'
 /** The error of a run ended by its signal, with the signal's reason when it says something. */
 export function abortError(signal: AbortSignal | undefined): RunJsError {
   const reason = signal?.reason
-  const why = reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : ''
+  const why =
+    reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : ''
   return { name: ABORT, message: `run_js was aborted${why}` }
 }

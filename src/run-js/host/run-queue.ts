@@ -76,7 +76,8 @@ export class RunQueue {
   acquire(deadline: number, signal?: AbortSignal, key = ''): Promise<Slot | RunJsError> {
     if (signal?.aborted) return Promise.resolve(abortError(signal))
     // Free slots with waiters left means those waiters are at their key's cap: another key may pass them.
-    if (this.running < this.concurrency && this.held(key) < this.capOf(key) && !this.waitersByKey.has(key)) return Promise.resolve(this.take(key))
+    if (this.running < this.concurrency && this.held(key) < this.capOf(key) && !this.waitersByKey.has(key))
+      return Promise.resolve(this.take(key))
     if (this.waiterCount >= this.maxWaiting) {
       return Promise.resolve({
         name: QUEUE_FULL,
@@ -85,7 +86,7 @@ export class RunQueue {
       })
     }
     const queuedAt = performance.now()
-    return new Promise<Slot | RunJsError>((resolve) => {
+    return new Promise<Slot | RunJsError>(resolve => {
       let timer: ReturnType<typeof setTimeout> | undefined
       let line = this.waitersByKey.get(key)
       if (!line) this.waitersByKey.set(key, (line = new Set()))
@@ -97,14 +98,20 @@ export class RunQueue {
         resolve(outcome)
       }
       const onAbort = () => leave(abortError(signal))
-      const waiter: Waiter = { grant: (slot) => leave(slot) }
+      const waiter: Waiter = { grant: slot => leave(slot) }
       line.add(waiter)
       this.waiterCount++
       signal?.addEventListener('abort', onAbort, { once: true })
-      timer = setTimeout(() => {
-        const waited = Math.round(performance.now() - queuedAt)
-        leave({ name: TIMEOUT, message: `run_js timed out after waiting ${waited} ms for ${this.slotName}; the program never ran` })
-      }, Math.max(0, deadline - performance.now()))
+      timer = setTimeout(
+        () => {
+          const waited = Math.round(performance.now() - queuedAt)
+          leave({
+            name: TIMEOUT,
+            message: `run_js timed out after waiting ${waited} ms for ${this.slotName}; the program never ran`,
+          })
+        },
+        Math.max(0, deadline - performance.now()),
+      )
     })
   }
 
@@ -174,14 +181,24 @@ export function noteWait(error: RunJsError | undefined, waitedMs: number, slotNa
  * Waits for a slot of `queue`, then runs with what is left of `timeMs`: waiting counts against the
  * run's deadline. Never rejects.
  */
-export async function runQueued(queue: RunQueue, timeMs: number, signal: AbortSignal | undefined, run: (timeMs: number) => Promise<RunJsResult>, key?: string): Promise<RunJsResult> {
+export async function runQueued(
+  queue: RunQueue,
+  timeMs: number,
+  signal: AbortSignal | undefined,
+  run: (timeMs: number) => Promise<RunJsResult>,
+  key?: string,
+): Promise<RunJsResult> {
   const queuedAt = performance.now()
   const slot = await queue.acquire(queuedAt + timeMs, signal, key)
   if (isRunError(slot)) return failure(slot)
   try {
     const waited = performance.now() - queuedAt
     const left = Math.floor(timeMs - waited)
-    if (left <= 0) return failure({ name: TIMEOUT, message: `run_js timed out after waiting ${Math.round(waited)} ms for ${queue.slotName}; the program never ran` })
+    if (left <= 0)
+      return failure({
+        name: TIMEOUT,
+        message: `run_js timed out after waiting ${Math.round(waited)} ms for ${queue.slotName}; the program never ran`,
+      })
     const result = await run(left)
     noteWait(result.error, waited, queue.slotName)
     // Said in the result (and so in the run_js tool's event): the program waited before it ran.

@@ -39,7 +39,7 @@ export async function validateInput(tool: BoundTool, input: unknown): Promise<un
   if (!tool.schema) return input
   const result = await tool.schema['~standard'].validate(input)
   if (!result.issues) return result.value
-  const problems = result.issues.map((i) => (i.path && i.path.length ? `${i.path.map(String).join('.')}: ` : '') + i.message)
+  const problems = result.issues.map(i => (i.path && i.path.length ? `${i.path.map(String).join('.')}: ` : '') + i.message)
   const error = new Error(`invalid input for ${tool.globalName}: ${problems.join('; ')}`)
   error.name = 'ValidationError'
   throw error

@@ -28,7 +28,7 @@ export const defaultTypeScriptLoader: TypeScriptLoader = () => {
 export function loadTypeScript(loader: TypeScriptLoader): Promise<TypeScriptStripper> {
   let loading = cache.get(loader)
   if (!loading) {
-    loading = loader().then((m) => (typeof m === 'function' ? m : m.default))
+    loading = loader().then(m => (typeof m === 'function' ? m : m.default))
     loading.catch(() => cache.delete(loader))
     cache.set(loader, loading)
   }
@@ -118,6 +118,7 @@ export function explainNotStripped(message: string, program: string, why: NotStr
   }
   const sign = typeScriptSign(program)
   if (!sign) return undefined
-  const cause = why.reason === 'off' ? 'TypeScript is turned off for run_js here' : `the TypeScript loader could not be loaded: ${why.detail}`
+  const cause =
+    why.reason === 'off' ? 'TypeScript is turned off for run_js here' : `the TypeScript loader could not be loaded: ${why.detail}`
   return `${message}. This program looks like TypeScript (${sign}), but ${cause}. Write plain JavaScript without type annotations (${ENABLE}).`
 }

@@ -108,32 +108,47 @@ class WorkerPool implements WorkerThreadsExecutor {
     this.size = resolveRunJsCount(options.size, Math.max(1, Math.min(8, availableParallelism())), 'workerThreads size')
     if (this.size === Infinity) throw new RangeError('run_js: workerThreads size must be finite')
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS
-    if (!Number.isFinite(this.graceMs) || this.graceMs < 0) throw new RangeError(`run_js: workerThreads graceMs must be a non-negative number, got ${String(options.graceMs)}`)
+    if (!Number.isFinite(this.graceMs) || this.graceMs < 0)
+      throw new RangeError(`run_js: workerThreads graceMs must be a non-negative number, got ${String(options.graceMs)}`)
     const perTenant = resolveRunJsCount(options.perTenant, Math.max(1, Math.floor(this.size / 2)), 'workerThreads perTenant')
-    this.slots = new RunQueue(this.size, resolveRunJsCount(options.maxQueued, DEFAULT_MAX_QUEUED, 'workerThreads maxQueued'), `a worker thread (pool of ${this.size})`, perTenant)
+    this.slots = new RunQueue(
+      this.size,
+      resolveRunJsCount(options.maxQueued, DEFAULT_MAX_QUEUED, 'workerThreads maxQueued'),
+      `a worker thread (pool of ${this.size})`,
+      perTenant,
+    )
   }
 
   execute(job: RunJsJob): Promise<RunJsResult> {
     if (this.closed) return Promise.resolve(failed(closedError()))
-    return runQueued(this.slots, job.timeLeftMs, job.signal, async (timeMs) => {
-      const startedAt = performance.now()
-      const thread = await this.takeThread(startedAt + timeMs, job.signal)
-      if ('name' in thread) return failed(thread)
-      const waited = performance.now() - startedAt
-      const left = Math.floor(timeMs - waited)
-      if (left <= 0) {
-        this.giveBack(thread)
-        return failed({ name: 'TimeoutError', message: `run_js timed out after waiting ${Math.round(waited)} ms for a worker thread to start; the program never ran` })
-      }
-      const result = await this.runOn(thread, job, left)
-      noteQueueWait(result.error, waited, 'a worker thread to start')
-      return result
-    }, job.tenant)
+    return runQueued(
+      this.slots,
+      job.timeLeftMs,
+      job.signal,
+      async timeMs => {
+        const startedAt = performance.now()
+        const thread = await this.takeThread(startedAt + timeMs, job.signal)
+        if ('name' in thread) return failed(thread)
+        const waited = performance.now() - startedAt
+        const left = Math.floor(timeMs - waited)
+        if (left <= 0) {
+          this.giveBack(thread)
+          return failed({
+            name: 'TimeoutError',
+            message: `run_js timed out after waiting ${Math.round(waited)} ms for a worker thread to start; the program never ran`,
+          })
+        }
+        const result = await this.runOn(thread, job, left)
+        noteQueueWait(result.error, waited, 'a worker thread to start')
+        return result
+      },
+      job.tenant,
+    )
   }
 
   async warm(): Promise<void> {
     while (this.threads.size < this.size && !this.closed) this.available.push(this.spawn())
-    await Promise.all([...this.threads].map((t) => t.ready))
+    await Promise.all([...this.threads].map(t => t.ready))
   }
 
   stats(): WorkerThreadsStats {
@@ -148,7 +163,7 @@ class WorkerPool implements WorkerThreadsExecutor {
     this.threads.clear()
     this.available.length = 0
     await Promise.all(
-      threads.map((t) => {
+      threads.map(t => {
         t.dead = true
         t.current?.finish(failed(closedError()))
         return t.worker.terminate().catch(() => {})
@@ -163,14 +178,24 @@ class WorkerPool implements WorkerThreadsExecutor {
     try {
       thread = this.available.pop() ?? this.spawn()
     } catch (error) {
-      return { name: 'InternalError', message: `run_js: a worker thread could not be created: ${(error as Error)?.message ?? String(error)}` }
+      return {
+        name: 'InternalError',
+        message: `run_js: a worker thread could not be created: ${(error as Error)?.message ?? String(error)}`,
+      }
     }
     let timer: ReturnType<typeof setTimeout> | undefined
     let onAbort: (() => void) | undefined
     const outcome = await Promise.race([
       thread.ready,
-      new Promise<RunJsError>((resolve) => {
-        timer = setTimeout(() => resolve({ name: 'TimeoutError', message: 'run_js timed out waiting for a worker thread to start; the program never ran' }), Math.max(0, deadline - performance.now()))
+      new Promise<RunJsError>(resolve => {
+        timer = setTimeout(
+          () =>
+            resolve({
+              name: 'TimeoutError',
+              message: 'run_js timed out waiting for a worker thread to start; the program never ran',
+            }),
+          Math.max(0, deadline - performance.now()),
+        )
         onAbort = () => resolve(runJsAbortError(signal))
         if (signal?.aborted) onAbort()
         else signal?.addEventListener('abort', onAbort, { once: true })
@@ -183,7 +208,10 @@ class WorkerPool implements WorkerThreadsExecutor {
       return outcome
     }
     if (outcome && !thread.dead) return thread
-    return { name: 'InternalError', message: `run_js: a worker thread could not start: it ${thread.failure ?? 'died'} (is workerThreads({ workerUrl }) right?)` }
+    return {
+      name: 'InternalError',
+      message: `run_js: a worker thread could not start: it ${thread.failure ?? 'died'} (is workerThreads({ workerUrl }) right?)`,
+    }
   }
 
   private giveBack(thread: Thread): void {
@@ -198,7 +226,7 @@ class WorkerPool implements WorkerThreadsExecutor {
     const worker = workerUrl === undefined ? new Worker(workerScript(), { ...limits, eval: true }) : new Worker(workerUrl, limits)
     worker.unref() // only a thread running a program keeps the process alive
     let ready!: (ok: boolean) => void
-    const thread: Thread = { worker, ready: new Promise<boolean>((resolve) => (ready = resolve)), dead: false }
+    const thread: Thread = { worker, ready: new Promise<boolean>(resolve => (ready = resolve)), dead: false }
     this.threads.add(thread)
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'ready') return ready(true)
@@ -209,8 +237,16 @@ class WorkerPool implements WorkerThreadsExecutor {
       }
       if (message.type === 'call') {
         // A call of a run that has ended (or of no run) is refused; nothing touches the workspace.
-        if (current?.id !== message.run) return this.post(thread, { type: 'answer', call: message.call, ok: false, error: { name: 'Error', message: 'the run has ended' } })
-        void current.call(message.kind, message.name, message.args).then((answer) => this.post(thread, { type: 'answer', call: message.call, ...answer }))
+        if (current?.id !== message.run)
+          return this.post(thread, {
+            type: 'answer',
+            call: message.call,
+            ok: false,
+            error: { name: 'Error', message: 'the run has ended' },
+          })
+        void current
+          .call(message.kind, message.name, message.args)
+          .then(answer => this.post(thread, { type: 'answer', call: message.call, ...answer }))
       }
     })
     const died = (why: string) => {
@@ -233,14 +269,22 @@ class WorkerPool implements WorkerThreadsExecutor {
       thread.worker.postMessage(message)
     } catch (error) {
       if (message.type !== 'answer') throw error
-      thread.worker.postMessage({ type: 'answer', call: message.call, ok: false, error: { name: 'DataCloneError', message: `the host's answer cannot cross to the worker thread: ${(error as Error).message}` } })
+      thread.worker.postMessage({
+        type: 'answer',
+        call: message.call,
+        ok: false,
+        error: {
+          name: 'DataCloneError',
+          message: `the host's answer cannot cross to the worker thread: ${(error as Error).message}`,
+        },
+      })
     }
   }
 
   private runOn(thread: Thread, job: RunJsJob, timeMs: number): Promise<RunJsResult> {
     const id = ++this.nextRunId
     const signal = job.signal
-    return new Promise<RunJsResult>((resolve) => {
+    return new Promise<RunJsResult>(resolve => {
       let backstop: ReturnType<typeof setTimeout> | undefined
       let abortBackstop: ReturnType<typeof setTimeout> | undefined
       const onAbort = () => {
@@ -251,7 +295,7 @@ class WorkerPool implements WorkerThreadsExecutor {
       thread.current = {
         id,
         call: job.call,
-        finish: (result) => {
+        finish: result => {
           if (thread.current?.id !== id) return
           thread.current = undefined
           clearTimeout(backstop)
@@ -274,7 +318,14 @@ class WorkerPool implements WorkerThreadsExecutor {
         typescript: job.typescript,
       }
       this.post(thread, message)
-      backstop = setTimeout(() => this.kill(thread, { name: 'TimeoutError', message: `run_js timed out after ${job.limits.timeMs} ms (the worker thread did not stop in time and was replaced)` }), timeMs + this.graceMs)
+      backstop = setTimeout(
+        () =>
+          this.kill(thread, {
+            name: 'TimeoutError',
+            message: `run_js timed out after ${job.limits.timeMs} ms (the worker thread did not stop in time and was replaced)`,
+          }),
+        timeMs + this.graceMs,
+      )
       if (signal?.aborted) onAbort()
       else signal?.addEventListener('abort', onAbort, { once: true })
     })

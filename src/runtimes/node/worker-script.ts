@@ -6,5 +6,7 @@
  * (test/run-js/worker-thread-dev.mjs).
  */
 export default function workerScript(): string {
-  throw new Error('run_js: from source the worker script is not built; pass workerThreads({ workerUrl }) (test/run-js/worker-thread-dev.mjs)')
+  throw new Error(
+    'run_js: from source the worker script is not built; pass workerThreads({ workerUrl }) (test/run-js/worker-thread-dev.mjs)',
+  )
 }

@@ -104,7 +104,7 @@ async function run(message: RunMessage): Promise<void> {
   const tools: Record<string, RunJsToolFunction> = {}
   for (const id of message.tools) {
     // The host validates the input, calls the tool and sends back its JSON ('' for undefined).
-    tools[id] = async (input) => {
+    tools[id] = async input => {
       const json = (await ask(message.run, 'tool', id, [input])) as string
       return json === '' ? undefined : JSON.parse(json)
     }
@@ -122,7 +122,15 @@ async function run(message: RunMessage): Promise<void> {
     const result = await currentRun.run(message.run, () => runProgram(env, message.code, controller.signal, message.timeLeftMs))
     send({ type: 'done', run: message.run, result })
   } catch (error) {
-    send({ type: 'done', run: message.run, result: { success: false, logs: [], error: { name: 'InternalError', message: `run_js worker failed: ${(error as Error)?.message ?? String(error)}` } } })
+    send({
+      type: 'done',
+      run: message.run,
+      result: {
+        success: false,
+        logs: [],
+        error: { name: 'InternalError', message: `run_js worker failed: ${(error as Error)?.message ?? String(error)}` },
+      },
+    })
   } finally {
     running.delete(message.run)
     // Answers still to come (a tool that never returns) are for nobody now.

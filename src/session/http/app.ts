@@ -40,7 +40,12 @@ export interface SessionAppOptions {
 
 /** An owner at `quota.maxStreams`: 429, to retry once one of its streams ended. */
 const tooManyStreams = (c: Parameters<typeof errorResponse>[0]) =>
-  errorResponse(c, 429, 'too-many-streams', 'this owner has as many event streams open as its quota allows: close one (or wait for one to end) and retry')
+  errorResponse(
+    c,
+    429,
+    'too-many-streams',
+    'this owner has as many event streams open as its quota allows: close one (or wait for one to end) and retry',
+  )
 
 /**
  * The session HTTP API as a hono app: REST + Server-Sent Events over a {@link SessionHost}.
@@ -59,7 +64,7 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     },
   })
   app.onError((error, c) => toErrorResponse(error, c))
-  app.notFound((c) => errorResponse(c, 404, 'not-found', 'no such route'))
+  app.notFound(c => errorResponse(c, 404, 'not-found', 'no such route'))
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'agent-vfs sessions', version: '1' } })
   const auth = bearerAuth(options.auth)
@@ -78,30 +83,31 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     return id
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- hono's typed context per route is checked by the route table's schemas
   const h = app as unknown as { openapi(route: unknown, handler: (c: any) => unknown): void }
-  h.openapi(R.createSession, async (c) => {
+  h.openapi(R.createSession, async c => {
     const { profile, title } = c.req.valid('json')
     return c.json(await host.create({ owner: c.get('owner'), profile, ...(title !== undefined ? { title } : {}) }), 201)
   })
-  h.openapi(R.listSessions, async (c) => {
+  h.openapi(R.listSessions, async c => {
     const q = c.req.valid('query')
     return c.json(await host.list(c.get('owner'), q), 200)
   })
-  h.openapi(R.getSession, async (c) => c.json(await owned(c, c.req.valid('param').id), 200))
-  h.openapi(R.closeSession, async (c) => {
+  h.openapi(R.getSession, async c => c.json(await owned(c, c.req.valid('param').id), 200))
+  h.openapi(R.closeSession, async c => {
     const id = await ownedId(c)
     return c.json(await host.close(id), 200)
   })
-  h.openapi(R.reopenSession, async (c) => {
+  h.openapi(R.reopenSession, async c => {
     const id = await ownedId(c)
     return c.json(await host.reopen(id), 200)
   })
-  h.openapi(R.deleteSession, async (c) => {
+  h.openapi(R.deleteSession, async c => {
     const id = await ownedId(c)
     await host.delete(id)
     return c.json({ ok: true }, 200)
   })
-  h.openapi(R.listFiles, async (c) => {
+  h.openapi(R.listFiles, async c => {
     const { id } = c.req.valid('param')
     const { prefix } = c.req.valid('query')
     await owned(c, id)
@@ -115,71 +121,71 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     }
     return c.json(out, 200)
   })
-  h.openapi(R.uploadFiles, async (c) => {
+  h.openapi(R.uploadFiles, async c => {
     const id = await ownedId(c)
     const files = await readMultipart(c, uploadDir(c.req.valid('query').dir), maxFiles)
     return c.json({ paths: await host.writeFiles(id, files) }, 201)
   })
-  h.openapi(R.putFile, async (c) => {
+  h.openapi(R.putFile, async c => {
     const id = await ownedId(c)
     const data = new Uint8Array(await c.req.arrayBuffer())
     return c.json({ paths: await host.writeFiles(id, [{ path: c.req.valid('query').path, data }]) }, 201)
   })
-  h.openapi(R.getFile, async (c) => {
+  h.openapi(R.getFile, async c => {
     const id = await ownedId(c)
     const ws = await host.workspace(id)
     return serveFile(c, ws, c.req.valid('query').path)
   })
-  h.openapi(R.deleteFile, async (c) => {
+  h.openapi(R.deleteFile, async c => {
     const id = await ownedId(c)
     await host.deleteFile(id, c.req.valid('query').path)
     return c.json({ ok: true }, 200)
   })
-  h.openapi(R.sendMessage, async (c) => {
+  h.openapi(R.sendMessage, async c => {
     const id = await ownedId(c)
     const { text, steer } = c.req.valid('json')
     return c.json(await host.send(id, { text, ...(steer ? { steer } : {}) }), 202)
   })
-  h.openapi(R.listMessages, async (c) => {
+  h.openapi(R.listMessages, async c => {
     const id = await ownedId(c)
     return c.json(await host.messages(id), 200)
   })
-  h.openapi(R.abort, async (c) => {
+  h.openapi(R.abort, async c => {
     const id = await ownedId(c)
     await host.abort(id)
     return c.json({ ok: true }, 202)
   })
-  h.openapi(R.resume, async (c) => {
+  h.openapi(R.resume, async c => {
     const id = await ownedId(c)
     await host.resume(id)
     return c.json({ ok: true }, 202)
   })
-  h.openapi(R.listPending, async (c) => {
+  h.openapi(R.listPending, async c => {
     const id = await ownedId(c)
     return c.json(await host.pending(id), 200)
   })
-  h.openapi(R.answerPending, async (c) => {
+  h.openapi(R.answerPending, async c => {
     const { id, pendingId } = c.req.valid('param')
     await owned(c, id)
     await host.answer(id, pendingId, c.req.valid('json'))
     return c.json({ ok: true }, 202)
   })
-  h.openapi(R.listExecutions, async (c) => {
+  h.openapi(R.listExecutions, async c => {
     const id = await ownedId(c)
     return c.json(await host.executions(id), 200)
   })
-  h.openapi(R.getExecution, async (c) => {
+  h.openapi(R.getExecution, async c => {
     const { id, executionId } = c.req.valid('param')
     await owned(c, id)
     return c.json(await host.execution(id, executionId), 200)
   })
-  h.openapi(R.listEvents, async (c) => {
+  h.openapi(R.listEvents, async c => {
     const id = await ownedId(c)
     // The stored lines pass through as they are: a page costs no parse and no serialisation per event.
     const lines = await host.eventLines(id, c.req.valid('query'))
-    return c.body(`{"events":[${lines.map((l) => l.json).join(',')}]}`, 200, { 'content-type': 'application/json' })
+    return c.body(`{"events":[${lines.map(l => l.json).join(',')}]}`, 200, { 'content-type': 'application/json' })
   })
-  h.openapi(R.streamEvents, async (c) => {
+  h.openapi(R.streamEvents, async c => {
     const id = await ownedId(c)
     const header = c.req.header('last-event-id')
     let after = c.req.valid('query').after ?? 0
@@ -190,11 +196,16 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     const release = host.openStream(c.get('owner'))
     if (!release) return tooManyStreams(c)
     const stop = new AbortController()
-    return streamSSE(c, async (stream) => {
+    return streamSSE(c, async stream => {
       stream.onAbort(() => (stop.abort(), release()))
       try {
-        const out = batchingWriter((text) => stream.write(text))
-        const events = host.observe(id, { after, signal: stop.signal, heartbeatMs: options.heartbeatMs ?? 15_000, idleTimeoutMs: options.idleTimeoutMs ?? 300_000 })
+        const out = batchingWriter(text => stream.write(text))
+        const events = host.observe(id, {
+          after,
+          signal: stop.signal,
+          heartbeatMs: options.heartbeatMs ?? 15_000,
+          idleTimeoutMs: options.idleTimeoutMs ?? 300_000,
+        })
         for await (const e of events) {
           if (e.type === 'heartbeat') await out.write(`: heartbeat ${e.after}\n\n`)
           // The stored text as it is (the same for every observer): no serialisation per stream.
@@ -208,10 +219,12 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
       }
     })
   })
-  h.openapi(R.streamWebSocket, async (c) => {
+  h.openapi(R.streamWebSocket, async c => {
     const id = await ownedId(c)
-    if (!options.webSocket) return errorResponse(c, 501, 'not-implemented', 'this host serves no WebSockets; use GET /sessions/{id}/stream (SSE)')
-    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return errorResponse(c, 426, 'upgrade-required', 'send a WebSocket upgrade request (Upgrade: websocket)')
+    if (!options.webSocket)
+      return errorResponse(c, 501, 'not-implemented', 'this host serves no WebSockets; use GET /sessions/{id}/stream (SSE)')
+    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket')
+      return errorResponse(c, 426, 'upgrade-required', 'send a WebSocket upgrade request (Upgrade: websocket)')
     // Checked here, counted by the host that keeps the socket (see SessionHostOptions.streamsElsewhere).
     const release = host.openStream(c.get('owner'))
     if (!release) return tooManyStreams(c)

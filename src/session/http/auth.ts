@@ -12,7 +12,8 @@ export type AuthEnv = { Variables: { owner: string } }
 
 /** Checks `Authorization: Bearer <jwt>`: signature, `exp` and `nbf`, and a string `sub`. Anything else is 401. */
 export function bearerAuth(auth: SessionAuth): MiddlewareHandler<AuthEnv> {
-  if (typeof auth?.secret !== 'string' || auth.secret.length < 32) throw new TypeError('auth.secret must be a string of at least 32 characters')
+  if (typeof auth?.secret !== 'string' || auth.secret.length < 32)
+    throw new TypeError('auth.secret must be a string of at least 32 characters')
   return async (c, next) => {
     const upgrade = c.req.header('upgrade')?.toLowerCase() === 'websocket'
     const header = c.req.header('authorization') ?? (upgrade ? bearerFromProtocols(c.req.header('sec-websocket-protocol')) : '')
@@ -24,7 +25,8 @@ export function bearerAuth(auth: SessionAuth): MiddlewareHandler<AuthEnv> {
     } catch {
       return errorResponse(c, 401, 'unauthorized', 'the token is invalid or expired')
     }
-    if (typeof sub !== 'string' || sub === '' || sub.length > 256) return errorResponse(c, 401, 'unauthorized', 'the token has no usable sub')
+    if (typeof sub !== 'string' || sub === '' || sub.length > 256)
+      return errorResponse(c, 401, 'unauthorized', 'the token has no usable sub')
     c.set('owner', sub)
     await next()
   }
@@ -42,7 +44,10 @@ function malformed(header: string): string {
  * `new WebSocket(url, ['agent-vfs', 'bearer.' + token])`; only for an upgrade request.
  */
 function bearerFromProtocols(protocols: string | undefined): string {
-  const token = protocols?.split(',').map((p) => p.trim()).find((p) => p.startsWith('bearer.'))
+  const token = protocols
+    ?.split(',')
+    .map(p => p.trim())
+    .find(p => p.startsWith('bearer.'))
   return token ? `Bearer ${token.slice('bearer.'.length)}` : ''
 }
 

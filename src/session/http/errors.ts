@@ -5,10 +5,27 @@ import { VfsError } from 'agent-vfs'
 import { SessionError, type SessionErrorCode } from '../errors.js'
 
 const sessionStatus: Record<SessionErrorCode, ContentfulStatusCode> = {
-  'not-found': 404, closed: 409, invalid: 400, conflict: 409, quota: 413, 'not-running': 409, 'not-interrupted': 409, 'not-waiting': 409, busy: 409,
-  'unknown-profile': 400, 'too-many-running': 429,
+  'not-found': 404,
+  closed: 409,
+  invalid: 400,
+  conflict: 409,
+  quota: 413,
+  'not-running': 409,
+  'not-interrupted': 409,
+  'not-waiting': 409,
+  busy: 409,
+  'unknown-profile': 400,
+  'too-many-running': 429,
 }
-const vfsStatus: Partial<Record<VfsError['code'], ContentfulStatusCode>> = { ENOENT: 404, EINVAL: 400, EISDIR: 400, ENOTDIR: 400, EACCES: 403, EQUOTA: 413, ECONFLICT: 409 }
+const vfsStatus: Partial<Record<VfsError['code'], ContentfulStatusCode>> = {
+  ENOENT: 404,
+  EINVAL: 400,
+  EISDIR: 400,
+  ENOTDIR: 400,
+  EACCES: 403,
+  EQUOTA: 413,
+  ECONFLICT: 409,
+}
 
 /** The one error shape of the API: `{ error: { code, message } }`. */
 export function errorResponse(c: Context, status: ContentfulStatusCode, code: string, message: string): Response {
@@ -21,7 +38,11 @@ export function describeError(error: unknown): { status: ContentfulStatusCode; c
   if (error instanceof VfsError) return { status: vfsStatus[error.code] ?? 500, code: error.code, message: error.message }
   if (error instanceof HTTPException) {
     const status = error.status as ContentfulStatusCode
-    return { status, code: status === 401 ? 'unauthorized' : status === 413 ? 'too-large' : 'bad-request', message: error.message || 'bad request' }
+    return {
+      status,
+      code: status === 401 ? 'unauthorized' : status === 413 ? 'too-large' : 'bad-request',
+      message: error.message || 'bad request',
+    }
   }
   return { status: 500, code: 'internal', message: 'the server failed; the request may be retried' }
 }

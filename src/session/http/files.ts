@@ -16,9 +16,14 @@ export async function serveFile(c: Context, ws: Vfs, path: string): Promise<Resp
   const stat = await ws.stat(path)
   if (stat.type !== 'file') throw new SessionError('invalid', `${path} is a directory; list it with GET /sessions/{id}/files`)
   const etag = etagOf(stat.version, stat.size)
-  const headers: Record<string, string> = { ETag: etag, 'Accept-Ranges': 'bytes', 'Content-Type': stat.mimeType, 'Last-Modified': new Date(stat.mtime).toUTCString() }
+  const headers: Record<string, string> = {
+    ETag: etag,
+    'Accept-Ranges': 'bytes',
+    'Content-Type': stat.mimeType,
+    'Last-Modified': new Date(stat.mtime).toUTCString(),
+  }
   const match = c.req.header('if-none-match')
-  if (match && match.split(',').some((t) => t.trim() === etag || t.trim() === '*')) return new Response(null, { status: 304, headers })
+  if (match && match.split(',').some(t => t.trim() === etag || t.trim() === '*')) return new Response(null, { status: 304, headers })
   const data = await ws.readFile(path)
   const range = c.req.header('range')
   const ifRange = c.req.header('if-range')
@@ -36,12 +41,20 @@ export async function serveFile(c: Context, ws: Vfs, path: string): Promise<Resp
         end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1)
       }
       if (start >= size || start > end) {
-        return c.json({ error: { code: 'range-not-satisfiable', message: `the file has ${size} bytes` } }, 416, { 'Content-Range': `bytes */${size}` })
+        return c.json({ error: { code: 'range-not-satisfiable', message: `the file has ${size} bytes` } }, 416, {
+          'Content-Range': `bytes */${size}`,
+        })
       }
-      return new Response(data.slice(start, end + 1) as Uint8Array<ArrayBuffer>, { status: 206, headers: { ...headers, 'Content-Range': `bytes ${start}-${end}/${size}`, 'Content-Length': String(end - start + 1) } })
+      return new Response(data.slice(start, end + 1) as Uint8Array<ArrayBuffer>, {
+        status: 206,
+        headers: { ...headers, 'Content-Range': `bytes ${start}-${end}/${size}`, 'Content-Length': String(end - start + 1) },
+      })
     }
   }
-  return new Response(data as Uint8Array<ArrayBuffer>, { status: 200, headers: { ...headers, 'Content-Length': String(data.byteLength) } })
+  return new Response(data as Uint8Array<ArrayBuffer>, {
+    status: 200,
+    headers: { ...headers, 'Content-Length': String(data.byteLength) },
+  })
 }
 
 /**
@@ -55,7 +68,8 @@ export async function readMultipart(c: Context, dir: string, maxFiles: number): 
   for (const { filename: name, data } of parts) {
     if (name === undefined) continue // plain fields are ignored
     if (out.length >= maxFiles) throw new SessionError('invalid', `at most ${maxFiles} files per upload`)
-    if (!name || name.startsWith('/')) throw new SessionError('invalid', `each part needs a relative filename, got ${JSON.stringify(String(name).slice(0, 200))}`)
+    if (!name || name.startsWith('/'))
+      throw new SessionError('invalid', `each part needs a relative filename, got ${JSON.stringify(String(name).slice(0, 200))}`)
     out.push({ path: `${dir}/${name}`, data: data.slice() }) // a copy: the body it came from is let go
   }
   if (out.length === 0) throw new SessionError('invalid', 'the upload has no file parts')

@@ -17,7 +17,8 @@ export interface BodyLimits {
 
 /** Which limit a request's body has: uploads are the two file-writing routes, everything else is JSON. */
 export function limitOf(method: string, path: string, limits: BodyLimits): { bytes: number; what: string } {
-  const upload = (method === 'PUT' && /\/sessions\/[^/]+\/file$/.test(path)) || (method === 'POST' && /\/sessions\/[^/]+\/files$/.test(path))
+  const upload =
+    (method === 'PUT' && /\/sessions\/[^/]+\/file$/.test(path)) || (method === 'POST' && /\/sessions\/[^/]+\/files$/.test(path))
   return upload ? { bytes: limits.maxUploadBytes, what: 'uploads' } : { bytes: limits.maxJsonBytes, what: 'JSON request bodies' }
 }
 
@@ -94,7 +95,8 @@ export function resolveBodyLimits(options: { maxJsonBytes?: number; maxUploadByt
     drainBytes: options.drainBytes ?? DEFAULT_DRAIN_BYTES,
   }
   for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive whole number of bytes, got ${String(value)}`)
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new RangeError(`${name} must be a positive whole number of bytes, got ${String(value)}`)
   }
   return limits
 }

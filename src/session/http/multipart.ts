@@ -21,7 +21,8 @@ const decoder = new TextDecoder('utf-8', { fatal: true })
 export function parseMultipart(body: Uint8Array, contentType: string | undefined): MultipartPart[] {
   const type = contentType ?? ''
   const boundary = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(type)
-  if (!/^multipart\/form-data\s*;/i.test(type) || !boundary) throw new SessionError('invalid', 'the body is not multipart/form-data (Content-Type: multipart/form-data; boundary=…)')
+  if (!/^multipart\/form-data\s*;/i.test(type) || !boundary)
+    throw new SessionError('invalid', 'the body is not multipart/form-data (Content-Type: multipart/form-data; boundary=…)')
   const dash = bytes(`--${boundary[1] ?? boundary[2]}`)
   const delimiter = new Uint8Array([...CRLF, ...dash])
   // The first delimiter may open the body without a CRLF before it.
@@ -51,15 +52,19 @@ function part(raw: Uint8Array): MultipartPart {
   try {
     headers = decoder.decode(raw.subarray(0, split))
   } catch {
-    throw new SessionError('invalid', 'a part\'s headers are not UTF-8')
+    throw new SessionError('invalid', "a part's headers are not UTF-8")
   }
   const data = raw.subarray(split === 0 ? 2 : split + 4)
-  const disposition = headers.split('\r\n').find((h) => /^content-disposition\s*:/i.test(h))
+  const disposition = headers.split('\r\n').find(h => /^content-disposition\s*:/i.test(h))
   if (!disposition) return { data }
-  if (/;\s*filename\*\s*=/i.test(disposition)) throw new SessionError('invalid', 'a part uses filename*=; send the path as filename="…" (UTF-8)')
+  if (/;\s*filename\*\s*=/i.test(disposition))
+    throw new SessionError('invalid', 'a part uses filename*=; send the path as filename="…" (UTF-8)')
   const filename = param(disposition, 'filename')
   if (filename?.includes('\\')) {
-    throw new SessionError('invalid', `a filename may not contain a backslash: ${JSON.stringify(filename.slice(0, 200))}; separate folders with /`)
+    throw new SessionError(
+      'invalid',
+      `a filename may not contain a backslash: ${JSON.stringify(filename.slice(0, 200))}; separate folders with /`,
+    )
   }
   const name = param(disposition, 'name')
   return { ...(name !== undefined ? { name } : {}), ...(filename !== undefined ? { filename } : {}), data }

@@ -8,5 +8,16 @@ const tools = createWorkspaceTools({ vfs: scopeRun(vfs, { runId: 'r' }) })
 const specs = toolSpecs(tools)
 const written = await tools.write_file.execute({ path: '/work/a.md', content: 'alpha\n' })
 const grep = await tools.grep.execute({ pattern: 'alpha' })
-const invalid = await tools.write_file.execute({ path: 42 }).then(() => 'accepted', (e) => e.message)
-console.log(JSON.stringify({ tools: specs.map((s) => s.name).sort(), schema: specs.find((s) => s.name === 'write_file').inputSchema.required, written, hits: grep.matches.length, invalid }))
+const invalid = await tools.write_file.execute({ path: 42 }).then(
+  () => 'accepted',
+  e => e.message,
+)
+console.log(
+  JSON.stringify({
+    tools: specs.map(s => s.name).sort(),
+    schema: specs.find(s => s.name === 'write_file').inputSchema.required,
+    written,
+    hits: grep.matches.length,
+    invalid,
+  }),
+)

@@ -5,7 +5,12 @@ import { createRunJs, memoryStore, openVfs, scopeRun, variantEngine } from 'agen
 import { runJsTool } from 'agent-vfs/agent'
 
 const vfs = scopeRun(await openVfs({ store: memoryStore(), namespace: 'fn', scope: 's' }), { runId: 'r' })
-const engine = variantEngine({ wasmModule: async () => WebAssembly.compile(await readFile('/srv/app/secret-folder/quickjs.wasm')) })
+const engine = variantEngine({
+  wasmModule: async () => WebAssembly.compile(await readFile('/srv/app/secret-folder/quickjs.wasm')),
+})
 const tool = runJsTool(createRunJs({ vfs, engine }))
-const answer = await tool.execute({ code: 'return 1' }).then(() => 'succeeded', (e) => e.message)
+const answer = await tool.execute({ code: 'return 1' }).then(
+  () => 'succeeded',
+  e => e.message,
+)
 console.log(JSON.stringify({ answer }))

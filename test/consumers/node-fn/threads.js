@@ -9,7 +9,9 @@ export async function handler() {
     const vfs = await openVfs({ store: memoryStore(), namespace: 'fn', scope: 'threads' })
     await vfs.writeFile('/data/n.txt', '21')
     const runJs = createRunJs({ vfs, executor: threads, typescript: false })
-    const result = await runJs.run(`const n = Number(await vfs.read('/data/n.txt')); await vfs.write('/data/out.txt', String(n * 2)); return n * 2`)
+    const result = await runJs.run(
+      `const n = Number(await vfs.read('/data/n.txt')); await vfs.write('/data/out.txt', String(n * 2)); return n * 2`,
+    )
     return { result, written: await vfs.readFile('/data/out.txt', 'utf8'), stats: threads.stats() }
   } finally {
     await threads.close()

@@ -6,7 +6,7 @@ import { createRunJs, memoryStore, openVfs } from 'agent-vfs'
 const vfs = await openVfs({ store: memoryStore(), namespace: 'fn', scope: 's' })
 const plain = await createRunJs({ vfs }).run(`const n: number = 21; return n * 2`)
 const slowLoader = async () => {
-  await new Promise((r) => setTimeout(r, 1500))
+  await new Promise(r => setTimeout(r, 1500))
   return import('agent-vfs/run-js/typescript')
 }
 const slow = await createRunJs({ vfs, typescript: slowLoader, limits: { timeMs: 1000 } }).run(`const n: number = 1; return n + 1`)

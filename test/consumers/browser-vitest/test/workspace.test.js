@@ -8,14 +8,14 @@ it('an IndexedDB workspace survives a reopen and run_js works on it', async () =
   const b = await openVfs({ store: indexedDbStore(), namespace: 'consumer', scope: 'browser' })
   const r = await createRunJs({ vfs: b, typescript: false }).run(`return Number(await vfs.read('/work/n.txt')) + 1`)
   expect(r).toMatchObject({ success: true, result: 21 })
-  expect(isVfsError(await b.readFile('/missing').catch((e) => e), 'ENOENT')).toBe(true)
+  expect(isVfsError(await b.readFile('/missing').catch(e => e), 'ENOENT')).toBe(true)
 })
 
 it('a TypeScript program gets its whole time limit, however long the TypeScript loader takes to load', async () => {
   const vfs = await openVfs({ store: indexedDbStore(), namespace: 'consumer', scope: 'typescript' })
   // The package's loader (~3.5 MB) loads in seconds in a busy browser; this one waits longer than the limit first.
   const typescript = async () => {
-    await new Promise((r) => setTimeout(r, 1500))
+    await new Promise(r => setTimeout(r, 1500))
     return import('agent-vfs/run-js/typescript')
   }
   const r = await createRunJs({ vfs, typescript, limits: { timeMs: 1000 } }).run(`const n: number = 41; return n + 1`)

@@ -10,12 +10,20 @@ export { SessionObject } from 'agent-vfs/worker'
 // An offline agent: one TypeScript program through run_js, then it is done.
 const doubler = {
   setup: () => ({
-    model: scriptedModel((view) =>
+    model: scriptedModel(view =>
       view.call === 0
-        ? { toolCalls: [{ toolName: 'run_js', input: { code: `const n: number = 21; await vfs.write('/outputs/n.txt', String(n * 2)); return n * 2` } }] }
-        : { text: 'Wrote /outputs/n.txt' }),
+        ? {
+            toolCalls: [
+              {
+                toolName: 'run_js',
+                input: { code: `const n: number = 21; await vfs.write('/outputs/n.txt', String(n * 2)); return n * 2` },
+              },
+            ],
+          }
+        : { text: 'Wrote /outputs/n.txt' },
+    ),
     policy: [{ decision: 'allow', tools: ['run_js'], reason: 'the example runs its program without approval' }],
-    runJs: (vfs) => createRunJs({ vfs, engine: workerdEngine(), typescript: () => import('agent-vfs/run-js/typescript') }),
+    runJs: vfs => createRunJs({ vfs, engine: workerdEngine(), typescript: () => import('agent-vfs/run-js/typescript') }),
   }),
 }
 

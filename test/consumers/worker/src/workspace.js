@@ -6,7 +6,12 @@ import { workerdEngine } from 'agent-vfs/run-js/workerd'
 export function workspaceClass(typescript) {
   return class Workspace extends DurableObject {
     async run(code) {
-      this.vfs ??= await openVfs({ store: durableObjectStore(this.ctx.storage), namespace: 'consumer', scope: 'main', autoRefresh: false })
+      this.vfs ??= await openVfs({
+        store: durableObjectStore(this.ctx.storage),
+        namespace: 'consumer',
+        scope: 'main',
+        autoRefresh: false,
+      })
       return createRunJs({ vfs: this.vfs, engine: workerdEngine(), typescript }).run(code)
     }
   }
