@@ -360,13 +360,8 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     const target = this.check(to)
     const { entries, existing } = checkTransfer(this.tree, { source, target, from, to, verb })
     if (verb === 'copy') {
-      let bytes = 0
-      let files = 0
-      for (const [, n] of entries) {
-        if (n.kind !== 'file') continue
-        bytes += n.data.length
-        files++
-      }
+      const copied = entries.flatMap(([, n]) => (n.kind === 'file' ? [n.data.length] : []))
+      const [bytes, files] = [copied.reduce((sum, n) => sum + n, 0), copied.length]
       const replaced = existing?.kind === 'file' ? existing.data.length : 0
       this.checkQuota(to, bytes - replaced, files - (existing?.kind === 'file' ? 1 : 0))
     }
