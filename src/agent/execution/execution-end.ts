@@ -66,6 +66,7 @@ export async function suspendExecution(
   const pending: PendingAction = { ...s, id, executionId: r.id, createdAt: Date.now(), window }
   r.status = 'suspended'
   r.pendingId = id
+  delete r.answeredPendingId
   if (s.kind === 'question') {
     await ctx.recorder.emit({
       type: 'question',

@@ -132,11 +132,15 @@ export async function resumeTask<T = unknown>(options: ResumeTaskOptions<T>): Pr
     if (!pending.answer) return taskResult(r, plan.plan, pending) as TaskResult<T>
     r.status = 'running'
     delete r.pendingId
+    r.answeredPendingId = pending.id
     await recorder.save()
     return driveExecution(options, recorder, { pending }, true, plan) as Promise<TaskResult<T>>
   }
+  // A run that died after it was resumed with an answer, before its next checkpoint: the same answer again.
+  const answered = r.answeredPendingId ? await readPending(options.vfs, r.answeredPendingId) : undefined
   r.status = 'running'
   await recorder.save()
+  if (answered?.answer) return driveExecution(options, recorder, { pending: answered }, true, plan) as Promise<TaskResult<T>>
   const note =
     'The previous run stopped before finishing. Continue from the plan; files written after the last checkpoint are still there, so check them before redoing work.'
   return driveExecution(options, recorder, { reason: 'resume', note }, true, plan) as Promise<TaskResult<T>>

@@ -33,6 +33,12 @@ export interface ExecutionRecord {
   submission: SubmissionState
   /** Set while suspended. */
   pendingId?: string
+  /**
+   * The answered pending action the running window was resumed with, until the next checkpoint: a host
+   * that dies before it (kill -9 after an acknowledged answer) leaves it here, and the next resume
+   * delivers the answer again instead of starting the window without it (the model would ask again).
+   */
+  answeredPendingId?: string
   result?: unknown
   summary?: string
   error?: { code: string; message: string }
@@ -168,6 +174,7 @@ export class ExecutionRecorder {
       plan,
     }
     this.record.checkpoint = plan.revision
+    delete this.record.answeredPendingId // the checkpoint holds what the answer led to
     this.record.windowsSinceCheckpoint = 0
     this.record.idleWindows = 0
     // Issued in one tick: the checkpoint, the record and the buffered events share a commit.
