@@ -28,9 +28,9 @@ export async function app(): Promise<void> {
   strip(42)
   const tools = createWorkspaceTools({ vfs: scopeRun(vfs, { runId: 'types' }) })
   type WriteInput = Parameters<(typeof tools)['write_file']['execute']>[0]
-  // @ts-expect-error a workspace tool's input is not `any` (it is validated by execute)
   const input: WriteInput = 1
-  input.path
+  // @ts-expect-error a workspace tool's input is not `any` (it is validated by execute): no unchecked property
+  void input.path
   type ContractOfStream = Awaited<ReturnType<ReturnType<typeof scriptedModel>['doStream']>>['stream']
   // @ts-expect-error a scripted model streams typed parts, not `any`
   const part: number = undefined as unknown as ContractOfStream extends ReadableStream<infer P> ? P : never
