@@ -48,6 +48,8 @@ const entries = [
   { in: 'src/runtimes/node/worker.ts', out: 'run-js-node-worker', isolate: true },
   // agent-vfs/session: the session host and its hono app (hono and @hono/zod-openapi stay external).
   { in: 'src/session/index.ts', out: 'session' },
+  // agent-vfs/mcp: MCP in and out (@modelcontextprotocol/sdk stays external); only hosts import it.
+  { in: 'src/mcp/index.ts', out: 'mcp' },
   // agent-vfs/worker: sessions on Cloudflare Workers (Durable Objects, D1); imports cloudflare:workers.
   { in: 'src/worker/index.ts', out: 'worker' },
 ]

@@ -33,6 +33,7 @@ import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { postgresStore, type VfsStore } from 'agent-vfs'
 import { createRunJs, type RunVfs } from 'agent-vfs'
 import { workerThreads } from 'agent-vfs/run-js/node'
+import { mountSessionMcp } from 'agent-vfs/mcp'
 import {
   createSessionApp,
   createSessionHost,
@@ -200,6 +201,10 @@ const app = createSessionApp(host, {
   auth: { secret: secret! },
   ...(maxJsonBytes ? { maxJsonBytes } : {}),
   ...(maxUploadBytes ? { maxUploadBytes } : {}),
+})
+// Every session's workspace as an MCP server at /sessions/{id}/mcp (docs/mcp.md); run_js like the agents'.
+mountSessionMcp(app, host, {
+  runJs: (vfs, session) => createRunJs({ vfs, ...(threads ? { executor: threads } : {}), tenant: session.owner }),
 })
 const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, async info => {
   console.log(`agent-vfs sessions on http://127.0.0.1:${info.port} (${opened.label}, host ${host.hostId})`)

@@ -64,7 +64,7 @@ export {
   type ToolCallOptions,
   type ToolErrorCode,
 } from './tools/tool.js'
-export { defaultToolLimits, type ToolLimits } from './tools/tool-context.js'
+export { defaultToolLimits, ReadLedger, type ToolLimits } from './tools/tool-context.js'
 export { createWorkspaceTools, toolSpecs, type WorkspaceToolsOptions, type RunJsSlot } from './tools/toolset.js'
 export { runJsTool, RUN_JS_DESCRIPTION, type RunJsRunner, type RunJsOutcome, type RunJsToolOptions } from './tools/run-js-tool.js'
 export { askUserTool, type AskUser } from './tools/ask-tool.js'

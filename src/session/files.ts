@@ -7,7 +7,7 @@ import type { SessionRecord } from './types.js'
 import { UPLOAD_ROOTS } from './workspace.js'
 
 /** The host's file uploads: writes and deletes in an open session's workspace. */
-export function fileMethods(parts: HostParts): Pick<SessionHost, 'writeFiles' | 'deleteFile'> {
+export function fileMethods(parts: HostParts): Pick<SessionHost, 'writeFiles' | 'deleteFile' | 'recordUsage'> {
   return {
     async writeFiles(sessionId, files) {
       const record = await parts.requireOpen(sessionId)
@@ -17,6 +17,11 @@ export function fileMethods(parts: HostParts): Pick<SessionHost, 'writeFiles' | 
     async deleteFile(sessionId, path) {
       const record = await parts.requireOpen(sessionId)
       return deleteUpload(parts.ctx, record, (await parts.open(sessionId)).ws, path)
+    },
+
+    async recordUsage(sessionId) {
+      const { record, ws } = await parts.open(sessionId)
+      await parts.ctx.recordBytes(record.owner, sessionId, ws.usage().bytes)
     },
   }
 }

@@ -115,6 +115,12 @@ export interface SessionHost {
   /** Writes files into the workspace in one commit, within the owner's quota. */
   writeFiles(sessionId: string, files: UploadFile[]): Promise<string[]>
   deleteFile(sessionId: string, path: string): Promise<void>
+  /**
+   * Stores what the workspace holds now as the session's bytes in the owner's index (what the
+   * owner's byte quota sums), after writes made through {@link SessionHost.workspace} by tools a
+   * client drives (the MCP endpoint); uploads and executions record their own.
+   */
+  recordUsage(sessionId: string): Promise<void>
   /** Resumes executions whose host died (lease expired). Resolves to the sessions it took on. */
   recover(): Promise<string[]>
   gc(options: GcOptions): Promise<GcReport>

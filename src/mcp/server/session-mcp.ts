@@ -1,0 +1,91 @@
+import { restrict, RUN_ROOTS, type RunVfs } from 'agent-vfs'
+import { createWorkspaceTools, ReadLedger, type RunJsRunner, type ToolLimits, type ToolSet } from 'agent-vfs/agent'
+import type { SessionHost } from 'agent-vfs/session'
+import type { Hono } from 'hono'
+import { workspaceMcpServer } from './workspace-server.js'
+import { serveStatelessMcp } from './stateless-http.js'
+
+/** Options of {@link mountSessionMcp}. */
+export interface SessionMcpOptions {
+  /**
+   * Adds `run_js`: makes the runner from the workspace view it must use (/state read-only), e.g.
+   * `(view, { owner }) => createRunJs({ vfs: view, tenant: owner })`. Without it there is no run_js.
+   */
+  runJs?: (vfs: RunVfs, session: { id: string; owner: string }) => RunJsRunner
+  limits?: Partial<ToolLimits>
+  /** Sessions whose read ledgers (which file versions a client has read, for edit_file) this host keeps. Default 1,000. */
+  ledgers?: number
+}
+
+/** What a client is told when it connects. */
+const INSTRUCTIONS =
+  "The durable workspace of an agent-vfs session. /context and /skills are read-only, /state is the runtime's (read-only here); " +
+  'write under /work and /outputs. Read a file with read_file before edit_file changes it. Files are also resources (vfs:///<path>).'
+
+/**
+ * Serves `/sessions/:id/mcp` on a session app (`createSessionApp`, whose bearer auth and body
+ * limits run first): the session's workspace as a streamable-HTTP MCP server, stateless (see
+ * `serveStatelessMcp`), for Claude Code, Cursor or another agent. Another owner's session is 404,
+ * like a missing one. The tools are the agent's own (`createWorkspaceTools`) over the workspace the
+ * agent sees: every run root, `/context` and `/skills` read-only, `/state` read-only, nothing
+ * outside them; a closed session is read-only as a whole. Writes land in the host's open workspace
+ * (observers see them as they see the agent's) and count against the owner's byte quota.
+ */
+export function mountSessionMcp(app: Hono<{ Variables: { owner: string } }>, host: SessionHost, options: SessionMcpOptions = {}): void {
+  const ledgers = new LedgerCache(options.ledgers ?? 1000)
+  app.all('/sessions/:id/mcp', async c => {
+    const id = c.req.param('id')
+    const owner = c.get('owner')
+    // Not found, for a missing session and for another owner's alike.
+    const record = await host.get(id, owner)
+    const base = await host.workspace(id)
+    const vfs = record.status === 'closed' ? (restrict(base, { readOnly: RUN_ROOTS.map(r => `/${r}`) }) as RunVfs) : base
+    const runJs = options.runJs
+    const tools = countWrites(
+      createWorkspaceTools({
+        vfs,
+        reads: ledgers.of(id),
+        ...(options.limits ? { limits: options.limits } : {}),
+        ...(runJs ? { runJs: (view: RunVfs) => runJs(view, { id, owner }) } : {}),
+      }),
+      () => host.recordUsage(id),
+    )
+    return serveStatelessMcp(c.req.raw, () =>
+      workspaceMcpServer({ tools, vfs, name: `agent-vfs session ${id}`, instructions: INSTRUCTIONS }),
+    )
+  })
+}
+
+/** The tools, each call that may write followed by `after` (the owner's bytes), whether it succeeded or not. */
+function countWrites(tools: ToolSet, after: () => Promise<void>): ToolSet {
+  return Object.fromEntries(
+    Object.entries(tools).map(([name, tool]) => [
+      name,
+      {
+        ...tool,
+        async execute(input: unknown, callOptions?: Parameters<typeof tool.execute>[1]) {
+          try {
+            return await tool.execute(input, callOptions)
+          } finally {
+            if (tool.access(input).access !== 'read') await after().catch(() => undefined)
+          }
+        },
+      },
+    ]),
+  )
+}
+
+/** The read ledger of each session, so edit_file works across stateless requests; the oldest go first. */
+class LedgerCache {
+  private readonly ledgers = new Map<string, ReadLedger>()
+  constructor(private readonly max: number) {}
+
+  of(sessionId: string): ReadLedger {
+    let ledger = this.ledgers.get(sessionId)
+    if (ledger) this.ledgers.delete(sessionId)
+    else ledger = new ReadLedger()
+    this.ledgers.set(sessionId, ledger)
+    while (this.ledgers.size > this.max) this.ledgers.delete(this.ledgers.keys().next().value!)
+    return ledger
+  }
+}
