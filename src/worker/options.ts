@@ -1,3 +1,4 @@
+import type { SessionMcpOptions } from 'agent-vfs/mcp'
 import type { AgentProfile, OwnerQuota } from 'agent-vfs/session'
 import type { SessionObject } from './session-object.js'
 
@@ -42,6 +43,11 @@ export interface EdgeOptions {
   maxJsonBytes?: number
   /** Bytes of an oversized body read and discarded before the 413 (so the client reads it). Default 256 MiB. */
   drainBytes?: number
+  /**
+   * `/sessions/{id}/mcp`, every session's workspace as an MCP server (docs/mcp.md); `runJs` adds
+   * run_js, e.g. `(vfs) => createRunJs({ vfs, engine: workerdEngine() })`. `false` serves none. Default: served, without run_js.
+   */
+  mcp?: SessionMcpOptions | false
 }
 
 let configured: EdgeOptions | undefined

@@ -9,6 +9,7 @@ import {
   type SessionHost,
   type SessionRecord,
 } from 'agent-vfs/session'
+import { mountSessionMcp } from 'agent-vfs/mcp'
 import { d1OwnerIndex } from './d1-owner-index.js'
 import { edgeOptions, jwtSecret, type EdgeEnv } from './options.js'
 import { SocketHub } from './sockets.js'
@@ -70,8 +71,12 @@ export class SessionObject extends DurableObject<EdgeEnv> {
   }
 
   #appOf() {
+    return (this.#app ??= this.#newApp())
+  }
+
+  #newApp() {
     const options = edgeOptions()
-    return (this.#app ??= createSessionApp(this.#hostOf(), {
+    const app = createSessionApp(this.#hostOf(), {
       auth: { secret: jwtSecret(this.env) },
       webSocket: (request, session) =>
         this.#sockets.accept(
@@ -85,7 +90,10 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
       ...(options.maxJsonBytes !== undefined ? { maxJsonBytes: options.maxJsonBytes } : {}),
-    }))
+    })
+    // After the app's auth and body limits, like every session route.
+    if (options.mcp !== false) mountSessionMcp(app, this.#hostOf(), options.mcp ?? {})
+    return app
   }
 
   /** The id of the session this object holds (undefined before its creation and after its deletion). */
