@@ -8,7 +8,10 @@
  * Only hosts and agent glue import this entry, so the SDK stays out of the core, the agent runtime
  * and the browser bundles.
  */
-export { mountSessionMcp, type SessionMcpOptions } from './server/session-mcp.js'
+export { mountSessionMcp, sessionMcp, type SessionMcpOptions, type SessionMcpMount } from './server/session-mcp.js'
 export { workspaceMcpServer, type WorkspaceMcpServerOptions } from './server/workspace-server.js'
 export { serveStatelessMcp } from './server/stateless-http.js'
 export { RESOURCE_PREFIX, MAX_RESOURCE_BYTES, RESOURCES_PER_PAGE } from './server/resources.js'
+export { connectMcpTools, type McpToolsOptions, type McpTools } from './client/connect.js'
+export { runJsTools } from './client/run-js-bridge.js'
+export type { McpServerConfig } from './client/config.js'

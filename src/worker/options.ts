@@ -1,5 +1,5 @@
-import type { SessionMcpOptions } from 'agent-vfs/mcp'
-import type { AgentProfile, OwnerQuota } from 'agent-vfs/session'
+import type { Hono } from 'hono'
+import type { AgentProfile, OwnerQuota, SessionHost } from 'agent-vfs/session'
 import type { SessionObject } from './session-object.js'
 
 /** The bindings `agent-vfs/worker` reads (declare them in wrangler.toml; see the README). */
@@ -44,10 +44,10 @@ export interface EdgeOptions {
   /** Bytes of an oversized body read and discarded before the 413 (so the client reads it). Default 256 MiB. */
   drainBytes?: number
   /**
-   * `/sessions/{id}/mcp`, every session's workspace as an MCP server (docs/mcp.md); `runJs` adds
-   * run_js, e.g. `(vfs) => createRunJs({ vfs, engine: workerdEngine() })`. `false` serves none. Default: served, without run_js.
+   * Serves `/sessions/{id}/mcp`, every session's workspace as an MCP server (docs/mcp.md):
+   * `sessionMcp({ runJs })` from `agent-vfs/mcp`. Default: none, and nothing of the MCP SDK in the Worker.
    */
-  mcp?: SessionMcpOptions | false
+  mcp?: (app: Hono<{ Variables: { owner: string } }>, host: SessionHost) => void
 }
 
 let configured: EdgeOptions | undefined

@@ -9,7 +9,6 @@ import {
   type SessionHost,
   type SessionRecord,
 } from 'agent-vfs/session'
-import { mountSessionMcp } from 'agent-vfs/mcp'
 import { d1OwnerIndex } from './d1-owner-index.js'
 import { edgeOptions, jwtSecret, type EdgeEnv } from './options.js'
 import { SocketHub } from './sockets.js'
@@ -92,7 +91,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       ...(options.maxJsonBytes !== undefined ? { maxJsonBytes: options.maxJsonBytes } : {}),
     })
     // After the app's auth and body limits, like every session route.
-    if (options.mcp !== false) mountSessionMcp(app, this.#hostOf(), options.mcp ?? {})
+    options.mcp?.(app, this.#hostOf())
     return app
   }
 

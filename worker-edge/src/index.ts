@@ -3,6 +3,7 @@ import { createRunJs, d1Store, openVfs } from 'agent-vfs'
 import { workerdEngine } from 'agent-vfs/run-js/workerd'
 import { DEFAULT_OWNER_QUOTA } from 'agent-vfs/session'
 import { createEdgeApp } from 'agent-vfs/worker'
+import { sessionMcp } from 'agent-vfs/mcp'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import type { Env } from './env.js'
 import { fileRoutes } from './file-routes.js'
@@ -27,7 +28,7 @@ export const sessions = createEdgeApp({
   // The default quota, with room for the 200 SSE observers of one session that bench/session-edge.bench.ts opens.
   quota: { ...DEFAULT_OWNER_QUOTA, maxStreams: 256 },
   // Every session's workspace as an MCP server, run_js included (docs/mcp.md).
-  mcp: { runJs: vfs => createRunJs({ vfs, ...runJs }) },
+  mcp: sessionMcp({ runJs: vfs => createRunJs({ vfs, ...runJs }) }),
 })
 
 /**

@@ -56,6 +56,17 @@ export function mountSessionMcp(app: Hono<{ Variables: { owner: string } }>, hos
   })
 }
 
+/** Mounts `/sessions/:id/mcp` on a session app: what a host that builds its app itself takes (`createEdgeApp({ mcp })`). */
+export type SessionMcpMount = (app: Hono<{ Variables: { owner: string } }>, host: SessionHost) => void
+
+/**
+ * {@link mountSessionMcp} with its options bound, for `createEdgeApp({ mcp: sessionMcp({ runJs }) })`:
+ * a Worker that passes none bundles nothing of the MCP SDK.
+ */
+export function sessionMcp(options: SessionMcpOptions = {}): SessionMcpMount {
+  return (app, host) => mountSessionMcp(app, host, options)
+}
+
 /** The tools, each call that may write followed by `after` (the owner's bytes), whether it succeeded or not. */
 function countWrites(tools: ToolSet, after: () => Promise<void>): ToolSet {
   return Object.fromEntries(
