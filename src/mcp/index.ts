@@ -15,3 +15,4 @@ export { RESOURCE_PREFIX, MAX_RESOURCE_BYTES, RESOURCES_PER_PAGE } from './serve
 export { connectMcpTools, type McpToolsOptions, type McpTools } from './client/connect.js'
 export { runJsTools } from './client/run-js-bridge.js'
 export type { McpServerConfig } from './client/config.js'
+export { withMcpServers, type WithMcpServersOptions, type McpExecution } from './client/profile.js'

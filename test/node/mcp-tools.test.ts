@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRunJs } from '../../src/index.js'
+import { createRunJs, memoryStore } from '../../src/index.js'
 import {
   resumeTask,
   runTask,
@@ -9,7 +9,8 @@ import {
   type PolicyRule,
   type ScriptedView,
 } from '../../src/agent/index.js'
-import { connectMcpTools, runJsTools, type McpServerConfig, type McpTools } from '../../src/mcp/index.js'
+import { connectMcpTools, runJsTools, withMcpServers, type McpServerConfig, type McpTools } from '../../src/mcp/index.js'
+import { createSessionHost } from '../../src/session/index.js'
 import { freshRun } from '../agent/workspace.js'
 import { startDocsServer } from '../mcp/docs-server.js'
 
@@ -181,6 +182,48 @@ describe('MCP tools from run_js (the same bridge as other tools)', () => {
       expect(docs.aborted).toContain('slow')
     } finally {
       await slow.close()
+    }
+  })
+})
+
+describe('a session profile that names MCP servers', () => {
+  it('the execution calls the allowed remote tool after a person approves it; the servers are read per execution (owner headers)', async () => {
+    const owners: string[] = []
+    const profile = withMcpServers(
+      {
+        setup: () => ({
+          model: scriptedModel(caller('mcp_docs_search', { q: 'sessions' })),
+          policy: [{ decision: 'ask', tools: ['mcp_docs_search'], reason: 'look-ups need a yes' }],
+        }),
+      },
+      execution => {
+        owners.push(execution.owner ?? '?')
+        return [server({ allow: ['search'] })]
+      },
+    )
+    const host = createSessionHost({ store: memoryStore(), agents: { docs: profile }, pollMs: 20 })
+    try {
+      const before = docs.calls.length
+      const s = await host.create({ owner: 'ana', profile: 'docs' })
+      await host.send(s.id, { text: 'find it' })
+      let record = await host.get(s.id)
+      for (let i = 0; i < 500 && record.status !== 'waiting_approval'; i++) {
+        await new Promise(r => setTimeout(r, 20))
+        record = await host.get(s.id)
+      }
+      expect(record.status).toBe('waiting_approval')
+      const [pending] = await host.pending(s.id)
+      expect(pending).toMatchObject({ kind: 'approval', toolName: 'mcp_docs_search' })
+      expect(docs.calls.length).toBe(before)
+      await host.answer(s.id, pending.id, { decision: 'approve' })
+      for (let i = 0; i < 500 && (await host.get(s.id)).status !== 'idle'; i++) await new Promise(r => setTimeout(r, 20))
+      await host.settled(s.id)
+      expect((await host.get(s.id)).status).toBe('idle')
+      expect(docs.calls.slice(before)).toEqual(['search:sessions'])
+      expect(owners[0]).toBe('ana')
+    } finally {
+      await host.stop()
+      await profile.close()
     }
   })
 })
