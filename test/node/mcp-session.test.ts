@@ -32,6 +32,17 @@ async function startHost(store: VfsStore, port = 0): Promise<{ host: SessionHost
   }
 }
 
+/** A new session of ana's, and her token. */
+async function anaSession(): Promise<{ id: string; token: string }> {
+  const token = await mintToken(secret, 'ana')
+  const created = await fetch(`${running.url}/sessions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ profile: 'appendix' }),
+  })
+  return { id: ((await created.json()) as { id: string }).id, token }
+}
+
 const store = memoryStore()
 let running: Awaited<ReturnType<typeof startHost>>
 beforeAll(async () => {
@@ -43,13 +54,7 @@ describe('MCP out on the Node host', () => {
   sessionMcpSuite({ url: () => running.url, token: owner => mintToken(secret, owner), runJs: true })
 
   it('bounds the body at the door like every JSON route (413)', async () => {
-    const token = await mintToken(secret, 'ana')
-    const created = await fetch(`${running.url}/sessions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ profile: 'appendix' }),
-    })
-    const { id } = (await created.json()) as { id: string }
+    const { id, token } = await anaSession()
     const client = await mcpClient(running.url, id, token)
     await expect(
       client.callTool({ name: 'write_file', arguments: { path: '/work/big.txt', content: 'x'.repeat(100_000) } }),
@@ -58,13 +63,7 @@ describe('MCP out on the Node host', () => {
   })
 
   it('a client keeps working across a restart of the host (nothing of an MCP session lives in the host)', async () => {
-    const token = await mintToken(secret, 'ana')
-    const created = await fetch(`${running.url}/sessions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ profile: 'appendix' }),
-    })
-    const { id } = (await created.json()) as { id: string }
+    const { id, token } = await anaSession()
     const client = await mcpClient(running.url, id, token)
     await client.callTool({ name: 'write_file', arguments: { path: '/work/before.md', content: 'before the restart' } })
     const port = Number(new URL(running.url).port)

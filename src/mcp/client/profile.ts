@@ -2,6 +2,7 @@ import { isToolError, type ToolSet } from 'agent-vfs/agent'
 import type { AgentProfile } from 'agent-vfs/session'
 import type { McpServerConfig } from './config.js'
 import { connectMcpTools, type McpTools } from './connect.js'
+import { wrapTools } from '../wrap-tools.js'
 
 /** Which execution a profile sets up (what {@link AgentProfile.setup} receives). */
 export type McpExecution = Parameters<AgentProfile['setup']>[0]
@@ -58,20 +59,12 @@ export function withMcpServers(
 
 /** The tools, the connection dropped after a call that found the server unreachable. */
 function droppingWhenDead(tools: ToolSet, dead: () => void): ToolSet {
-  return Object.fromEntries(
-    Object.entries(tools).map(([name, tool]) => [
-      name,
-      {
-        ...tool,
-        async execute(input: unknown, callOptions?: Parameters<typeof tool.execute>[1]) {
-          try {
-            return await tool.execute(input, callOptions)
-          } catch (error) {
-            if (isToolError(error) && error.code === 'unavailable') dead()
-            throw error
-          }
-        },
-      },
-    ]),
-  )
+  return wrapTools(tools, async (_tool, _input, call) => {
+    try {
+      return await call()
+    } catch (error) {
+      if (isToolError(error) && error.code === 'unavailable') dead()
+      throw error
+    }
+  })
 }

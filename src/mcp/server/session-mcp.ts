@@ -4,6 +4,7 @@ import type { SessionHost } from 'agent-vfs/session'
 import type { Hono } from 'hono'
 import { workspaceMcpServer } from './workspace-server.js'
 import { serveStatelessMcp } from './stateless-http.js'
+import { wrapTools } from '../wrap-tools.js'
 
 /** Options of {@link mountSessionMcp}. */
 export interface SessionMcpOptions {
@@ -69,21 +70,13 @@ export function sessionMcp(options: SessionMcpOptions = {}): SessionMcpMount {
 
 /** The tools, each call that may write followed by `after` (the owner's bytes), whether it succeeded or not. */
 function countWrites(tools: ToolSet, after: () => Promise<void>): ToolSet {
-  return Object.fromEntries(
-    Object.entries(tools).map(([name, tool]) => [
-      name,
-      {
-        ...tool,
-        async execute(input: unknown, callOptions?: Parameters<typeof tool.execute>[1]) {
-          try {
-            return await tool.execute(input, callOptions)
-          } finally {
-            if (tool.access(input).access !== 'read') await after().catch(() => undefined)
-          }
-        },
-      },
-    ]),
-  )
+  return wrapTools(tools, async (tool, input, call) => {
+    try {
+      return await call()
+    } finally {
+      if (tool.access(input).access !== 'read') await after().catch(() => undefined)
+    }
+  })
 }
 
 /** The read ledger of each session, so edit_file works across stateless requests; the oldest go first. */
