@@ -10,6 +10,7 @@ import type { OwnerIndex } from './owner-index.js'
 import type { SessionSignals } from './signals.js'
 import type { AgentProfile, EventLine, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
 import { Workspaces } from './workspace.js'
+import { FileEvents } from './file-events.js'
 
 /** What the meta scope of a session holds. */
 export interface SessionMeta {
@@ -40,6 +41,8 @@ export interface HostSettings {
 /** State shared by the parts of one host: logs, message boxes, workspaces, signals. */
 export class HostContext {
   readonly workspaces: Workspaces
+  /** Who writes each session's files now, and the `files-changed` events of their commits. */
+  readonly fileEvents: FileEvents
   /** The store's session layout: the meta scope's requests, the work index, removals. */
   readonly storage: SessionStorage
   /** The owners' index (set by the host right after construction: the default one reads records through this context). */
@@ -50,7 +53,8 @@ export class HostContext {
     readonly settings: HostSettings,
     readonly signals: SessionSignals,
   ) {
-    this.workspaces = new Workspaces(settings.store, settings.namespace)
+    this.fileEvents = new FileEvents((sessionId, body) => this.emit(sessionId, body))
+    this.workspaces = new Workspaces(settings.store, settings.namespace, this.fileEvents)
     this.storage = new SessionStorage(settings.store, settings.namespace)
   }
 

@@ -188,6 +188,7 @@ export class SessionDriver {
     const controller = new AbortController()
     if (step.kind === 'resume' && step.aborted) controller.abort()
     this.active.set(sessionId, { controller, executionId })
+    ctx.fileEvents.executing(sessionId, executionId)
     await ctx.storage.markWork({ sessionId, owner: meta.record.owner, reason: 'run', executionId })
     await ctx.setStatus(sessionId, 'running', executionId)
     await ctx.update(sessionId, r => ({ ...r, executions: Math.max(r.executions, index) }))
@@ -232,6 +233,7 @@ export class SessionDriver {
       )
     } finally {
       this.active.delete(sessionId)
+      ctx.fileEvents.executing(sessionId, undefined)
       await Promise.all(appends)
       // What the execution wrote counts against the owner's byte quota from now on.
       await ctx.recordBytes(meta.record.owner, sessionId, ws.usage().bytes).catch(() => undefined)

@@ -52,10 +52,12 @@ async function writeUpload(ctx: HostContext, record: SessionRecord, open: () => 
     await ctx.index.setBytes(record.owner, sessionId, bytes, max)
   }
   // Issued together: one commit for the whole upload, all or nothing.
+  ctx.fileEvents.markApi(sessionId, paths)
   try {
     await Promise.all(paths.map((p, i) => ws.seed(p, datas[i])))
   } catch (error) {
     // The write failed: the reservation gives way to what the workspace holds.
+    ctx.fileEvents.unmark(sessionId, paths)
     if (max !== undefined) await ctx.recordBytes(record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
     throw error
   }
@@ -68,6 +70,7 @@ async function deleteUpload(ctx: HostContext, record: SessionRecord, ws: RunVfs,
   const p = uploadPath(path)
   const base = await ctx.workspaces.base(record.id)
   if (!(await ws.exists(p))) throw new SessionError('not-found', `There is no file ${JSON.stringify(p)}`)
+  ctx.fileEvents.markApi(record.id, [p])
   await base.deleteFile(p)
   await ctx.recordBytes(record.owner, record.id, ws.usage().bytes)
 }

@@ -32,6 +32,8 @@ export type {
   MessageMode,
   SessionEvent,
   SessionEventBody,
+  ChangeActor,
+  FileChange,
   EventLine,
   Heartbeat,
   AgentProfile,

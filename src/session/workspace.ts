@@ -3,6 +3,7 @@ import type { VfsStore } from 'agent-vfs'
 import { openVfs } from 'agent-vfs'
 import { restrict, type RunRoot, type RunVfs } from 'agent-vfs'
 import type { Vfs } from 'agent-vfs'
+import type { FileEvents } from './file-events.js'
 import { scopeNames } from './storage.js'
 
 /** A session's workspace maps the run roots onto themselves: `/context` is `/context` in the scope. */
@@ -15,13 +16,15 @@ export const UPLOAD_ROOTS = RUN_ROOTS.filter(r => r !== 'state').map(r => `/${r}
 
 /** The open workspaces of one host: one instance per session, opened on first use. */
 export class Workspaces {
-  private readonly open = new Map<string, Promise<{ base: Vfs; view: RunVfs }>>()
+  private readonly open = new Map<string, Promise<{ base: Vfs; view: RunVfs; unwatch?: () => void }>>()
 
   private readonly quotas = new Map<string, { maxBytes?: number }>()
 
   constructor(
     private readonly store: VfsStore,
     private readonly namespace: string,
+    /** Turns each open workspace's commits into `files-changed` events. */
+    private readonly fileEvents?: FileEvents,
   ) {}
 
   /** The session's run view (every root; `/context` and `/skills` read-only to the agent, seedable by the host). */
@@ -34,7 +37,7 @@ export class Workspaces {
     return (await this.get(sessionId)).base
   }
 
-  private get(sessionId: string, maxBytes?: number): Promise<{ base: Vfs; view: RunVfs }> {
+  private get(sessionId: string, maxBytes?: number): Promise<{ base: Vfs; view: RunVfs; unwatch?: () => void }> {
     let entry = this.open.get(sessionId)
     // The cap follows the owner's other sessions: the workspace reads this object at every write,
     // so an instance opened when the owner held more (or less) elsewhere does not keep that cap.
@@ -42,12 +45,13 @@ export class Workspaces {
     if (!quota) this.quotas.set(sessionId, (quota = {}))
     if (maxBytes !== undefined) quota.maxBytes = maxBytes
     if (!entry) {
-      entry = openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), quota }).then(base => ({
+      entry = openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), quota }).then(async base => ({
         base,
         view: restrict(base, {
           roots: RUN_ROOTS,
           readOnly: RUN_ROOTS.filter(r => !SESSION_ROOTS[r].writable).map(r => `/${r}`),
         }),
+        ...(this.fileEvents ? { unwatch: await this.fileEvents.watch(sessionId, base) } : {}),
       }))
       entry.catch(() => this.open.get(sessionId) === entry && this.open.delete(sessionId))
       this.open.set(sessionId, entry)
@@ -62,6 +66,7 @@ export class Workspaces {
     if (!entry) return
     this.open.delete(sessionId)
     const opened = await entry.catch(() => undefined)
+    opened?.unwatch?.()
     await opened?.base.close().catch(() => undefined)
   }
 

@@ -36,8 +36,9 @@ export interface SessionModel {
 
 export const emptyModel = (): SessionModel => ({ seen: new Set(), items: [], lastSeq: 0, open: new Map() })
 
-// Events that say nothing a person needs beyond what the items around them say.
-const QUIET = new Set(['heartbeat'])
+// Events that say nothing a person needs beyond what the items around them say (file changes show
+// in the file tree and in an execution's Changes).
+const QUIET = new Set(['heartbeat', 'files-changed'])
 
 /**
  * Adds events to the model (a new object; the arrays are copied once per batch). Events already
