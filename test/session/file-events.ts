@@ -3,14 +3,14 @@ import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import type { VfsStore } from '../../src/contract/store.js'
 import type { RunVfs } from '../../src/index.js'
-import { createSessionHost, type FileChange, type SessionEvent, type SessionHost } from '../../src/session/index.js'
+import { createSessionHost, type ChangedFile, type SessionEvent, type SessionHost } from '../../src/session/index.js'
 import { expectContiguous, until, uploadSeason } from './harness.js'
 
 type FilesChanged = Extract<SessionEvent, { type: 'files-changed' }>
 const fileEvents = (events: SessionEvent[]) => events.filter((e): e is FilesChanged => e.type === 'files-changed')
 
 /** Waits until the log holds a files-changed event that `match` accepts. */
-async function fileEvent(host: SessionHost, id: string, match: (c: FileChange, e: FilesChanged) => boolean): Promise<FilesChanged> {
+async function fileEvent(host: SessionHost, id: string, match: (c: ChangedFile, e: FilesChanged) => boolean): Promise<FilesChanged> {
   for (let i = 0; i < 2000; i++) {
     const hit = fileEvents(await host.events(id, { limit: 10_000 })).find(e => e.changes.some(c => match(c, e)))
     if (hit) return hit

@@ -10,6 +10,7 @@ import { PlanChecklist } from './PlanChecklist.js'
 import { Timeline } from './Timeline.js'
 import { addEvents, emptyModel, type SessionModel } from './timeline-model.js'
 import { applyFileChanges } from './file-changes.js'
+import { TimelineActions } from './TimelineActions.js'
 import { sessionLabel } from './session-label.js'
 
 // Events after which the pending list, the record or the files may have changed.
@@ -38,12 +39,15 @@ export function SessionView({
   sessionId,
   onRecord,
   onMissing,
+  onOpenSession,
 }: {
   client: SessionClient
   sessionId: string
   onRecord(r: SessionRecord): void
   /** The host does not have this session (deleted, or another host's): the view should close. */
   onMissing(): void
+  /** Opens another session (a fork just made). */
+  onOpenSession?(id: string): void
 }) {
   const [record, setRecord] = useState<SessionRecord | undefined>()
   const [model, setModel] = useState<SessionModel>(emptyModel)
@@ -169,7 +173,7 @@ export function SessionView({
       )}
       <div class="session-grid">
         <div class="col-main">
-          <PendingPrompts pending={pending} onAnswer={onAnswer} />
+          <PendingPrompts pending={pending} onAnswer={onAnswer} client={client} sessionId={sessionId} />
           <Composer
             status={record?.status}
             canResume={canResume}
@@ -178,7 +182,11 @@ export function SessionView({
             onResume={async () => void (await act(() => client.resume(sessionId)))}
           />
           <PlanChecklist plan={model.plan} />
-          <Timeline items={model.items} onOpenFile={openPath} />
+          <Timeline
+            items={model.items}
+            onOpenFile={openPath}
+            extra={e => <TimelineActions client={client} sessionId={sessionId} event={e} onForked={onOpenSession} onError={setError} />}
+          />
         </div>
         <div class="col-side">
           <FilePanel

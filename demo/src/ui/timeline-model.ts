@@ -36,9 +36,8 @@ export interface SessionModel {
 
 export const emptyModel = (): SessionModel => ({ seen: new Set(), items: [], lastSeq: 0, open: new Map() })
 
-// Events that say nothing a person needs beyond what the items around them say (file changes show
-// in the file tree and in an execution's Changes).
-const QUIET = new Set(['heartbeat', 'files-changed'])
+// Events that say nothing a person needs beyond what the items around them say.
+const QUIET = new Set(['heartbeat'])
 
 /**
  * Adds events to the model (a new object; the arrays are copied once per batch). Events already
