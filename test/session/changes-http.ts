@@ -6,20 +6,26 @@ import { createSessionApp, createSessionHost, mintToken, type SessionHost } from
 import { season } from './harness.js'
 import { listen } from './http-client.js'
 import { uploadForm } from './route-requests.js'
+import { putJson } from '../../src/session/records.js'
+import { FORK_PATH, newSessionId, scopeNames, SESSION_PATH } from '../../src/session/storage.js'
 
 const secret = 'test-secret-test-secret-test-secret-0123'
 
 /** The history routes over HTTP on one store: history, diff, revert (and its conflicts), fork, branches. */
 export function describeChangesHttp(getStore: () => Promise<VfsStore>) {
   let host: SessionHost
+  let store: VfsStore
+  let namespace: string
   let server: Awaited<ReturnType<typeof listen>>
   let ana: string
   let bob: string
   beforeAll(async () => {
+    store = await getStore()
+    namespace = `c${Math.random().toString(36).slice(2)}`
     host = createSessionHost({
-      store: await getStore(),
+      store,
       agents: { appendix: scriptAppendixProfile() },
-      namespace: `c${Math.random().toString(36).slice(2)}`,
+      namespace,
       pollMs: 20,
       quota: { maxSessions: 50 },
     })
@@ -174,6 +180,36 @@ export function describeChangesHttp(getStore: () => Promise<VfsStore>) {
     expect((await call('PUT', `/sessions/${fork.id}/file?path=/work/only-in-fork.md`, ana, 'x')).status).toBe(201)
     expect((await call('GET', `/sessions/${id}/file?path=/work/only-in-fork.md`, ana)).status).toBe(404)
     expect((await call('GET', `/sessions/${fork.id}/file?path=/context/episodes/episode-01.fountain`, ana)).status).toBe(200)
+  })
+
+  it('a fork whose host died after its first commit is finished by the next read', async () => {
+    const id = await ranAppendix()
+    const events = (await call('GET', `/sessions/${id}/events?limit=1000`, ana)).body.events
+    const at = events.find((e: any) => e.type === 'checkpoint').seq
+    // What forkSession commits first, and nothing after it: no branch, no events.
+    const forkId = newSessionId()
+    const now = Date.now()
+    const record = {
+      id: forkId,
+      owner: 'ana',
+      profile: 'appendix',
+      title: 'half',
+      status: 'idle',
+      createdAt: now,
+      updatedAt: now,
+      executions: 0,
+    }
+    await store.commit(namespace, scopeNames.meta(forkId), [
+      putJson(SESSION_PATH, record, 0),
+      putJson(FORK_PATH, { from: id, branch: `fork-${forkId}`, version: 5, seq: at }, 0),
+    ])
+    expect((await call('GET', `/sessions/${forkId}`, ana)).status).toBe(200)
+    const got = (await call('GET', `/sessions/${forkId}/events?limit=1000`, ana)).body.events
+    expect(got.map((e: any) => e.type)).toEqual([...events.filter((e: any) => e.seq <= at).map((e: any) => e.type), 'session-forked'])
+    expect((await call('GET', `/sessions/${forkId}/file?path=/context/episodes/episode-01.fountain`, ana)).status).toBe(200)
+    // Finished once: another read adds nothing.
+    expect((await call('GET', `/sessions/${forkId}`, bob)).status).toBe(404)
+    expect((await call('GET', `/sessions/${forkId}/events?limit=1000`, ana)).body.events).toHaveLength(got.length)
   })
 
   it('branches of a session: list, diff, commit (one commit, conflicts listed), discard', async () => {
