@@ -13,6 +13,8 @@ import {
   type VfsStore,
 } from '../src/contract/store.js'
 import { joinChunks, splitChunks, TOMBSTONE, VFS_ENTRY_TABLES, VFS_TABLES } from './sql-layout.js'
+import { fromHex, toHex } from './hex.js'
+import { d1History, d1HistoryStatements, D1_HISTORY_SCHEMA } from './d1-history.js'
 
 /**
  * The part of a D1 binding (`env.DB`) this adapter uses, declared structurally so the library never
@@ -74,7 +76,7 @@ export function d1Store(raw: D1DatabaseLike, options: D1StoreOptions = {}): D1St
     batch: statements => raw.batch(statements).catch(missingSchema),
   }
   const migrate = async () => {
-    await raw.batch(D1_SCHEMA.map(ddl => raw.prepare(ddl)))
+    await raw.batch([...D1_SCHEMA, ...D1_HISTORY_SCHEMA].map(ddl => raw.prepare(ddl)))
   }
   const ready = () => {
     if (options.autoMigrate === false) return Promise.resolve()
@@ -89,6 +91,7 @@ export function d1Store(raw: D1DatabaseLike, options: D1StoreOptions = {}): D1St
   return {
     kind: 'd1',
     migrate,
+    history: d1History(db, ready),
     async load(namespace, scope): Promise<ScopeSnapshot> {
       await ready()
       // One batch, one transaction: the three reads see the same commit.
@@ -120,10 +123,13 @@ export function d1Store(raw: D1DatabaseLike, options: D1StoreOptions = {}): D1St
       }))
       return { version, entries }
     },
-    async commit(namespace, scope, ops: StoreOp[]) {
+    async commit(namespace, scope, ops: StoreOp[], record) {
       await ready()
       // Building the statements reads every op; a bad op throws here, before anything is sent.
       const plan = planCommit(db, namespace, scope, ops)
+      // History goes in the same batch (one transaction), before the guard is cleared.
+      if (record)
+        plan.statements.splice(plan.statements.length - (plan.guarded ? 1 : 0), 0, ...d1HistoryStatements(db, namespace, scope, record))
       try {
         const results = await db.batch(plan.statements)
         return (results[plan.bumpIndex].results as { version: number }[])[0].version
@@ -135,7 +141,7 @@ export function d1Store(raw: D1DatabaseLike, options: D1StoreOptions = {}): D1St
     async deleteScope(namespace, scope) {
       await ready()
       await db.batch(
-        [...VFS_ENTRY_TABLES, TOMBSTONE].map(t =>
+        [...VFS_ENTRY_TABLES, 'vfs_changes', 'vfs_blobs', TOMBSTONE].map(t =>
           db.prepare(t === TOMBSTONE ? t : `DELETE FROM ${t} WHERE namespace = ?1 AND scope = ?2`).bind(namespace, scope),
         ),
       )
@@ -264,8 +270,9 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
       group.flatMap(c => [c.path, c.index, c.hex]),
     )
   }
-  if (checks.length > 0 || subtrees.length > 0) statements.push(db.prepare('DELETE FROM vfs_guard'))
-  return { statements, bumpIndex, checks }
+  const guarded = checks.length > 0 || subtrees.length > 0
+  if (guarded) statements.push(db.prepare('DELETE FROM vfs_guard'))
+  return { statements, bumpIndex, checks, guarded }
 }
 
 /** Splits items into groups of at most `size` items and, optionally, at most `budget` total weight. */
@@ -329,29 +336,4 @@ async function explainConflict(
     // The diagnosis is a courtesy; the conflict stands either way.
   }
   return new VfsError('ECONFLICT', checks[0]?.path, 'an expected version did not match', { cause })
-}
-
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
-
-function toHex(bytes: Uint8Array): string {
-  // Joining pieces of 64 KiB keeps the intermediate arrays small.
-  let out = ''
-  for (let at = 0; at < bytes.length; at += 65536) {
-    const end = Math.min(at + 65536, bytes.length)
-    const piece = new Array<string>(end - at)
-    for (let i = at; i < end; i++) piece[i - at] = HEX[bytes[i]]
-    out += piece.join('')
-  }
-  return out
-}
-
-function fromHex(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length >> 1)
-  for (let i = 0; i < out.length; i++) out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1))
-  return out
-}
-
-/** SQLite's hex() writes upper case; accept both. */
-function nibble(c: number): number {
-  return c <= 57 ? c - 48 : (c | 32) - 87
 }

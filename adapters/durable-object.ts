@@ -1,4 +1,6 @@
 import { joinChunks, splitChunks, TOMBSTONE, VFS_ENTRY_TABLES, VFS_TABLES } from './sql-layout.js'
+import { VFS_HISTORY_TABLES } from './sql-history.js'
+import { durableObjectHistory } from './durable-object-history.js'
 import {
   checkExpectedVersions,
   checkSubtrees,
@@ -42,12 +44,14 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
     storage.sql.exec(query, ...bindings).toArray() as T[]
   const schema = () => {
     if (ready.has(storage)) return
-    storage.transactionSync(() => VFS_TABLES.forEach(ddl => sql(ddl)))
+    storage.transactionSync(() => [...VFS_TABLES, ...VFS_HISTORY_TABLES].forEach(ddl => sql(ddl)))
     ready.add(storage)
   }
+  const log = durableObjectHistory(sql, fn => storage.transactionSync(fn), schema, CHUNK)
 
   return {
     kind: 'durable-object',
+    history: log.history,
     async load(namespace, scope): Promise<ScopeSnapshot> {
       schema()
       // One synchronous transaction: no commit can interleave between the three reads.
@@ -81,7 +85,7 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
         return { version, entries }
       })
     },
-    async commit(namespace, scope, ops: StoreOp[]) {
+    async commit(namespace, scope, ops: StoreOp[], record) {
       schema()
       // Throwing inside the closure (a conflict, a bad op) rolls back everything it wrote.
       return storage.transactionSync(() => {
@@ -145,13 +149,15 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
             ),
           )
         }
+        if (record) log.write(namespace, scope, version, record)
         return version
       })
     },
     async deleteScope(namespace, scope) {
       schema()
       storage.transactionSync(() => {
-        for (const table of VFS_ENTRY_TABLES) sql(`DELETE FROM ${table} WHERE namespace = ? AND scope = ?`, namespace, scope)
+        for (const table of [...VFS_ENTRY_TABLES, 'vfs_changes', 'vfs_blobs'])
+          sql(`DELETE FROM ${table} WHERE namespace = ? AND scope = ?`, namespace, scope)
         sql(TOMBSTONE, namespace, scope)
       })
     },

@@ -10,6 +10,7 @@ import {
   type StoreOp,
   type VfsStore,
 } from '../src/contract/store.js'
+import { dropHistory, HISTORY_STORES, indexedDbHistory, upgradeHistory, writeHistory, type HistoryDb } from './indexeddb-history.js'
 
 /** Options of {@link indexedDbStore}. */
 export interface IndexedDbStoreOptions {
@@ -30,12 +31,15 @@ interface EntryRecord extends StoredEntry {
 }
 
 interface VfsDb extends DBSchema {
+  changes: HistoryDb['changes']
+  blobs: HistoryDb['blobs']
   entries: { key: [string, string, string]; value: EntryRecord }
   /** `deleted`: set by deleteScope, which keeps the version so that versions never repeat. */
   scopes: { key: [string, string]; value: { namespace: string; scope: string; version: number; deleted?: boolean } }
 }
 
-const SCHEMA_VERSION = 1
+/** 2: history's object stores (indexeddb-history.ts). */
+const SCHEMA_VERSION = 2
 // An array sorts after every string in IndexedDB, so `[ns, scope, []]` bounds all paths of a scope.
 const scopeRange = (ns: string, scope: string) => IDBKeyRange.bound([ns, scope], [ns, scope, []])
 const noop = () => undefined
@@ -65,9 +69,12 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
     if (closed)
       return Promise.reject(new VfsError('ECLOSED', undefined, `this indexedDbStore (${dbName}) was closed; create a new indexedDbStore()`))
     db ??= openDB<VfsDb>(dbName, SCHEMA_VERSION, {
-      upgrade(d) {
-        d.createObjectStore('entries', { keyPath: ['namespace', 'scope', 'path'] })
-        d.createObjectStore('scopes', { keyPath: ['namespace', 'scope'] })
+      upgrade(d, oldVersion) {
+        if (oldVersion < 1) {
+          d.createObjectStore('entries', { keyPath: ['namespace', 'scope', 'path'] })
+          d.createObjectStore('scopes', { keyPath: ['namespace', 'scope'] })
+        }
+        upgradeHistory(d as unknown as IDBPDatabase<HistoryDb>)
       },
       // Another tab wants a newer schema or to delete the database: step aside instead of
       // blocking it forever. The next call here reopens (and fails clearly if the schema moved on).
@@ -110,6 +117,7 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
 
   return {
     kind: 'indexeddb',
+    history: indexedDbHistory(connect as unknown as () => Promise<IDBPDatabase<HistoryDb>>),
 
     async load(namespace, scope): Promise<ScopeSnapshot> {
       const tx = (await connect()).transaction(['entries', 'scopes'], 'readonly')
@@ -122,8 +130,8 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
       return { version: head?.version ?? 0, entries }
     },
 
-    async commit(namespace, scope, ops: StoreOp[]) {
-      const tx = (await connect()).transaction(['entries', 'scopes'], 'readwrite')
+    async commit(namespace, scope, ops: StoreOp[], record) {
+      const tx = (await connect()).transaction(['entries', 'scopes', ...HISTORY_STORES], 'readwrite')
       const entries = tx.objectStore('entries')
       const keyOfPath = (path: string): [string, string, string] => [namespace, scope, path]
       // Every request's promise is kept, so an abort rejects them all here, not as unhandled rejections.
@@ -167,6 +175,7 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
               }),
             )
         }
+        if (record) writeHistory(tx as never, namespace, scope, version, record, track)
         track(tx.objectStore('scopes').put({ namespace, scope, version }))
         await Promise.all([...requests, tx.done])
         announce({ namespace, scope, version })
@@ -192,11 +201,12 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
     },
 
     async deleteScope(namespace, scope) {
-      const tx = (await connect()).transaction(['entries', 'scopes'], 'readwrite')
+      const tx = (await connect()).transaction(['entries', 'scopes', ...HISTORY_STORES], 'readwrite')
       const scopes = tx.objectStore('scopes')
       const head = await scopes.get([namespace, scope])
       await Promise.all([
         tx.objectStore('entries').delete(scopeRange(namespace, scope)),
+        ...dropHistory(tx as never, namespace, scope),
         head ? scopes.put({ ...head, deleted: true }) : undefined,
         tx.done,
       ])

@@ -10,6 +10,7 @@ import {
   type StoreOp,
   type VfsStore,
 } from '../src/contract/store.js'
+import { postgresHistory } from './postgres-history.js'
 
 /**
  * What the adapter needs from a Postgres driver: `query(text, params)` resolving to `{ rows }`.
@@ -31,7 +32,7 @@ export interface PostgresStoreOptions {
    *   query of this store waits its turn so none lands inside another's transaction.
    */
   client: SqlClient
-  /** Prefix of the two tables, `<table>_scopes` and `<table>_entries`. A plain SQL identifier; default `agent_vfs`. */
+  /** Prefix of the tables, `<table>_scopes`, `<table>_entries` and history's `<table>_changes`, `<table>_blobs`. A plain SQL identifier; default `agent_vfs`. */
   table?: string
 }
 
@@ -91,9 +92,11 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   }
   const transact: Transact = fn => raw.transact(fn).catch(missingTables)
   const read: Transact = fn => raw.read(fn).catch(missingTables)
+  const log = postgresHistory(table, read, transact)
 
   return {
     kind: 'postgres',
+    history: log.history,
     async migrate() {
       await raw.transact(async q => {
         // Two processes migrating at once would race on CREATE TABLE IF NOT EXISTS; serialise them.
@@ -105,13 +108,14 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
           `CREATE TABLE IF NOT EXISTS ${entries} (namespace text NOT NULL, scope text NOT NULL, path text NOT NULL, kind text NOT NULL, ` +
             `data bytea NOT NULL, version int8 NOT NULL, mtime float8 NOT NULL, ctime float8 NOT NULL, PRIMARY KEY (namespace, scope, path))`,
         )
+        for (const statement of log.migrations) await q.query(statement)
       })
     },
     async load(namespace, scope): Promise<ScopeSnapshot> {
       return (await loadMany(namespace, [scope]))[0]
     },
     loadMany,
-    commit(namespace, scope, ops: StoreOp[]) {
+    commit(namespace, scope, ops: StoreOp[], record) {
       return transact(async q => {
         const bumped = await q.query(
           `INSERT INTO ${scopes} AS s (namespace, scope, version) VALUES ($1, $2, 1) ` +
@@ -150,6 +154,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         const puts = ops.filter((op): op is Extract<StoreOp, { op: 'put' }> => op.op === 'put')
         for (let i = 0; i < puts.length; i += ROWS_PER_INSERT)
           await insert(q, namespace, scope, version, puts.slice(i, i + ROWS_PER_INSERT))
+        if (record) await log.write(q, namespace, scope, version, record)
         return version
       })
     },
@@ -158,6 +163,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         // The row stays, version negated: the next commit continues from it and listScopes skips it.
         await q.query(`UPDATE ${scopes} SET version = -abs(version) WHERE namespace = $1 AND scope = $2`, [namespace, scope])
         await q.query(`DELETE FROM ${entries} WHERE namespace = $1 AND scope = $2`, [namespace, scope])
+        await log.drop(q, namespace, scope)
       })
     },
     async listScopes(namespace) {

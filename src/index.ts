@@ -12,6 +12,26 @@ export { openVfs } from './vfs/open.js'
 export { vfsRegistry, type VfsRegistry, type VfsRegistryOptions } from './vfs/registry.js'
 export { scopeRun, defaultRunRoots, type RunVfs, type RunRoot, type ScopeRunOptions } from './vfs/run-view.js'
 export { restrict, type RestrictOptions } from './vfs/restrict.js'
+export { withActor } from './vfs/actor.js'
+export type {
+  ChangeActor,
+  FileChange,
+  HistoryEntry,
+  HistoryQuery,
+  DiffEntry,
+  VfsDiff,
+  DiffOptions,
+  RevertTarget,
+  RevertOptions,
+  VfsConflict,
+  LandResult,
+  Retention,
+  GcResult,
+  BranchOptions,
+  BranchInfo,
+  VersionedVfs,
+  VfsBranch,
+} from './vfs/history-types.js'
 export type {
   Vfs,
   VfsStat,
@@ -36,6 +56,15 @@ export type {
 export { VfsError, isVfsError, type VfsErrorCode } from './contract/errors.js'
 export { normalizePath, parentOf, baseName, joinPath, isWithin, ancestorsOf, MAX_PATH_LENGTH, MAX_NAME_LENGTH } from './contract/paths.js'
 export type { VfsStore, StoreOp, StoreWrite, StoredEntry, ScopeSnapshot, EntryKind, Expectation } from './contract/store.js'
+export type {
+  StoreHistory,
+  StoreHistoryQuery,
+  CommitRecord,
+  ChangeRecord,
+  StoredChange,
+  HistoryBlob,
+  HistoryUsage,
+} from './contract/history.js'
 export {
   READ_ONLY_ROOTS,
   WRITABLE_ROOTS,

@@ -5,4 +5,5 @@
 export * from './errors.js'
 export * from './paths.js'
 export * from './store.js'
+export * from './history.js'
 export * from './layout.js'

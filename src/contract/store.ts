@@ -1,4 +1,5 @@
 import { VfsError } from './errors.js'
+import type { CommitRecord, StoreHistory } from './history.js'
 
 /**
  * The contract between the workspace core and a backend. An adapter knows only keys
@@ -87,12 +88,16 @@ export interface VfsStore {
    * + 1), stamps it on every entry the batch puts, and returns it. Throws VfsError ECONFLICT when
    * an `expectedVersion` or an `expectedBelow` does not match (ops on one path appear at most
    * once per batch). `check` ops write nothing.
+   *
+   * `record`, when given to a store with {@link VfsStore.history}, is written in the same
+   * transaction (see `CommitRecord` in history.ts); a store without history ignores it.
    */
-  commit(namespace: string, scope: string, ops: StoreOp[]): Promise<number>
+  commit(namespace: string, scope: string, ops: StoreOp[], record?: CommitRecord): Promise<number>
   /**
    * Removes every entry of a scope. The scope's version is kept (as a tombstone that
    * {@link VfsStore.listScopes} does not list and {@link VfsStore.load} reports with no entries),
    * so versions never repeat for a scope name and a stale compare-and-swap cannot match again.
+   * The scope's history (changes and blobs) goes with it.
    */
   deleteScope(namespace: string, scope: string): Promise<void>
   /** Names of the scopes in a namespace that hold at least one entry or a version (deleted scopes excluded). */
@@ -102,6 +107,11 @@ export interface VfsStore {
    * another connection) commits to the scope. Returns an unsubscribe function.
    */
   watch?(namespace: string, scope: string, listener: (version: number) => void): () => void
+  /**
+   * Optional: the change history the store keeps with each commit (history.ts). Without it the
+   * workspace keeps no history (see the fallback there).
+   */
+  readonly history?: StoreHistory
   /** Optional: releases connections or handles the store owns. */
   close?(): Promise<void>
 }

@@ -3,13 +3,26 @@ import { SessionError } from './errors.js'
 import { EventLog, LOG_PATH, type LogHint } from './event-log.js'
 import type { Lease } from './leases.js'
 import { MessageBox } from './messages.js'
-import { putJson, versionOf, type RecordMap } from './records.js'
+import { loadRecords, putJson, versionOf, type RecordMap } from './records.js'
 import { canMove, requestMove, type StatusRequest } from './state.js'
-import { ABORT_PATH, DELETING_PATH, LEASE_PATH, RESUME_PATH, SESSION_ID, SESSION_PATH, SessionStorage } from './storage.js'
+import {
+  ABORT_PATH,
+  DELETING_PATH,
+  LEASE_PATH,
+  RESUME_PATH,
+  SESSION_ID,
+  SESSION_PATH,
+  SessionStorage,
+  scopeNames,
+  FORK_PATH,
+  type ForkRecord,
+} from './storage.js'
 import type { OwnerIndex } from './owner-index.js'
 import type { SessionSignals } from './signals.js'
 import type { AgentProfile, EventLine, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
 import { Workspaces } from './workspace.js'
+import { FileEvents } from './file-events.js'
+import { finishFork } from './fork.js'
 
 /** What the meta scope of a session holds. */
 export interface SessionMeta {
@@ -21,6 +34,8 @@ export interface SessionMeta {
   hint?: LogHint
   /** A delete has started (see {@link DELETING_PATH}). */
   deleting?: { at: number }
+  /** The session is a fork (see {@link FORK_PATH}). */
+  fork?: ForkRecord
 }
 
 /** Settings of a host, with defaults applied. */
@@ -40,6 +55,8 @@ export interface HostSettings {
 /** State shared by the parts of one host: logs, message boxes, workspaces, signals. */
 export class HostContext {
   readonly workspaces: Workspaces
+  /** Who writes each session's files now, and the `files-changed` events of their commits. */
+  readonly fileEvents: FileEvents
   /** The store's session layout: the meta scope's requests, the work index, removals. */
   readonly storage: SessionStorage
   /** The owners' index (set by the host right after construction: the default one reads records through this context). */
@@ -50,7 +67,12 @@ export class HostContext {
     readonly settings: HostSettings,
     readonly signals: SessionSignals,
   ) {
-    this.workspaces = new Workspaces(settings.store, settings.namespace)
+    this.fileEvents = new FileEvents((sessionId, body) => this.emit(sessionId, body))
+    this.workspaces = new Workspaces(settings.store, settings.namespace, this.fileEvents, async sessionId => {
+      const fork = (await loadRecords(this.store, this.namespace, scopeNames.meta(sessionId))).get(FORK_PATH)?.value as
+        ForkRecord | undefined
+      return fork && { from: fork.from, branch: fork.branch }
+    })
     this.storage = new SessionStorage(settings.store, settings.namespace)
   }
 
@@ -87,7 +109,10 @@ export class HostContext {
 
   /** The session, checked against `owner` when given: another owner's session is "not found", like a missing one. */
   async require(sessionId: string, owner?: string): Promise<SessionMeta> {
-    return requireMeta(sessionId, await this.meta(sessionId), owner)
+    const meta = requireMeta(sessionId, await this.meta(sessionId), owner)
+    // A fork its host did not finish (killed half-way) is finished by whoever reads it next.
+    if (meta.fork && !meta.fork.done) return { ...meta, record: (await finishFork(this, sessionId, meta.fork)) ?? meta.record }
+    return meta
   }
 
   /**
@@ -178,6 +203,7 @@ function metaOf(records: RecordMap): SessionMeta | undefined {
     resume: records.get(RESUME_PATH)?.value as SessionMeta['resume'],
     hint: records.get(LOG_PATH)?.value as LogHint | undefined,
     deleting: records.get(DELETING_PATH)?.value as SessionMeta['deleting'],
+    fork: records.get(FORK_PATH)?.value as ForkRecord | undefined,
   }
 }
 

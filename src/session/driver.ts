@@ -1,4 +1,6 @@
 import { readExecution, type ExecutionRecord } from 'agent-vfs/agent'
+import { executionChangeTools } from './change-points.js'
+import { executionActor } from './actors.js'
 import type { LanguageModel } from 'agent-vfs/agent'
 import { resumeTask, runTask } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
@@ -193,12 +195,15 @@ export class SessionDriver {
     await ctx.update(sessionId, r => ({ ...r, executions: Math.max(r.executions, index) }))
     const appends: Promise<unknown>[] = []
     const options = {
-      vfs: ws,
+      // Its writes carry the execution in the workspace's history (what its diff and revert select).
+      vfs: await ctx.workspaces.viewAs(sessionId, executionActor(executionId)),
       model: this.guarded(setup.model, sessionId),
       ...(setup.contract ? { contract: setup.contract } : {}),
       ...(setup.policy ? { policy: setup.policy } : {}),
       ...(setup.runJs ? { runJs: setup.runJs } : {}),
-      ...(setup.tools ? { tools: setup.tools } : {}),
+      ...(setup.tools || setup.changeTools
+        ? { tools: { ...setup.tools, ...(setup.changeTools ? await executionChangeTools(ctx, sessionId, executionId) : {}) } }
+        : {}),
       ...(setup.limits ? { limits: setup.limits } : {}),
       signal: controller.signal,
       onEvent: (e: { seq: number; at: number; executionId: string; type: string }) => {
@@ -232,7 +237,7 @@ export class SessionDriver {
       )
     } finally {
       this.active.delete(sessionId)
-      await Promise.all(appends)
+      await Promise.all([...appends, ctx.fileEvents.settled(sessionId)])
       // What the execution wrote counts against the owner's byte quota from now on.
       await ctx.recordBytes(meta.record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
     }
@@ -272,6 +277,8 @@ export class SessionDriver {
   /** Removes every scope of a deleted session that a late write may have brought back. */
   private async purge(sessionId: string): Promise<void> {
     const { storage } = this.ctx
+    // The notices of the run's last commits go in the log before the log goes.
+    await this.ctx.fileEvents.settled(sessionId)
     const log = this.ctx.log(sessionId)
     const last = Math.max(log.knownLast, await log.lastSeq())
     await storage.deleteSegments(sessionId, 0, last > 0 ? segmentOf(last) : 0)

@@ -1,4 +1,5 @@
-import { isWithin, normalizePath, type RunVfs } from 'agent-vfs'
+import { isWithin, normalizePath, withActor, type RunVfs } from 'agent-vfs'
+import { API_ACTOR } from './actors.js'
 import type { HostContext } from './context.js'
 import { SessionError } from './errors.js'
 import type { SessionHost, UploadFile } from './host-api.js'
@@ -11,7 +12,13 @@ export function fileMethods(parts: HostParts): Pick<SessionHost, 'writeFiles' | 
   return {
     async writeFiles(sessionId, files) {
       const record = await parts.requireOpen(sessionId)
-      return writeUpload(parts.ctx, record, () => parts.open(sessionId).then(o => o.ws), files)
+      // Opened fresh (another process may have written), then written as the API's.
+      return writeUpload(
+        parts.ctx,
+        record,
+        () => parts.open(sessionId).then(() => parts.workspaceAs(sessionId, record.owner, API_ACTOR)),
+        files,
+      )
     },
 
     async deleteFile(sessionId, path) {
@@ -71,7 +78,7 @@ async function writeUpload(ctx: HostContext, record: SessionRecord, open: () => 
 /** Deletes one uploaded file (never under /state) and updates the owner's bytes. */
 async function deleteUpload(ctx: HostContext, record: SessionRecord, ws: RunVfs, path: string): Promise<void> {
   const p = uploadPath(path)
-  const base = await ctx.workspaces.base(record.id)
+  const base = withActor(await ctx.workspaces.base(record.id), API_ACTOR)
   if (!(await ws.exists(p))) throw new SessionError('not-found', `There is no file ${JSON.stringify(p)}`)
   await base.deleteFile(p)
   await ctx.recordBytes(record.owner, record.id, ws.usage().bytes)

@@ -4,6 +4,8 @@ import type { TailListener } from './log-tail.js'
 import type { ObserveOptions } from './observe.js'
 import type { OwnerIndex } from './owner-index.js'
 import type { SessionSignals } from './signals.js'
+import type { SessionChanges } from './changes.js'
+import type { ForkPoint } from './fork.js'
 import type { AgentProfile, EventLine, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
 
 /** The public shape of a session host: its options and methods (see host.ts for `createSessionHost`). */
@@ -121,6 +123,10 @@ export interface SessionHost {
    * client drives (the MCP endpoint); uploads and executions record their own.
    */
   recordUsage(sessionId: string): Promise<void>
+  /** The workspace's history: history, diffs, undoing an execution, branches (see docs/sessions-history.md). */
+  readonly changes: SessionChanges
+  /** A new session of the same owner whose workspace is this one's at the point (a branch) and whose log holds the events up to it. */
+  fork(sessionId: string, at: ForkPoint, options?: { title?: string }): Promise<SessionRecord>
   /** Resumes executions whose host died (lease expired). Resolves to the sessions it took on. */
   recover(): Promise<string[]>
   gc(options: GcOptions): Promise<GcReport>

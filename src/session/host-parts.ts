@@ -3,7 +3,7 @@ import type { HostContext } from './context.js'
 import type { SessionDriver } from './driver.js'
 import { SessionError } from './errors.js'
 import type { Refusal } from './state.js'
-import type { SessionRecord } from './types.js'
+import type { SessionActor, SessionRecord } from './types.js'
 
 /**
  * What the host's method groups (lifecycle, conversation, reading, files, maintenance) share: the
@@ -20,6 +20,13 @@ export class HostParts {
     const max = this.ctx.settings.quota.maxBytes
     if (max === undefined) return this.ctx.workspaces.view(sessionId)
     return this.ctx.workspaces.view(sessionId, Math.max(0, max - (await this.ctx.index.othersBytes(owner, sessionId))))
+  }
+
+  /** The session's workspace as {@link workspace} gives it, its writes tagged `actor` in the history. */
+  async workspaceAs(sessionId: string, owner: string, actor: SessionActor): Promise<RunVfs> {
+    const max = this.ctx.settings.quota.maxBytes
+    const left = max === undefined ? undefined : Math.max(0, max - (await this.ctx.index.othersBytes(owner, sessionId)))
+    return this.ctx.workspaces.viewAs(sessionId, actor, left)
   }
 
   /** The session's record and workspace, fresh from the store (not found: throws). */

@@ -1,4 +1,6 @@
+import { changeMethods } from './changes.js'
 import { HostContext } from './context.js'
+import { forkSession } from './fork.js'
 import { conversationMethods } from './conversation.js'
 import { SessionDriver } from './driver.js'
 import { fileMethods, uploadPath } from './files.js'
@@ -55,6 +57,8 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     ...conversationMethods(parts),
     ...readingMethods(parts, options),
     ...fileMethods(parts),
+    ...changeMethods(parts),
+    fork: (sessionId, at, forkOptions) => forkSession(parts, sessionId, at, forkOptions),
     ...maintenanceMethods(parts, id => lifecycle.delete(id)),
     settled: sessionId => driver.settled(sessionId),
     async stop() {

@@ -32,6 +32,8 @@ export type {
   MessageMode,
   SessionEvent,
   SessionEventBody,
+  SessionActor,
+  ChangedFile,
   EventLine,
   Heartbeat,
   AgentProfile,
@@ -39,6 +41,9 @@ export type {
   OwnerQuota,
   Page,
 } from './types.js'
+export type { SessionChanges, SessionHistoryQuery, SessionDiffOptions } from './changes.js'
+export type { ChangePoint } from './change-points.js'
+export type { ForkPoint } from './fork.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
 export {

@@ -43,8 +43,11 @@ export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' |
       const seed = ctx.settings.agents[profile].seed
       if (seed) {
         const ws = await parts.workspace(id, owner)
-        await seed(ws)
-        await ws.flush()
+        // Part of creating the session: its files are there before its first event, not news.
+        await ctx.fileEvents.quietly(id, async () => {
+          await seed(ws)
+          await ws.flush()
+        })
       }
       await ctx.emit(id, { type: 'session-created', owner, profile, title: cleanTitle })
       return record

@@ -23,6 +23,16 @@ export const RESUME_PATH = '/resume.json'
  * removals cannot outlive it.
  */
 export const DELETING_PATH = '/deleting.json'
+/** A forked session's meta record: its workspace is the branch `branch` of session `from`'s, taken at `version` (event `seq`). */
+export const FORK_PATH = '/fork.json'
+export interface ForkRecord {
+  from: string
+  branch: string
+  version: number
+  seq: number
+  /** Set once the branch, the interrupted executions and the copied events are all there. */
+  done?: boolean
+}
 
 /** Events per log segment: a segment is one scope, loaded whole when read. */
 export const SEGMENT_EVENTS = 500

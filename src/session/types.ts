@@ -45,6 +45,24 @@ export interface SessionMessage {
   executionId?: string
 }
 
+/**
+ * Who made a workspace change: an execution of the session (the agent's file tools and run_js), a
+ * person through the API (`PUT …/file`, uploads, deletes, a revert), or the host itself (seeding).
+ */
+export type SessionActor = { kind: 'execution'; executionId: string } | { kind: 'api' } | { kind: 'host' }
+
+/** One file a commit added, changed or deleted (directories are implied by their files). */
+export interface ChangedFile {
+  path: string
+  op: 'added' | 'changed' | 'deleted'
+  /** The scope version of the commit (what `stat().version` reports after it); for a delete, the commit's version too. */
+  version: number
+  /** Bytes after the change (0 for a delete). */
+  size: number
+  /** Guessed from the name, as `stat().mimeType`. */
+  mimeType: string
+}
+
 /** What the session host adds to an execution's own events. */
 export type SessionEventBody =
   | { type: 'session-created'; owner: string; profile: string; title: string }
@@ -55,6 +73,10 @@ export type SessionEventBody =
   | { type: 'status'; status: SessionStatus }
   | { type: 'session-closed' }
   | { type: 'session-reopened' }
+  /** The first event of a fork after the original's events up to `fromSeq`: its workspace is the original's at `version`. */
+  | { type: 'session-forked'; from: string; fromSeq: number; version: number }
+  /** One commit of the session's workspace (one event per commit and actor), so clients' file trees stay live. */
+  | { type: 'files-changed'; version: number; by: SessionActor; changes: ChangedFile[] }
   | (ExecutionEventBody & { executionId: string; executionSeq: number })
 
 /** One event of a session's log: `seq` counts 1, 2, … across all the session's executions. */
@@ -88,6 +110,8 @@ export interface ExecutionSetup {
   runJs?: RunJsSlot
   tools?: ToolSet
   limits?: Partial<TaskLimits>
+  /** Adds `changes_since` and `diff_files` (what changed in the workspace since this execution started, line diffs). */
+  changeTools?: boolean
 }
 
 /**

@@ -1,8 +1,10 @@
 import { RUN_JS_ARCHIVE_NAME, RUN_ROOTS, WRITABLE_ROOTS } from 'agent-vfs'
 import type { VfsStore } from 'agent-vfs'
 import { openVfs } from 'agent-vfs'
-import { restrict, type RunRoot, type RunVfs } from 'agent-vfs'
-import type { Vfs } from 'agent-vfs'
+import { restrict, withActor, type RunRoot, type RunVfs } from 'agent-vfs'
+import type { SessionActor } from './types.js'
+import type { Vfs, VersionedVfs } from 'agent-vfs'
+import type { FileEvents } from './file-events.js'
 import { scopeNames } from './storage.js'
 
 /** A session's workspace maps the run roots onto themselves: `/context` is `/context` in the scope. */
@@ -10,18 +12,26 @@ export const SESSION_ROOTS: Record<string, Required<RunRoot>> = Object.fromEntri
   RUN_ROOTS.map(name => [name, { writable: (WRITABLE_ROOTS as readonly string[]).includes(name), target: `/${name}` }]),
 )
 
+/** A session's run view of a workspace: every root; `/context` and `/skills` read-only to the agent, seedable by the host. */
+const runView = (vfs: Vfs): RunVfs =>
+  restrict(vfs, { roots: RUN_ROOTS, readOnly: RUN_ROOTS.filter(r => !SESSION_ROOTS[r].writable).map(r => `/${r}`) })
+
 /** Roots a person may upload into and delete from through the host (the runtime owns `/state`). */
 export const UPLOAD_ROOTS = RUN_ROOTS.filter(r => r !== 'state').map(r => `/${r}`)
 
 /** The open workspaces of one host: one instance per session, opened on first use. */
 export class Workspaces {
-  private readonly open = new Map<string, Promise<{ base: Vfs; view: RunVfs }>>()
+  private readonly open = new Map<string, Promise<{ base: VersionedVfs; view: RunVfs; unwatch?: () => void }>>()
 
   private readonly quotas = new Map<string, { maxBytes?: number }>()
 
   constructor(
     private readonly store: VfsStore,
     private readonly namespace: string,
+    /** Turns each open workspace's commits into `files-changed` events. */
+    private readonly fileEvents?: FileEvents,
+    /** Where a forked session's workspace lives: a branch of the original's. */
+    private readonly forkOf?: (sessionId: string) => Promise<{ from: string; branch: string } | undefined>,
   ) {}
 
   /** The session's run view (every root; `/context` and `/skills` read-only to the agent, seedable by the host). */
@@ -29,12 +39,17 @@ export class Workspaces {
     return (await this.get(sessionId, maxBytes)).view
   }
 
+  /** The run view whose writes carry `actor` in the workspace's history (an execution's, a person's). */
+  async viewAs(sessionId: string, actor: SessionActor, maxBytes?: number): Promise<RunVfs> {
+    return runView(withActor((await this.get(sessionId, maxBytes)).base, actor))
+  }
+
   /** The whole scope, for the host's own maintenance. */
-  async base(sessionId: string): Promise<Vfs> {
+  async base(sessionId: string): Promise<VersionedVfs> {
     return (await this.get(sessionId)).base
   }
 
-  private get(sessionId: string, maxBytes?: number): Promise<{ base: Vfs; view: RunVfs }> {
+  private get(sessionId: string, maxBytes?: number): Promise<{ base: VersionedVfs; view: RunVfs; unwatch?: () => void }> {
     let entry = this.open.get(sessionId)
     // The cap follows the owner's other sessions: the workspace reads this object at every write,
     // so an instance opened when the owner held more (or less) elsewhere does not keep that cap.
@@ -42,17 +57,22 @@ export class Workspaces {
     if (!quota) this.quotas.set(sessionId, (quota = {}))
     if (maxBytes !== undefined) quota.maxBytes = maxBytes
     if (!entry) {
-      entry = openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), quota }).then(base => ({
+      entry = this.openBase(sessionId, quota).then(async base => ({
         base,
-        view: restrict(base, {
-          roots: RUN_ROOTS,
-          readOnly: RUN_ROOTS.filter(r => !SESSION_ROOTS[r].writable).map(r => `/${r}`),
-        }),
+        view: runView(base),
+        ...(this.fileEvents ? { unwatch: this.fileEvents.watch(sessionId, base) } : {}),
       }))
       entry.catch(() => this.open.get(sessionId) === entry && this.open.delete(sessionId))
       this.open.set(sessionId, entry)
     }
     return entry
+  }
+
+  /** A session's own scope, or (a fork) the branch of the original's workspace it was given. */
+  private async openBase(sessionId: string, quota: { maxBytes?: number }): Promise<VersionedVfs> {
+    const fork = await this.forkOf?.(sessionId)
+    if (fork) return (await this.base(fork.from)).openBranch(fork.branch)
+    return openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), quota })
   }
 
   /** Drops the cached instance (after writes elsewhere, or to free memory). */
@@ -62,6 +82,7 @@ export class Workspaces {
     if (!entry) return
     this.open.delete(sessionId)
     const opened = await entry.catch(() => undefined)
+    opened?.unwatch?.()
     await opened?.base.close().catch(() => undefined)
   }
 

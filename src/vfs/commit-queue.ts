@@ -2,6 +2,8 @@ import { VfsError } from '../contract/errors.js'
 import { isWithin } from '../contract/paths.js'
 import type { Expectation, StoreOp, VfsStore } from '../contract/store.js'
 import type { Node, Tree } from './tree.js'
+import type { CommitRecord } from '../contract/history.js'
+import { buildCommitRecord } from './change-record.js'
 
 /**
  * What a write relied on besides the paths it changed: entries it read (the directory a file is
@@ -18,7 +20,9 @@ export interface Dependencies {
 interface Intent {
   paths: string[]
   deps: Dependencies
-  resolve: () => void
+  /** The writer's actor tag as JSON (see withActor), recorded with the paths it changed. */
+  actor: string | undefined
+  resolve: (version: number) => void
   reject: (error: unknown) => void
 }
 
@@ -36,7 +40,7 @@ export class CommitQueue {
   private running: Promise<void> | null = null
   private scheduled = false
   /** The promise of the last write to each path that is not settled yet (see whenDurable). */
-  private readonly lastWrite = new Map<string, Promise<void>>()
+  private readonly lastWrite = new Map<string, Promise<unknown>>()
   /** Errors of failed batches not yet reported by flush(). */
   private unreported: unknown[] = []
 
@@ -45,7 +49,7 @@ export class CommitQueue {
     private readonly store: VfsStore,
     private readonly namespace: string,
     private readonly scope: string,
-    private readonly onCommitted: (version: number, paths: string[]) => void,
+    private readonly onCommitted: (version: number, paths: string[], record: CommitRecord) => void,
   ) {}
 
   /** Records the durable state of `path` before its first unacknowledged change. Call before changing it. */
@@ -59,9 +63,9 @@ export class CommitQueue {
   }
 
   /** Queues the paths a write changed; the promise settles when they are durable. */
-  enqueue(paths: string[], deps: Dependencies = {}): Promise<void> {
-    const done = new Promise<void>((resolve, reject) => {
-      this.queue.push({ paths, deps, resolve, reject })
+  enqueue(paths: string[], deps: Dependencies = {}, actor?: string): Promise<number> {
+    const done = new Promise<number>((resolve, reject) => {
+      this.queue.push({ paths, deps, actor, resolve, reject })
       for (const p of paths) this.queuedPaths.add(p)
       this.schedule()
     })
@@ -126,11 +130,20 @@ export class CommitQueue {
       if (op) ops.push(op)
     }
     this.addDependencies(ops, intents, new Set(paths))
+    const actors = new Map<string, string | undefined>()
+    for (const intent of intents) for (const p of intent.paths) actors.set(p, intent.actor)
     try {
-      const version = ops.length > 0 ? await this.store.commit(this.namespace, this.scope, ops) : 0
+      const record = await buildCommitRecord(
+        ops,
+        p => this.baseline.get(p) ?? null,
+        p => nodes.get(p) ?? null,
+        p => actors.get(p),
+        this.store.history !== undefined,
+      )
+      const version = ops.length > 0 ? await this.store.commit(this.namespace, this.scope, ops, record) : 0
       this.succeeded(version, nodes)
-      for (const intent of intents) intent.resolve()
-      if (ops.length > 0) this.onCommitted(version, paths)
+      for (const intent of intents) intent.resolve(version)
+      if (ops.length > 0) this.onCommitted(version, paths, record)
     } catch (cause) {
       const error =
         cause instanceof VfsError

@@ -1,13 +1,14 @@
 import { VfsError } from '../contract/errors.js'
-import type { OpenVfsOptions, Vfs } from './types.js'
-import { StoreVfs } from './vfs.js'
+import type { VersionedVfs } from './history-types.js'
+import type { OpenVfsOptions } from './types.js'
+import { VersionedStoreVfs } from './versioned.js'
 
 /**
  * Opens the workspace `(namespace, scope)` of a store: loads it into memory and returns a {@link Vfs}.
  * Two instances may open the same scope (two tabs, two serverless invocations); a commit based on
  * state the other changed fails with ECONFLICT instead of overwriting it.
  */
-export async function openVfs(options: OpenVfsOptions): Promise<Vfs> {
+export async function openVfs(options: OpenVfsOptions): Promise<VersionedVfs> {
   const { store, namespace, scope, quota, autoRefresh = true } = options ?? ({} as OpenVfsOptions)
   if (!store || typeof store.load !== 'function' || typeof store.commit !== 'function') {
     throw new VfsError('EINVAL', undefined, 'openVfs needs a store, e.g. memoryStore() or indexedDbStore()')
@@ -18,7 +19,7 @@ export async function openVfs(options: OpenVfsOptions): Promise<Vfs> {
     if (value !== undefined && (!Number.isFinite(value) || value < 0))
       throw new VfsError('EINVAL', undefined, `quota.${key} must be a non-negative number`)
   }
-  const vfs = new StoreVfs(store, namespace, scope, quota)
+  const vfs = new VersionedStoreVfs(store, namespace, scope, quota)
   await vfs.hydrate(autoRefresh)
   return vfs
 }

@@ -19,6 +19,8 @@ export interface Node {
   ctime: number
   /** Decoded text, filled on first text read and reused (nodes are immutable). */
   text?: string
+  /** SHA-256 of `data`, filled when history first needs it (hash.ts). */
+  hash?: string
 }
 
 const EMPTY = new Uint8Array(0)

@@ -1,4 +1,5 @@
 import type { VfsStore } from '../contract/store.js'
+import type { FileChange } from './history-types.js'
 
 /** What `stat()` returns. Times are milliseconds since the epoch, so they cross JSON unchanged. */
 export interface VfsStat {
@@ -123,9 +124,17 @@ export interface VfsUsage {
   files: number
 }
 
-/** Something that happened to a workspace; see {@link Vfs.onChange}. */
+/**
+ * Something that happened to a workspace; see {@link Vfs.onChange}. A `commit` is one of this
+ * instance's commits: `paths` every path it wrote (or checked), `changes` what it did to each path
+ * it wrote, with who did it (the {@link FileChange}s history records). `external` and `refreshed`
+ * say another writer committed and what this instance loaded; their paths are not known here
+ * (read `history({ after })` for them).
+ */
 export type VfsChange =
-  { type: 'commit'; version: number; paths: string[] } | { type: 'external'; version: number } | { type: 'refreshed'; version: number }
+  | { type: 'commit'; version: number; paths: string[]; changes: FileChange[] }
+  | { type: 'external'; version: number }
+  | { type: 'refreshed'; version: number }
 
 /**
  * A persistent workspace. Reads are served from memory; every write's promise settles once the

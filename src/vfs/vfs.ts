@@ -5,9 +5,11 @@ import { CommitQueue, type Dependencies } from './commit-queue.js'
 import { checkTransfer, dedupeLast, movedNode } from './transfer.js'
 import { mimeTypeOf } from './mime.js'
 import { readTextNow, type ReadsTextNow } from './read-now.js'
-import { ancestorsOf, normalizePath, parentOf } from '../contract/paths.js'
+import { normalizePath } from '../contract/paths.js'
 import type { ScopeSnapshot, VfsStore } from '../contract/store.js'
 import { dirNode, nodeText, Tree, type Node } from './tree.js'
+import { fileChanges } from './file-change.js'
+import { checkQuota, checkVersion, missingParents, parentRead } from './write-checks.js'
 // prettier-ignore
 import type {
   FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, RmdirOptions, Vfs, VfsChange,
@@ -19,7 +21,9 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   private tree = new Tree()
   private readonly commits: CommitQueue
   private readonly listeners = new Set<(change: VfsChange) => void>()
-  private version = 0
+  private durableVersion = 0
+  /** The actor tag (JSON) of the write being issued right now: withActor sets it around a synchronous call (actor.ts). */
+  writingAs: string | undefined
   private closed = false
   private unwatch: (() => void) | undefined
   private hydrated = false
@@ -41,14 +45,19 @@ export class StoreVfs implements Vfs, ReadsTextNow {
       store,
       namespace,
       scope,
-      (version, paths) => {
+      (version, paths, record) => {
         for (const seen of this.loading) for (const p of paths) seen.set(p, version)
-        this.version = Math.max(this.version, version)
+        this.durableVersion = Math.max(this.durableVersion, version)
         this.ownVersions.add(version)
         if (this.ownVersions.size > 256) this.ownVersions.delete(this.ownVersions.values().next().value!)
-        this.emit({ type: 'commit', version, paths })
+        this.emit({ type: 'commit', version, paths, changes: fileChanges(record, version) })
       },
     )
+  }
+
+  /** The latest version this instance knows to be durable (its last commit or load). */
+  get version(): number {
+    return this.durableVersion
   }
 
   /** Loads the scope from the store. Called once by openVfs(). */
@@ -157,7 +166,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     const bytes = toBytes(data, path)
     const existing = this.tree.get(p)
     if (p === '/' || existing?.kind === 'dir') throw new VfsError('EISDIR', path, 'cannot write file content to a directory')
-    if (options.expectedVersion !== undefined) this.checkVersion(path, existing, options.expectedVersion)
+    if (options.expectedVersion !== undefined) checkVersion(path, existing, options.expectedVersion)
     return this.putFile(p, path, bytes, existing)
   }
 
@@ -179,12 +188,12 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     const p = this.check(path)
     const existing = this.tree.get(p)
     if (existing?.kind === 'file') throw new VfsError('EEXIST', path, 'a file with this name exists')
-    const changes = this.missingParents(p, path)
+    const changes = missingParents(this.tree, p, path)
     if (!existing) changes.push([p, dirNode(Date.now(), 0, true)])
     // Already there in this instance's view: the store must still have it (another writer may have
     // removed it), so the promise settles once a batch has checked that it is a directory.
     if (changes.length === 0) return this.commit([], { reads: [[p, existing!]] })
-    return this.commit(changes, { reads: this.parentRead(p) })
+    return this.commit(changes, { reads: parentRead(this.tree, p) })
   }
 
   async rmdir(path: string, options: RmdirOptions = {}): Promise<void> {
@@ -198,7 +207,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   async rename(from: string, to: string): Promise<void> {
     const { source, target, entries } = this.planTransfer(from, to, 'move')
     if (source === target) return this.settled([source])
-    const changes: Array<[string, Node | null]> = this.missingParents(target, to)
+    const changes: Array<[string, Node | null]> = missingParents(this.tree, target, to)
     const now = Date.now()
     for (const [oldPath, node] of entries) {
       changes.push([oldPath, null])
@@ -211,7 +220,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
 
   async copy(from: string, to: string): Promise<void> {
     const { source, target, entries } = this.planTransfer(from, to, 'copy')
-    const changes: Array<[string, Node | null]> = this.missingParents(target, to)
+    const changes: Array<[string, Node | null]> = missingParents(this.tree, target, to)
     const now = Date.now()
     for (const [oldPath, node] of entries) {
       const newPath = target + oldPath.slice(source.length)
@@ -287,36 +296,15 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     return p
   }
 
-  private checkVersion(path: string, node: Node | undefined, expected: number): void {
-    if (!Number.isInteger(expected) || expected < 0) throw new VfsError('EINVAL', path, 'expectedVersion must be a non-negative integer')
-    const current = node?.kind === 'file' ? node.version : 0
-    if (node?.pending)
-      throw new VfsError('ECONFLICT', path, 'another write to this file is still in flight; await it, then stat() and retry')
-    if (current !== expected) throw new VfsError('ECONFLICT', path, `expected version ${expected}, the file is at version ${current}`)
-  }
-
   private putFile(p: string, path: string, bytes: Uint8Array, existing: Node | undefined): Promise<void> {
-    const changes = this.missingParents(p, path)
-    this.checkQuota(path, bytes.length - (existing?.data.length ?? 0), existing ? 0 : 1)
+    const changes = missingParents(this.tree, p, path)
+    checkQuota(this.tree, this.quota, path, bytes.length - (existing?.data.length ?? 0), existing ? 0 : 1)
     const now = Date.now()
     changes.push([
       p,
       { kind: 'file', data: bytes, version: existing?.version ?? 0, pending: true, mtime: now, ctime: existing?.ctime ?? now },
     ])
-    return this.commit(changes, existing ? {} : { reads: this.parentRead(p) })
-  }
-
-  /**
-   * The nearest existing ancestor of `p` below the root, with its node: a new entry relies on it
-   * still being the directory this instance saw (the store keeps every entry's parent, so that
-   * one check covers all ancestors).
-   */
-  private parentRead(p: string): Array<[string, Node | null]> {
-    for (let a = parentOf(p); a !== '/'; a = parentOf(a)) {
-      const node = this.tree.get(a)
-      if (node) return [[a, node]]
-    }
-    return []
+    return this.commit(changes, existing ? {} : { reads: parentRead(this.tree, p) })
   }
 
   /**
@@ -328,31 +316,9 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     const subtrees: string[] = []
     if (entries[0][1].kind === 'dir') subtrees.push(source)
     if (this.tree.get(target)?.kind === 'dir' && verb === 'move') subtrees.push(target)
-    const reads = this.parentRead(target)
+    const reads = parentRead(this.tree, target)
     if (verb === 'copy') for (const [p, node] of entries) reads.push([p, node])
     return { reads, subtrees }
-  }
-
-  /** Directory nodes to create for the missing ancestors of `p`; ENOTDIR if one is a file. */
-  private missingParents(p: string, path: string): Array<[string, Node]> {
-    const out: Array<[string, Node]> = []
-    const now = Date.now()
-    for (const a of ancestorsOf(p)) {
-      const node = this.tree.get(a)
-      if (node?.kind === 'file') throw new VfsError('ENOTDIR', path, `${a} is a file, not a directory`)
-      if (!node) out.push([a, dirNode(now, 0, true)])
-    }
-    return out
-  }
-
-  private checkQuota(path: string, addBytes: number, addFiles: number): void {
-    const { maxBytes, maxFiles } = this.quota
-    if (maxBytes !== undefined && addBytes > 0 && this.tree.bytes + addBytes > maxBytes) {
-      throw new VfsError('EQUOTA', path, `the write needs ${this.tree.bytes + addBytes} bytes, the scope allows ${maxBytes}`)
-    }
-    if (maxFiles !== undefined && addFiles > 0 && this.tree.files + addFiles > maxFiles) {
-      throw new VfsError('EQUOTA', path, `the write needs ${this.tree.files + addFiles} files, the scope allows ${maxFiles}`)
-    }
   }
 
   private planTransfer(from: string, to: string, verb: 'move' | 'copy') {
@@ -363,17 +329,39 @@ export class StoreVfs implements Vfs, ReadsTextNow {
       const copied = entries.flatMap(([, n]) => (n.kind === 'file' ? [n.data.length] : []))
       const [bytes, files] = [copied.reduce((sum, n) => sum + n, 0), copied.length]
       const replaced = existing?.kind === 'file' ? existing.data.length : 0
-      this.checkQuota(to, bytes - replaced, files - (existing?.kind === 'file' ? 1 : 0))
+      checkQuota(this.tree, this.quota, to, bytes - replaced, files - (existing?.kind === 'file' ? 1 : 0))
     }
     return { source, target, entries }
   }
 
-  /** Applies changes to the tree and queues them; the promise settles when they are durable. */
-  private commit(changes: Array<[string, Node | null]>, deps: Dependencies = {}): Promise<void> {
+  /**
+   * Applies changes to the tree and queues them; the promise settles, with the commit's version,
+   * when they are durable. Internal to src/vfs (land.ts lands reverts and branches through it).
+   */
+  enqueueChanges(changes: Array<[string, Node | null]>, deps: Dependencies = {}): Promise<number> {
     for (const [p] of changes) this.commits.touch(p)
     for (const [p, node] of changes) this.tree.set(p, node)
     const paths = changes.map(([p]) => p)
-    return this.commits.enqueue(paths, deps)
+    return this.commits.enqueue(paths, deps, this.writingAs)
+  }
+
+  /** A write's promise: it settles when durable (its value, the version, is not part of the API). */
+  private commit(changes: Array<[string, Node | null]>, deps?: Dependencies): Promise<void> {
+    return this.enqueueChanges(changes, deps) as Promise<unknown> as Promise<void>
+  }
+
+  /** Internal to src/vfs: the tree as this instance sees it (pending writes included) and the commit queue's idle wait. */
+  treeNow(): Tree {
+    return this.tree
+  }
+
+  idle(): Promise<void> {
+    return this.commits.idle()
+  }
+
+  /** The store this workspace commits to; internal to src/vfs. */
+  get storeBelow(): VfsStore {
+    return this.store
   }
 
   /** For a write that changed nothing: settles once the paths it relies on are durable. */
@@ -383,7 +371,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
 
   private replaceTree(snapshot: ScopeSnapshot): void {
     this.tree = Tree.fromSnapshot(snapshot)
-    this.version = snapshot.version
+    this.durableVersion = snapshot.version
   }
 
   private emit(change: VfsChange): void {

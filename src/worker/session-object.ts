@@ -77,6 +77,8 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     const options = edgeOptions()
     const app = createSessionApp(this.#hostOf(), {
       auth: { secret: jwtSecret(this.env) },
+      // A fork's workspace is a branch of the original's, and each session is its own object.
+      forks: false,
       webSocket: (request, session) =>
         this.#sockets.accept(
           session.id,

@@ -5,6 +5,7 @@ import { poisoned } from '../conformance/failing-store.js'
 import { bytesOf } from '../conformance/samples.js'
 import { describeStoreConformance } from '../conformance/store-suite.js'
 import { describeVfsDurability } from '../conformance/vfs-suite.js'
+import { describeHistory } from '../conformance/history-suite.js'
 
 const uniqueDbName = (what: string) => `agent-vfs-test-${what}-${crypto.randomUUID()}`
 
@@ -23,6 +24,7 @@ async function harness(what: string) {
 
 describeStoreConformance('indexeddb', () => harness('conformance'))
 describeVfsDurability('indexeddb', () => harness('durability'))
+describeHistory('indexeddb', () => harness('history'))
 
 const put = (path: string, text: string, expectedVersion: number | null = null): StoreOp => ({
   op: 'put',

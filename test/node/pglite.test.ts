@@ -3,6 +3,7 @@ import { afterAll } from 'vitest'
 import { postgresStore } from '../../src/index.js'
 import { describeStoreConformance } from '../conformance/store-suite.js'
 import { describeVfsDurability } from '../conformance/vfs-suite.js'
+import { describeHistory } from '../conformance/history-suite.js'
 import { describeSqlStoreExtras } from './sql-store-extras.js'
 
 // Starting PGlite costs seconds (wasm + initdb): one in-memory instance serves this whole file.
@@ -20,4 +21,5 @@ const harness = async () => {
 
 describeStoreConformance('pglite', harness)
 describeVfsDurability('pglite', harness)
+describeHistory('pglite', harness)
 describeSqlStoreExtras('pglite', db)

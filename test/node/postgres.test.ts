@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { isVfsError, openVfs, postgresStore } from '../../src/index.js'
 import { describeStoreConformance } from '../conformance/store-suite.js'
 import { describeVfsDurability } from '../conformance/vfs-suite.js'
+import { describeHistory } from '../conformance/history-suite.js'
 import { describeSqlStoreExtras } from './sql-store-extras.js'
 
 // CI always provides a server; a missing one is a failure, never a silent skip.
@@ -28,6 +29,7 @@ const migrated = async (client: pg.Pool | pg.Client) => {
 
 describeStoreConformance('postgres via pg.Pool', () => migrated(shared))
 describeVfsDurability('postgres via pg.Pool', () => migrated(shared))
+describeHistory('postgres via pg.Pool', () => migrated(shared))
 describeStoreConformance('postgres via one pg.Client', async () => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()

@@ -4,6 +4,7 @@ import { postgresStore } from '../../src/index.js'
 import { describeDurability } from '../session/durability.js'
 import { describeIntent } from '../session/intent.js'
 import { describeLifecycle } from '../session/lifecycle.js'
+import { describeFileEvents } from '../session/file-events.js'
 
 // One PGlite per file: a fresh instance costs seconds.
 let db: PGlite | undefined
@@ -19,4 +20,5 @@ describe('session host on PGlite', () => {
   describeLifecycle(store)
   describeDurability(store)
   describeIntent(store)
+  describeFileEvents(store)
 })

@@ -8,6 +8,7 @@ import { uploadSeason } from '../session/harness.js'
 import { describeDurability } from '../session/durability.js'
 import { describeIntent } from '../session/intent.js'
 import { describeLifecycle } from '../session/lifecycle.js'
+import { describeFileEvents } from '../session/file-events.js'
 
 // CI always provides a server; a missing one is a failure, never a silent skip.
 const url = process.env.PG_URL
@@ -24,6 +25,7 @@ describe('session host on Postgres', () => {
   describeLifecycle(store)
   describeDurability(store)
   describeIntent(store)
+  describeFileEvents(store)
 })
 
 describe('session hosts on Postgres with LISTEN/NOTIFY', () => {

@@ -71,7 +71,12 @@ export function describeSqlStoreExtras(name: string, connect: () => Promise<SqlC
       const { rows } = await client().query(
         `SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'Custom_Vfs_2%' ORDER BY 1`,
       )
-      expect(rows).toEqual([{ table_name: 'Custom_Vfs_2_entries' }, { table_name: 'Custom_Vfs_2_scopes' }])
+      expect(rows).toEqual([
+        { table_name: 'Custom_Vfs_2_blobs' },
+        { table_name: 'Custom_Vfs_2_changes' },
+        { table_name: 'Custom_Vfs_2_entries' },
+        { table_name: 'Custom_Vfs_2_scopes' },
+      ])
     })
 
     it('refuses a table name that is not a plain identifier', () => {

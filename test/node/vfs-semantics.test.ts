@@ -231,7 +231,7 @@ describe('lifecycle', () => {
     const changes: VfsChange[] = []
     vfs.onChange(c => changes.push(c))
     await Promise.all([vfs.writeFile('/a', '1'), vfs.writeFile('/b', '2')])
-    expect(changes).toEqual([{ type: 'commit', version: expect.any(Number), paths: ['/a', '/b'] }])
+    expect(changes).toEqual([{ type: 'commit', version: expect.any(Number), paths: ['/a', '/b'], changes: expect.any(Array) }])
     await vfs.close()
     expect(await code(vfs.readFile('/a'))).toBe('ECLOSED')
     expect(await code(vfs.writeFile('/a', 'x'))).toBe('ECLOSED')

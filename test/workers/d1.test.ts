@@ -2,12 +2,15 @@ import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { d1Store, isVfsError, type StoreOp } from '../../src/index.js'
 import { D1_SCHEMA } from '../../adapters/d1.js'
+import { D1_HISTORY_SCHEMA } from '../../adapters/d1-history.js'
+import { describeHistory } from '../conformance/history-suite.js'
 import { describeStoreConformance } from '../conformance/store-suite.js'
 import { describeVfsDurability } from '../conformance/vfs-suite.js'
 
 // env.DB is the local D1 of wrangler.toml; apply-migrations.ts has applied worker-edge/migrations.
 describeStoreConformance('d1 (workerd)', async () => ({ store: d1Store(env.DB) }))
 describeVfsDurability('d1 (workerd)', async () => ({ store: d1Store(env.DB) }))
+describeHistory('d1 (workerd)', async () => ({ store: d1Store(env.DB) }))
 
 const put = (path: string, text: string, expectedVersion: number | null): StoreOp => ({
   op: 'put',
@@ -33,6 +36,10 @@ describe('d1Store specifics', () => {
       .flatMap(m => m.queries)
       .map(normalise)
     expect(fromFile).toEqual(D1_SCHEMA.map(normalise))
+    const historyFromFile = env.TEST_MIGRATIONS.filter(m => m.name.startsWith('0004_'))
+      .flatMap(m => m.queries)
+      .map(normalise)
+    expect(historyFromFile).toEqual(D1_HISTORY_SCHEMA.map(normalise))
     const store = d1Store(env.DB)
     await store.migrate()
     await store.migrate()

@@ -16,7 +16,14 @@ export function storeInsideDurableObject(name: string): VfsStore {
   return {
     kind: 'durable-object',
     load: (ns, scope) => inside(s => s.load(ns, scope)),
-    commit: (ns, scope, ops) => inside(s => s.commit(ns, scope, ops)),
+    commit: (ns, scope, ops, record) => inside(s => s.commit(ns, scope, ops, record)),
+    history: {
+      changes: (ns, scope, query) => inside(s => s.history!.changes(ns, scope, query)),
+      blobs: (ns, scope, hashes) => inside(s => s.history!.blobs(ns, scope, hashes)),
+      oldest: (ns, scope) => inside(s => s.history!.oldest(ns, scope)),
+      prune: (ns, scope, upTo) => inside(s => s.history!.prune(ns, scope, upTo)),
+      usage: (ns, scope) => inside(s => s.history!.usage(ns, scope)),
+    },
     deleteScope: (ns, scope) => inside(s => s.deleteScope(ns, scope)),
     listScopes: ns => inside(s => s.listScopes(ns)),
   }

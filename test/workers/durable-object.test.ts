@@ -4,11 +4,13 @@ import { describe, expect, it } from 'vitest'
 import { durableObjectStore, openVfs, type StoreOp } from '../../src/index.js'
 import { describeStoreConformance } from '../conformance/store-suite.js'
 import { describeVfsDurability } from '../conformance/vfs-suite.js'
+import { describeHistory } from '../conformance/history-suite.js'
 import { WorkspaceObject } from '../../worker-edge/src/index.js'
 import { storeInsideDurableObject } from './durable-object-harness.js'
 
 describeStoreConformance('durable-object (workerd)', async () => ({ store: storeInsideDurableObject('store-conformance') }))
 describeVfsDurability('durable-object (workerd)', async () => ({ store: storeInsideDurableObject('vfs-durability') }))
+describeHistory('durable-object (workerd)', async () => ({ store: storeInsideDurableObject('vfs-history') }))
 
 describe('durableObjectStore in the WorkspaceObject', () => {
   it('keeps a workspace written over HTTP for a fresh Vfs on the same storage', async () => {

@@ -15,6 +15,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The whole JSON body of the answer (a 409's `conflicts`, say), when it had one. */
+    readonly body?: unknown,
   ) {
     super(message)
     this.name = 'ApiError'
@@ -160,12 +162,13 @@ export class SessionClient {
 async function errorOf(res: Response): Promise<ApiError> {
   let code = `http-${res.status}`
   let message = res.statusText || `The host answered ${res.status}.`
+  let body: { error?: { code?: unknown; message?: unknown } } | undefined
   try {
-    const body = (await res.json()) as { error?: { code?: unknown; message?: unknown } }
+    body = (await res.json()) as { error?: { code?: unknown; message?: unknown } }
     if (typeof body?.error?.code === 'string') code = body.error.code
     if (typeof body?.error?.message === 'string') message = body.error.message
   } catch {
     // Not JSON (a proxy's page): keep the status line.
   }
-  return new ApiError(res.status, code, message)
+  return new ApiError(res.status, code, message, body)
 }

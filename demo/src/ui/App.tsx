@@ -153,6 +153,10 @@ export function App() {
                   choose(undefined)
                   void refreshSessions()
                 }}
+                onOpenSession={id => {
+                  void refreshSessions()
+                  choose(id)
+                }}
               />
             ) : (
               <p class="hint empty-session">Create a session or open one from the list.</p>

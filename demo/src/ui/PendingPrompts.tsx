@@ -2,6 +2,8 @@ import { useState } from 'preact/hooks'
 import type { PendingAnswer, PendingSummary } from '../api/types.js'
 import { Code } from './Code.js'
 import { JsonTree } from './JsonTree.js'
+import { WRITE_TOOLS, WriteApproval } from './WriteApproval.js'
+import type { SessionClient } from '../api/client.js'
 
 /**
  * The approvals and questions the session waits on. The execution is suspended until each is
@@ -10,20 +12,35 @@ import { JsonTree } from './JsonTree.js'
 export function PendingPrompts({
   pending,
   onAnswer,
+  client,
+  sessionId,
 }: {
   pending: PendingSummary[]
   onAnswer(id: string, answer: PendingAnswer): Promise<void>
+  /** To show a proposed write as a diff against the file as it is. */
+  client?: SessionClient
+  sessionId?: string
 }) {
   return (
     <section class="pending" aria-label="Waiting for you" data-testid="pending" aria-live="assertive">
       {pending.map(p => (
-        <PendingCard key={p.id} p={p} onAnswer={onAnswer} />
+        <PendingCard key={p.id} p={p} onAnswer={onAnswer} client={client} sessionId={sessionId} />
       ))}
     </section>
   )
 }
 
-function PendingCard({ p, onAnswer }: { p: PendingSummary; onAnswer(id: string, answer: PendingAnswer): Promise<void> }) {
+function PendingCard({
+  p,
+  onAnswer,
+  client,
+  sessionId,
+}: {
+  p: PendingSummary
+  onAnswer(id: string, answer: PendingAnswer): Promise<void>
+  client?: SessionClient
+  sessionId?: string
+}) {
   const [text, setText] = useState('')
   const [busy, setBusy] = useState(false)
   const send = async (answer: PendingAnswer) => {
@@ -93,7 +110,9 @@ function PendingCard({ p, onAnswer }: { p: PendingSummary; onAnswer(id: string, 
         Approve <code>{p.toolName}</code>?
       </h3>
       {p.reason && <p class="hint">{p.reason}</p>}
-      {p.toolName === 'run_js' && typeof input?.code === 'string' ? (
+      {WRITE_TOOLS.has(p.toolName) && client && sessionId ? (
+        <WriteApproval client={client} sessionId={sessionId} toolName={p.toolName} input={p.input} />
+      ) : p.toolName === 'run_js' && typeof input?.code === 'string' ? (
         <>
           {typeof input.description === 'string' && <p>{input.description}</p>}
           <Code code={input.code} language="javascript" label="Program to approve" />

@@ -9,6 +9,8 @@ import { PendingPrompts } from './PendingPrompts.js'
 import { PlanChecklist } from './PlanChecklist.js'
 import { Timeline } from './Timeline.js'
 import { addEvents, emptyModel, type SessionModel } from './timeline-model.js'
+import { applyFileChanges } from './file-changes.js'
+import { TimelineActions } from './TimelineActions.js'
 import { sessionLabel } from './session-label.js'
 
 // Events after which the pending list, the record or the files may have changed.
@@ -21,7 +23,6 @@ const PENDING_EVENTS = new Set([
   'session-closed',
   'session-reopened',
 ])
-const FILE_EVENTS = new Set(['tool-result', 'checkpoint', 'execution-end', 'result-accepted'])
 
 const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : String((error as Error)?.message ?? error))
 
@@ -38,12 +39,15 @@ export function SessionView({
   sessionId,
   onRecord,
   onMissing,
+  onOpenSession,
 }: {
   client: SessionClient
   sessionId: string
   onRecord(r: SessionRecord): void
   /** The host does not have this session (deleted, or another host's): the view should close. */
   onMissing(): void
+  /** Opens another session (a fork just made). */
+  onOpenSession?(id: string): void
 }) {
   const [record, setRecord] = useState<SessionRecord | undefined>()
   const [model, setModel] = useState<SessionModel>(emptyModel)
@@ -53,7 +57,6 @@ export function SessionView({
   const [feed, setFeed] = useState<FeedState>({ kind: 'connecting' })
   const [error, setError] = useState<string | undefined>()
   const [preview, setPreview] = useState<string | undefined>()
-  const fileTimer = useRef<ReturnType<typeof setTimeout>>()
 
   const refreshRecord = useCallback(async () => {
     try {
@@ -73,25 +76,24 @@ export function SessionView({
       if (!(e instanceof ApiError && e.status === 404)) setError(describe(e))
     }
   }, [client, sessionId])
+  // File changes heard lately: a list that was served before them (but arrives after) gets them too.
+  const recentChanges = useRef<SessionEvent[]>([])
   const refreshFiles = useCallback(async () => {
     try {
-      setFiles(await client.listFiles(sessionId))
+      const listed = await client.listFiles(sessionId)
+      setFiles(applyFileChanges(listed, recentChanges.current))
       setFilesError(undefined)
     } catch (e) {
       setFilesError(describe(e))
     }
   }, [client, sessionId])
-  // A run writes many files in a burst: list them once it pauses.
-  const refreshFilesSoon = useCallback(() => {
-    clearTimeout(fileTimer.current)
-    fileTimer.current = setTimeout(() => void refreshFiles(), 400)
-  }, [refreshFiles])
 
   useEffect(() => {
     setModel(emptyModel())
     setRecord(undefined)
     setPending([])
     setFiles(undefined)
+    recentChanges.current = []
     setPreview(undefined)
     setError(undefined)
     void refreshRecord()
@@ -107,13 +109,15 @@ export function SessionView({
           void refreshPending()
           void refreshRecord()
         }
-        if (events.some(e => FILE_EVENTS.has(e.type))) refreshFilesSoon()
+        // The host logs every commit of the workspace: the tree follows them as they come.
+        const changes = events.filter(e => e.type === 'files-changed')
+        if (changes.length > 0) {
+          recentChanges.current = [...recentChanges.current, ...changes].slice(-200)
+          setFiles(f => applyFileChanges(f, changes))
+        }
       },
     })
-    return () => {
-      stop.abort()
-      clearTimeout(fileTimer.current)
-    }
+    return () => stop.abort()
   }, [client, sessionId])
 
   const act = async (f: () => Promise<unknown>): Promise<boolean> => {
@@ -169,7 +173,7 @@ export function SessionView({
       )}
       <div class="session-grid">
         <div class="col-main">
-          <PendingPrompts pending={pending} onAnswer={onAnswer} />
+          <PendingPrompts pending={pending} onAnswer={onAnswer} client={client} sessionId={sessionId} />
           <Composer
             status={record?.status}
             canResume={canResume}
@@ -178,7 +182,11 @@ export function SessionView({
             onResume={async () => void (await act(() => client.resume(sessionId)))}
           />
           <PlanChecklist plan={model.plan} />
-          <Timeline items={model.items} onOpenFile={openPath} />
+          <Timeline
+            items={model.items}
+            onOpenFile={openPath}
+            extra={e => <TimelineActions client={client} sessionId={sessionId} event={e} onForked={onOpenSession} onError={setError} />}
+          />
         </div>
         <div class="col-side">
           <FilePanel

@@ -37,7 +37,16 @@ function FileLink({ path, label, onOpen }: { path: string; label?: string; onOpe
  * The session's events in order: tool calls with their inputs and results, plan updates,
  * checkpoints, approvals and questions, rejections and corrections. New items are announced politely.
  */
-export function Timeline({ items, onOpenFile }: { items: TimelineItem[]; onOpenFile: OpenFile }) {
+export function Timeline({
+  items,
+  onOpenFile,
+  extra,
+}: {
+  items: TimelineItem[]
+  onOpenFile: OpenFile
+  /** What a row shows besides the event (an execution's Changes and Undo, "fork from here"). */
+  extra?: (e: SessionEvent) => preact.ComponentChildren
+}) {
   const list = useRef<HTMLOListElement>(null)
   const pinned = useRef(true)
   // Follow new items while the reader is at the bottom; leave them where they are once they scroll up.
@@ -67,7 +76,7 @@ export function Timeline({ items, onOpenFile }: { items: TimelineItem[]; onOpenF
           item.kind === 'tool' ? (
             <ToolCard key={item.seq} item={item} onOpenFile={onOpenFile} />
           ) : (
-            <EventRow key={item.seq} event={item.event} onOpenFile={onOpenFile} />
+            <EventRow key={item.seq} event={item.event} onOpenFile={onOpenFile} extra={extra} />
           ),
         )}
       </ol>
@@ -157,10 +166,19 @@ function summarizeInput(input: unknown): string {
   return ''
 }
 
-function EventRow({ event: e, onOpenFile }: { event: SessionEvent; onOpenFile: OpenFile }) {
+function EventRow({
+  event: e,
+  onOpenFile,
+  extra,
+}: {
+  event: SessionEvent
+  onOpenFile: OpenFile
+  extra?: (e: SessionEvent) => preact.ComponentChildren
+}) {
   const row = (cls: string, body: preact.ComponentChildren) => (
     <li class={`item ${cls}`} data-testid="timeline-item" data-seq={e.seq} data-type={e.type}>
       {body}
+      {extra?.(e)}
     </li>
   )
   switch (e.type) {
@@ -285,6 +303,26 @@ function EventRow({ event: e, onOpenFile }: { event: SessionEvent; onOpenFile: O
       return row('meta', <p>Session closed</p>)
     case 'session-reopened':
       return row('meta', <p>Session reopened</p>)
+    case 'session-forked':
+      return row(
+        'meta',
+        <p>
+          Forked from session {e.from} at event {e.fromSeq}
+        </p>,
+      )
+    case 'files-changed':
+      return row(
+        'meta files',
+        <p>
+          {e.changes.length} file(s){' '}
+          {e.by.kind === 'execution' ? `changed by ${e.by.executionId}` : e.by.kind === 'api' ? 'changed by you' : 'changed'}:{' '}
+          {e.changes
+            .slice(0, 3)
+            .map(c => `${c.op === 'deleted' ? '−' : c.op === 'added' ? '+' : '~'}${c.path}`)
+            .join(', ')}
+          {e.changes.length > 3 ? ', …' : ''}
+        </p>,
+      )
     default:
       return row('meta', <p>{(e as { type: string }).type}</p>)
   }

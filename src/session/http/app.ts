@@ -9,6 +9,7 @@ import { readMultipart, serveFile, uploadDir } from './files.js'
 import { batchingWriter, sseMessage } from './sse-batch.js'
 import { bodyLimits, resolveBodyLimits } from './limits.js'
 import { sessionRoutes as R } from './routes.js'
+import { serveChanges } from './change-handlers.js'
 
 /** Options of {@link createSessionApp}. */
 export interface SessionAppOptions {
@@ -36,6 +37,12 @@ export interface SessionAppOptions {
    * `SessionObject` gives one over the hibernation API.
    */
   webSocket?: (request: Request, session: { id: string; owner: string; after: number }) => Response | Promise<Response>
+  /**
+   * Serves `POST /sessions/:id/fork` (default true). A host whose sessions live in separate stores
+   * (the Worker: one Durable Object each) cannot give a fork a branch of the original's workspace;
+   * it says false and the route answers 501.
+   */
+  forks?: boolean
 }
 
 /** An owner at `quota.maxStreams`: 429, to retry once one of its streams ended. */
@@ -231,6 +238,7 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     release()
     return options.webSocket(c.req.raw, { id, owner: c.get('owner'), after: c.req.valid('query').after ?? 0 })
   })
+  serveChanges(h, host, ownedId as never, { forks: options.forks ?? true })
   return app
 }
 

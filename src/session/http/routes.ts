@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi'
+import { changeRoutes } from './change-routes.js'
 import * as S from './schemas.js'
 
 const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description })
@@ -227,6 +228,8 @@ export const sessionRoutes = {
       ...errors,
     },
   }),
+  // The workspace's history (history, diff, revert, fork, branches): their own block, change-routes.ts.
+  ...changeRoutes,
 } as const
 
 export type SessionRouteName = keyof typeof sessionRoutes

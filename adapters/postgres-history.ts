@@ -1,0 +1,176 @@
+import { changeRowBytes, type CommitRecord, type StoredChange, type StoreHistory } from '../src/contract/history.js'
+
+interface Query {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>
+}
+type Run = <T>(fn: (q: Query) => Promise<T>) => Promise<T>
+
+/**
+ * History for the Postgres store: `<table>_changes` (one row per changed path per commit) and
+ * `<table>_blobs` (before-images by hash, once per scope). The commit writes both inside its own
+ * transaction (`write`), so history and the batch land together or not at all; loading a scope
+ * never reads them.
+ */
+export function postgresHistory(table: string, read: Run, transact: Run) {
+  const changes = `"${table}_changes"`
+  const blobs = `"${table}_blobs"`
+  const history: StoreHistory = {
+    async changes(namespace, scope, query = {}) {
+      const params: unknown[] = [namespace, scope]
+      let where = 'namespace = $1 AND scope = $2'
+      if (query.after !== undefined) where += ` AND version > $${params.push(query.after)}`
+      if (query.upTo !== undefined) where += ` AND version <= $${params.push(query.upTo)}`
+      if (query.path !== undefined) where += ` AND path = $${params.push(query.path)}`
+      const limit = query.limit !== undefined ? ` LIMIT $${params.push(query.limit)}` : ''
+      const { rows } = await read(q =>
+        q.query(
+          `SELECT version, path, op, kind, version_before, hash_before, hash_after, size_before, size, actor, time FROM ${changes} ` +
+            `WHERE ${where} ORDER BY version, path${limit}`,
+          params,
+        ),
+      )
+      return (rows as ChangeRow[]).map(toChange)
+    },
+    async blobs(namespace, scope, hashes) {
+      const { rows } = await read(q =>
+        q.query(`SELECT hash, data FROM ${blobs} WHERE namespace = $1 AND scope = $2 AND hash = ANY($3::text[])`, [
+          namespace,
+          scope,
+          [...hashes],
+        ]),
+      )
+      return new Map((rows as { hash: string; data: Uint8Array }[]).map(r => [r.hash, plain(r.data)]))
+    },
+    async oldest(namespace, scope) {
+      const { rows } = await read(q =>
+        q.query(`SELECT min(version) AS v FROM ${changes} WHERE namespace = $1 AND scope = $2`, [namespace, scope]),
+      )
+      const v = (rows[0] as { v: unknown } | undefined)?.v
+      return v === null || v === undefined ? undefined : Number(v)
+    },
+    prune(namespace, scope, upTo) {
+      return transact(async q => {
+        const gone = await q.query(`DELETE FROM ${changes} WHERE namespace = $1 AND scope = $2 AND version <= $3 RETURNING 1`, [
+          namespace,
+          scope,
+          upTo,
+        ])
+        const freed = await q.query(
+          `DELETE FROM ${blobs} b WHERE b.namespace = $1 AND b.scope = $2 AND NOT EXISTS ` +
+            `(SELECT 1 FROM ${changes} c WHERE c.namespace = $1 AND c.scope = $2 AND c.hash_before = b.hash) RETURNING 1`,
+          [namespace, scope],
+        )
+        return { changes: gone.rows.length, blobs: freed.rows.length }
+      })
+    },
+    async usage(namespace, scope) {
+      const [c, b] = await Promise.all([
+        read(q =>
+          q.query(`SELECT path, hash_before, hash_after, actor FROM ${changes} WHERE namespace = $1 AND scope = $2`, [namespace, scope]),
+        ),
+        read(q =>
+          q.query(`SELECT count(*) AS n, coalesce(sum(length(data)), 0) AS bytes FROM ${blobs} WHERE namespace = $1 AND scope = $2`, [
+            namespace,
+            scope,
+          ]),
+        ),
+      ])
+      let bytes = 0
+      for (const r of c.rows as { path: string; hash_before: string | null; hash_after: string | null; actor: string | null }[])
+        bytes += changeRowBytes({
+          path: r.path,
+          hashBefore: r.hash_before ?? undefined,
+          hashAfter: r.hash_after ?? undefined,
+          actor: r.actor ?? undefined,
+        } as never)
+      const blobRow = b.rows[0] as { n: unknown; bytes: unknown }
+      return { changes: c.rows.length, blobs: Number(blobRow.n), bytes: bytes + Number(blobRow.bytes) + 64 * Number(blobRow.n) }
+    },
+  }
+  return {
+    history,
+    migrations: [
+      `CREATE TABLE IF NOT EXISTS ${changes} (namespace text NOT NULL, scope text NOT NULL, version int8 NOT NULL, path text NOT NULL, ` +
+        `op text NOT NULL, kind text NOT NULL, version_before int8 NOT NULL, hash_before text, hash_after text, size_before int8 NOT NULL, ` +
+        `size int8 NOT NULL, actor text, time float8 NOT NULL, PRIMARY KEY (namespace, scope, version, path))`,
+      `CREATE INDEX IF NOT EXISTS "${table}_changes_path" ON ${changes} (namespace, scope, path, version)`,
+      `CREATE INDEX IF NOT EXISTS "${table}_changes_blob" ON ${changes} (namespace, scope, hash_before)`,
+      `CREATE TABLE IF NOT EXISTS ${blobs} (namespace text NOT NULL, scope text NOT NULL, hash text NOT NULL, data bytea NOT NULL, ` +
+        `PRIMARY KEY (namespace, scope, hash))`,
+    ],
+    /** Inside the commit's transaction: the record's rows and the blobs the scope lacks. */
+    async write(q: Query, namespace: string, scope: string, version: number, record: CommitRecord) {
+      for (let i = 0; i < record.changes.length; i += ROWS) {
+        const params: unknown[] = [namespace, scope, version, record.time]
+        const values: string[] = []
+        for (const c of record.changes.slice(i, i + ROWS)) {
+          const n = params.push(
+            c.path,
+            c.op,
+            c.kind,
+            c.versionBefore,
+            c.hashBefore ?? null,
+            c.hashAfter ?? null,
+            c.sizeBefore,
+            c.size,
+            c.actor ?? null,
+          )
+          values.push(`($1, $2, $3, ${Array.from({ length: 9 }, (_, k) => `$${n - 8 + k}`).join(', ')}, $4)`)
+        }
+        await q.query(
+          `INSERT INTO ${changes} (namespace, scope, version, path, op, kind, version_before, hash_before, hash_after, size_before, size, actor, time) ` +
+            `VALUES ${values.join(', ')}`,
+          params,
+        )
+      }
+      for (let i = 0; i < record.blobs.length; i += ROWS) {
+        const part = record.blobs.slice(i, i + ROWS)
+        const params: unknown[] = [namespace, scope]
+        const values = part.map(b => `($1, $2, $${params.push(b.hash)}, $${params.push(b.data)})`)
+        await q.query(`INSERT INTO ${blobs} (namespace, scope, hash, data) VALUES ${values.join(', ')} ON CONFLICT DO NOTHING`, params)
+      }
+    },
+    async drop(q: Query, namespace: string, scope: string) {
+      await q.query(`DELETE FROM ${changes} WHERE namespace = $1 AND scope = $2`, [namespace, scope])
+      await q.query(`DELETE FROM ${blobs} WHERE namespace = $1 AND scope = $2`, [namespace, scope])
+    },
+  }
+}
+
+/** Rows per multi-row INSERT: 9 parameters each stays below Postgres's 65,535. */
+const ROWS = 5_000
+
+interface ChangeRow {
+  version: unknown
+  path: string
+  op: 'put' | 'delete'
+  kind: 'file' | 'dir'
+  version_before: unknown
+  hash_before: string | null
+  hash_after: string | null
+  size_before: unknown
+  size: unknown
+  actor: string | null
+  time: unknown
+}
+
+function toChange(r: ChangeRow): StoredChange {
+  const c: StoredChange = {
+    version: Number(r.version),
+    path: r.path,
+    op: r.op,
+    kind: r.kind,
+    versionBefore: Number(r.version_before),
+    sizeBefore: Number(r.size_before),
+    size: Number(r.size),
+    time: Number(r.time),
+  }
+  if (r.hash_before !== null) c.hashBefore = r.hash_before
+  if (r.hash_after !== null) c.hashAfter = r.hash_after
+  if (r.actor !== null) c.actor = r.actor
+  return c
+}
+
+function plain(data: Uint8Array): Uint8Array {
+  return data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+}

@@ -1,0 +1,97 @@
+import { useState } from 'preact/hooks'
+import { executionChanges, undoExecution, type Conflict, type DiffEntry } from '../api/changes.js'
+import { ApiError, type SessionClient } from '../api/client.js'
+import { DiffView } from './DiffView.js'
+
+const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : String((error as Error)?.message ?? error))
+
+/**
+ * The Changes of one execution (files added, changed, deleted, with their text diffs) and its Undo:
+ * one commit that puts every file back, or, when someone changed a file since, nothing written and
+ * the conflicts listed.
+ */
+export function ExecutionChanges({ client, sessionId, executionId }: { client: SessionClient; sessionId: string; executionId: string }) {
+  const [entries, setEntries] = useState<DiffEntry[] | undefined>()
+  const [busy, setBusy] = useState(false)
+  const [undo, setUndo] = useState<{ ok: true; files: number } | { ok: false; conflicts: Conflict[] } | undefined>()
+  const [error, setError] = useState<string | undefined>()
+  const run = async (f: () => Promise<void>) => {
+    setBusy(true)
+    setError(undefined)
+    try {
+      await f()
+    } catch (e) {
+      setError(describe(e))
+    } finally {
+      setBusy(false)
+    }
+  }
+  const load = () => run(async () => setEntries(await executionChanges(client, sessionId, executionId)))
+  return (
+    <div class="execution-changes" data-testid="execution-changes" data-execution-id={executionId}>
+      <div class="row">
+        <button type="button" disabled={busy} data-testid="show-changes" onClick={() => void load()}>
+          {entries ? 'Refresh changes' : 'Changes'}
+        </button>
+        <button
+          type="button"
+          disabled={busy}
+          data-testid="undo-execution"
+          onClick={() =>
+            void run(async () => {
+              const result = await undoExecution(client, sessionId, executionId)
+              setUndo(result)
+              if (result.ok) setEntries(await executionChanges(client, sessionId, executionId))
+            })
+          }
+        >
+          Undo
+        </button>
+      </div>
+      {error && (
+        <p class="note error" role="alert">
+          {error}
+        </p>
+      )}
+      {undo?.ok === true && (
+        <p class="note" data-testid="undo-result" role="status">
+          Undone: {undo.files} file change(s) put back in one commit.
+        </p>
+      )}
+      {undo?.ok === false && (
+        <div class="note error" data-testid="undo-conflicts" role="alert">
+          <p>Nothing was undone: {undo.conflicts.length} file(s) changed since this execution.</p>
+          <ul>
+            {undo.conflicts.map(c => (
+              <li key={c.path} data-testid="undo-conflict" data-path={c.path}>
+                <code>{c.path}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {entries && entries.length === 0 && <p class="hint">No files changed.</p>}
+      {entries && entries.length > 0 && (
+        <ul class="change-list" data-testid="change-list">
+          {entries.map(e => (
+            <li key={e.path} data-testid="change-entry" data-path={e.path} data-status={e.status}>
+              <details>
+                <summary>
+                  <span class={`badge change ${e.status}`}>{e.status}</span> <code>{e.path}</code>
+                  {e.added !== undefined && (
+                    <span class="hint">
+                      {' '}
+                      +{e.added} −{e.removed}
+                    </span>
+                  )}
+                  {e.binary && <span class="hint"> binary, {e.sizeAfter ?? e.sizeBefore ?? 0} bytes</span>}
+                </summary>
+                {e.patch && <DiffView patch={e.patch} />}
+              </details>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,129 @@
+import { listExecutionIds, readExecution } from 'agent-vfs/agent'
+import type { VersionedVfs } from 'agent-vfs'
+import { versionAt, versionAtSeq } from './change-points.js'
+import type { HostContext } from './context.js'
+import { SessionError } from './errors.js'
+import type { HostParts } from './host-parts.js'
+import { putJson, updateRecords } from './records.js'
+import { FORK_PATH, SESSION_PATH, newSessionId, scopeNames, type ForkRecord } from './storage.js'
+import type { SessionEvent, SessionEventBody, SessionRecord } from './types.js'
+
+/** Where a fork was taken: an event of the original's log, or a checkpoint of one of its executions. */
+export type ForkPoint = { seq: number } | { checkpoint: { execution: string; revision: number } }
+
+const EVENTS_PER_READ = 10_000
+
+/**
+ * Forks a session: a new session of the same owner (the owner's quota applies) whose workspace
+ * is a branch of the original's at the point (O(1): nothing is copied) and whose log holds the
+ * original's events up to it, then a `session-forked` event. An execution that had not ended at
+ * the point is `interrupted` in the fork: resume it, or send a message to start another.
+ *
+ * The record and `/fork.json` (where the workspace lives, what is left to copy) are written in one
+ * commit first; the rest is idempotent and finished by {@link finishFork} on any host that opens
+ * the fork, so a host killed half-way leaves a fork the next reader completes.
+ */
+export async function forkSession(
+  parts: HostParts,
+  sessionId: string,
+  at: ForkPoint,
+  options: { title?: string } = {},
+): Promise<SessionRecord> {
+  const { ctx } = parts
+  const { record: original } = await parts.open(sessionId)
+  const base = await ctx.workspaces.base(sessionId)
+  const seq = 'seq' in at ? at.seq : await checkpointSeq(ctx, sessionId, at.checkpoint.execution, at.checkpoint.revision)
+  const version =
+    'seq' in at
+      ? await versionAtSeq(ctx, sessionId, seq)
+      : await versionAt(ctx, sessionId, base, { execution: at.checkpoint.execution, checkpoint: at.checkpoint.revision })
+  const id = newSessionId()
+  const now = Date.now()
+  const record: SessionRecord = {
+    id,
+    owner: original.owner,
+    profile: original.profile,
+    title: (options.title ?? `${original.title} (fork)`).slice(0, 200),
+    status: 'idle',
+    createdAt: now,
+    updatedAt: now,
+    executions: 0,
+  }
+  await ctx.index.add(record, ctx.settings.quota)
+  const fork: ForkRecord = { from: sessionId, branch: `fork-${id}`, version, seq }
+  await ctx.store.commit(ctx.namespace, scopeNames.meta(id), [putJson(SESSION_PATH, record, 0), putJson(FORK_PATH, fork, 0)])
+  return (await finishFork(ctx, id, fork)) ?? record
+}
+
+const finishing = new WeakMap<HostContext, Map<string, Promise<SessionRecord | undefined>>>()
+
+/** Completes a fork whose `/fork.json` is not `done` (idempotent; one run per session per host at a time). */
+export function finishFork(ctx: HostContext, id: string, fork: ForkRecord): Promise<SessionRecord | undefined> {
+  let runs = finishing.get(ctx)
+  if (!runs) finishing.set(ctx, (runs = new Map()))
+  let run = runs.get(id)
+  if (!run) {
+    run = completeFork(ctx, id, fork).finally(() => runs.delete(id))
+    runs.set(id, run)
+  }
+  return run
+}
+
+async function completeFork(ctx: HostContext, id: string, fork: ForkRecord): Promise<SessionRecord | undefined> {
+  const base = await ctx.workspaces.base(fork.from)
+  const ws = await base.openBranch(fork.branch).catch(() => base.branch({ name: fork.branch, at: fork.version }))
+  const executions = await interruptUnfinished(ws)
+  // The fork's host opens its own instance of the branch (see Workspaces): this one is done.
+  await ws.close()
+  const log = ctx.log(id)
+  const copied = await log.lastSeq()
+  if (copied < fork.seq) await copyEvents(ctx, fork.from, id, copied, fork.seq)
+  if ((await log.lastSeq()) === fork.seq)
+    await ctx.emit(id, { type: 'session-forked', from: fork.from, fromSeq: fork.seq, version: fork.version })
+  await updateRecords(ctx.store, ctx.namespace, scopeNames.meta(id), records => {
+    const current = records.get(FORK_PATH)
+    return { ops: current ? [putJson(FORK_PATH, { ...fork, done: true }, current.version)] : [], value: undefined }
+  })
+  return ctx.update(id, r => ({ ...r, executions }))
+}
+
+/** Marks the executions that had not ended at the fork's point as interrupted; resolves to how many executions there are. */
+async function interruptUnfinished(ws: VersionedVfs): Promise<number> {
+  const ids = await listExecutionIds(ws)
+  for (const id of ids) {
+    const record = await readExecution(ws, id)
+    if (!record || record.status === 'completed' || record.status === 'failed' || record.status === 'interrupted') continue
+    const { pendingId: _p, answeredPendingId: _a, ...rest } = record
+    await ws.writeFile(`/state/executions/${id}/execution.json`, JSON.stringify({ ...rest, status: 'interrupted' }))
+  }
+  await ws.flush()
+  return ids.length
+}
+
+async function copyEvents(ctx: HostContext, from: string, to: string, after: number, upTo: number): Promise<void> {
+  while (after < upTo) {
+    const lines = await ctx.eventLines(from, after, Math.min(EVENTS_PER_READ, upTo - after))
+    if (lines.length === 0) break
+    const appends: Promise<unknown>[] = []
+    for (const line of lines) {
+      if (line.seq > upTo) break
+      const { seq: _s, at: _a, ...body } = JSON.parse(line.json) as SessionEvent
+      appends.push(ctx.emit(to, body as SessionEventBody))
+    }
+    await Promise.all(appends)
+    after = lines[lines.length - 1].seq
+  }
+}
+
+async function checkpointSeq(ctx: HostContext, sessionId: string, executionId: string, revision: number): Promise<number> {
+  for (let after = 0; ;) {
+    const lines = await ctx.eventLines(sessionId, after, EVENTS_PER_READ)
+    if (lines.length === 0) throw new SessionError('not-found', `execution ${executionId} has no checkpoint of plan revision ${revision}`)
+    for (const line of lines) {
+      if (line.type !== 'checkpoint') continue
+      const e = JSON.parse(line.json) as { executionId?: string; revision?: number }
+      if (e.executionId === executionId && e.revision === revision) return line.seq
+    }
+    after = lines[lines.length - 1].seq
+  }
+}

@@ -1,0 +1,212 @@
+import type { EntryKind } from '../contract/store.js'
+import type { Vfs } from './types.js'
+
+/**
+ * The public vocabulary of a workspace's history: who changed what (`FileChange`, `ChangeActor`),
+ * the queries and diffs over it, revert, retention and branches (`VersionedVfs`, `VfsBranch`).
+ * Versions are the scope's commit versions (`VfsStat.version`): every commit has one, and
+ * "the workspace at version V" is what it held right after the commit of version V.
+ */
+
+/**
+ * Who made a change: an opaque tag the caller defines, recorded with every change it writes and
+ * handed back unchanged, e.g. `'api'` or `{ kind: 'execution', id: 'e1', toolCallId: 't3' }`. The
+ * workspace knows nothing of what it means. Attach it with `withActor(vfs, actor)`; at most 1 KB
+ * as JSON.
+ */
+export type ChangeActor = string | { readonly [key: string]: string | number | boolean | null }
+
+/**
+ * One path changed by one commit: what `onChange` reports for each commit (in `changes`) and what
+ * history is made of. A move shows as a delete of the old path and a put of the new one in one commit.
+ */
+export interface FileChange {
+  path: string
+  op: 'put' | 'delete'
+  /** Kind after a put, or of the entry a delete removed. */
+  kind: EntryKind
+  /** Version the path held before; 0 when it held nothing (a put that creates). */
+  versionBefore: number
+  /** The commit's version. */
+  versionAfter: number
+  /** SHA-256 (hex) of the file content before and after, when there was / is file content. */
+  hashBefore?: string
+  hashAfter?: string
+  /** Bytes before and after (0 for directories and for what is absent). */
+  sizeBefore: number
+  size: number
+  /** Guessed from the file name for files; absent for directories. */
+  mediaType?: string
+  actor?: ChangeActor
+  /** Milliseconds since the epoch, when the commit was made. */
+  time: number
+}
+
+/** One commit of history with every path it changed. */
+export interface HistoryEntry {
+  version: number
+  time: number
+  changes: FileChange[]
+}
+
+/** Which part of history to read. */
+export interface HistoryQuery {
+  /** Only commits with a version greater than this (exclusive): "what changed since V". */
+  after?: number
+  /** Only commits with a version at most this (inclusive). */
+  upTo?: number
+  /** Only changes to this path, or (with a trailing `/`) to anything below it. */
+  path?: string
+  /** Only changes whose actor this returns true for. */
+  actor?: (actor: ChangeActor | undefined) => boolean
+  /** At most this many commits (the oldest that match). */
+  limit?: number
+}
+
+/** What happened to one path between two points. */
+export interface DiffEntry {
+  path: string
+  status: 'added' | 'changed' | 'deleted' | 'moved'
+  /** For `moved`: the path the content had before. */
+  from?: string
+  kind: EntryKind
+  /** Bytes at each end (absent at the end where the entry does not exist). */
+  sizeBefore?: number
+  sizeAfter?: number
+  /** True when either side is not valid UTF-8 text (or is too large to diff): sizes only, no patch. */
+  binary: boolean
+  /** A unified line diff (the `diff` package's `createTwoFilesPatch`), for text files when patches are asked for. */
+  patch?: string
+  /** Lines added and removed, for text files. */
+  added?: number
+  removed?: number
+}
+
+/** The difference between two points of a workspace (or a branch and its base), sorted by path. */
+export interface VfsDiff {
+  from: number
+  to: number
+  entries: DiffEntry[]
+}
+
+export interface DiffOptions {
+  /** Compute line patches for text files. Default true. */
+  patches?: boolean
+  /** Lines of context in patches. Default 3. */
+  context?: number
+  /** Only paths equal to or below one of these. */
+  paths?: string[]
+}
+
+/**
+ * What to undo: every change of the commits in `(after, upTo]` (optionally only those whose actor
+ * `actor` accepts, e.g. one execution's), or exactly the given changes (redo: the changes a revert
+ * returned). Each path goes back to what it held before the first undone change to it.
+ */
+export type RevertTarget =
+  | { after: number; upTo?: number; actor?: (actor: ChangeActor | undefined) => boolean; paths?: string[] }
+  | { changes: readonly FileChange[] }
+
+/** Why a revert or a branch commit wrote nothing for a path. */
+export interface VfsConflict {
+  path: string
+  /** Version the operation needed the path to hold (0: nothing). */
+  expected: number
+  /** Version the workspace holds now (0: nothing). */
+  found: number
+  message: string
+}
+
+/**
+ * The outcome of a revert or a branch commit: one group commit with every change (`ok`), or
+ * nothing written and the conflicts listed.
+ */
+export type LandResult = { ok: true; version: number; changes: FileChange[] } | { ok: false; conflicts: VfsConflict[] }
+
+export interface RevertOptions {
+  /** Tag of the revert's own changes (default: the actor of the view it is called on, if any). */
+  actor?: ChangeActor
+}
+
+/**
+ * How much history to keep; `gc` drops only what is outside every rule given (and never what a
+ * live branch still reads). With no rule, everything is kept.
+ */
+export interface Retention {
+  /** Keep the points of the last N commits rebuildable. */
+  keepVersions?: number
+  /** Keep the points of the last N days rebuildable (by commit time). */
+  keepDays?: number
+  /** Keep these versions rebuildable (checkpoints, tags), and everything after the oldest of them. */
+  pins?: readonly number[]
+  /** Milliseconds since the epoch to measure `keepDays` from. Default `Date.now()`. */
+  now?: number
+}
+
+export interface GcResult {
+  /** The oldest version that can still be rebuilt after gc. */
+  horizon: number
+  removedChanges: number
+  removedBlobs: number
+}
+
+export interface BranchOptions {
+  /** Reopenable name, unique among this workspace's branches (letters, digits, `.`, `_`, `-`). Default: a random id. */
+  name?: string
+  /** Version of this workspace the branch starts from (a past one forks history). Default: the current one. */
+  at?: number
+}
+
+/** A branch as listed by {@link VersionedVfs.branches}. */
+export interface BranchInfo {
+  name: string
+  /** The scope the branch's own writes are stored in. */
+  scope: string
+  baseVersion: number
+}
+
+/** A workspace with history: what `openVfs` returns, and what a branch is. */
+export interface VersionedVfs extends Vfs {
+  /** The latest version this instance knows to be durable (its last commit or load). */
+  readonly version: number
+  /** Commits of this workspace, oldest first, each with the paths it changed. */
+  history(query?: HistoryQuery): Promise<HistoryEntry[]>
+  /** A file's content as it was right after the commit of `version`; ENOENT when it did not exist then. */
+  readAt(path: string, version: number): Promise<Uint8Array>
+  readAt(path: string, version: number, encoding: 'utf8' | 'utf-8'): Promise<string>
+  /** A read-only workspace as it was at `version` (writes fail with EACCES). */
+  at(version: number): Promise<Vfs>
+  /** What changed from version `from` to version `to` (default: now). */
+  diff(from: number, to?: number, options?: DiffOptions): Promise<VfsDiff>
+  /** Undoes changes as one group commit, or writes nothing and lists the conflicts. Redo: `revert({ changes: result.changes })`. */
+  revert(target: RevertTarget, options?: RevertOptions): Promise<LandResult>
+  /** Drops history outside the retention policy. */
+  gc(retention: Retention): Promise<GcResult>
+  /** A copy-on-write branch of this workspace at `options.at` (default now), persisted in its own scope. O(1). */
+  branch(options?: BranchOptions): Promise<VfsBranch>
+  /** Reopens a branch made earlier (after a restart too). ENOENT when there is none by that name. */
+  openBranch(name: string): Promise<VfsBranch>
+  /** The live branches of this workspace (not of its branches). */
+  branches(): Promise<BranchInfo[]>
+}
+
+/**
+ * A copy-on-write branch: reads its own writes and, below them, its base as it was at
+ * `baseVersion` (even after the base moves on). Versions of a branch continue from `baseVersion`.
+ */
+export interface VfsBranch extends VersionedVfs {
+  readonly name: string
+  readonly baseVersion: number
+  /** The workspace it was branched from. */
+  readonly base: VersionedVfs
+  /** What the branch changed relative to its base as of `baseVersion`. */
+  diffBase(options?: DiffOptions): Promise<VfsDiff>
+  /**
+   * Lands the branch's changes on the base as one group commit, checking that every path it
+   * changed still holds, in the base, what it held at `baseVersion`; otherwise writes nothing and
+   * returns the conflicts. After a successful commit the branch is discarded.
+   */
+  commit(options?: RevertOptions): Promise<LandResult>
+  /** Deletes the branch's scope and closes it. Costs what the branch wrote, never the base's size. */
+  discard(): Promise<void>
+}
