@@ -18,7 +18,7 @@ export interface TaskLimits extends ToolLimits {
   maxToolCalls: number
   /** Retries of one model call that failed retryably (429 and 5xx answers, dropped connections). Default 2. */
   maxModelRetries: number
-  /** The longest wait before a retry, in ms; a provider asking for longer (`retry-after`) fails the call. Default 60 000. */
+  /** The longest wait before a retry, in ms; a longer `retry-after` is not waited for (the backoff, 0.5 s doubling, applies). Default 60 000. */
   maxRetryDelayMs: number
 }
 

@@ -58,7 +58,7 @@ export interface ModelCallSettings {
   stream: boolean
   /** Retries of a retryable failure (429, 408, 409, 5xx, a dropped connection). */
   maxRetries: number
-  /** The longest wait between attempts; a longer `retry-after` fails the call instead of waiting. */
+  /** The longest wait between attempts; a longer `retry-after` is not waited for (the backoff applies). */
   maxRetryDelayMs: number
   /** Prefix of the call's stream ids (`<prefix>.<part>`). */
   streamId: string

@@ -95,7 +95,10 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): Languag
     async doGenerate(call: ModelCallOptions): Promise<GenerateResult> {
       const text = await (await post(call, false)).text()
       let json: {
-        choices?: Array<{ message?: { content?: string | null; tool_calls?: ChatMessage['tool_calls'] }; finish_reason?: string }>
+        choices?: Array<{
+          message?: { content?: string | null; reasoning_content?: string | null; tool_calls?: ChatMessage['tool_calls'] }
+          finish_reason?: string
+        }>
         usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }
       }
       try {
@@ -106,6 +109,7 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): Languag
       const choice = json.choices?.[0]
       if (!choice?.message) throw new Error(`${url} answered without choices[0].message`)
       const content: GenerateResult['content'] = []
+      if (choice.message.reasoning_content) content.push({ type: 'reasoning', text: choice.message.reasoning_content })
       if (choice.message.content) content.push({ type: 'text', text: choice.message.content })
       for (const tc of choice.message.tool_calls ?? [])
         content.push({ type: 'tool-call', toolCallId: tc.id, toolName: tc.function.name, input: tc.function.arguments || '{}' })
