@@ -25,7 +25,7 @@ interface SessionLive {
   /** Open streams' text so far, as a delta from 0. */
   readonly streams: Map<string, LiveDelta>
   readonly listeners: Set<LiveListener>
-  /** Deltas not handed out yet, merged per stream. */
+  /** Per stream, where its text not handed out yet starts (or its discard). */
   readonly pending: Map<string, LiveDelta>
   timer: ReturnType<typeof setTimeout> | undefined
   lastFlush: number
@@ -62,10 +62,13 @@ export class LiveTexts {
       so.delta = so.delta.slice(0, delta.at) + delta.delta
       s.streams.set(delta.streamId, so)
     }
-    if (s.listeners.size === 0) return this.#dropIfIdle(sessionId, s)
+    if (s.listeners.size === 0) {
+      s.pending.clear()
+      return this.#dropIfIdle(sessionId, s)
+    }
+    // Pending is where each stream's unsent text starts; the text itself is read from the stream at the flush.
     const p = s.pending.get(delta.streamId)
-    if (p && !delta.discarded && delta.at >= p.at) p.delta = p.delta.slice(0, delta.at - p.at) + delta.delta
-    else s.pending.set(delta.streamId, live)
+    s.pending.set(delta.streamId, p && !p.discarded && !delta.discarded ? { ...p, at: Math.min(p.at, delta.at) } : live)
     if (delta.discarded) return this.#flush(sessionId, s)
     const wait = s.lastFlush + this.coalesceMs - Date.now()
     if (s.timer !== undefined) return
@@ -109,7 +112,10 @@ export class LiveTexts {
     s.timer = undefined
     s.lastFlush = Date.now()
     if (s.pending.size === 0) return
-    const batch = [...s.pending.values()]
+    const batch = [...s.pending.values()].map(p => {
+      const text = s.streams.get(p.streamId)?.delta
+      return p.discarded || text === undefined ? p : { ...p, delta: text.slice(p.at) }
+    })
     s.pending.clear()
     for (const listener of [...s.listeners]) {
       try {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { memoryStore, type VfsStore } from '../../src/index.js'
-import { scriptedModel } from '../../src/agent/index.js'
+import { scriptedModel, type LanguageModel } from '../../src/agent/index.js'
 import { createSessionApp, createSessionHost, mintToken, type SessionHost } from '../../src/session/index.js'
 import { listen, readSse, type SseMessage } from '../session/http-client.js'
 import { until } from '../session/harness.js'
@@ -9,6 +9,36 @@ import { until } from '../session/harness.js'
 // text as before; a reconnect mid-turn gets the text so far once, then the rest.
 
 const REPLY = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ') + '.'
+/** Released by the reconnect test once its second client is connected: the gated model streams the rest then. */
+let release!: () => void
+/** A model that streams half of REPLY in pieces, waits for `release()`, then streams the rest. */
+const gatedModel = (): LanguageModel => ({
+  specificationVersion: 'v2',
+  provider: 'test',
+  modelId: 'gated',
+  doGenerate: () => Promise.reject(new Error('this model only streams')),
+  doStream: async () => {
+    const gate = new Promise<void>(r => (release = r))
+    const pieces = REPLY.match(/.{1,3}/gs)!
+    const half = Math.floor(pieces.length / 2)
+    return {
+      stream: new ReadableStream({
+        async start(c) {
+          c.enqueue({ type: 'text-start', id: 't' })
+          for (const [i, delta] of pieces.entries()) {
+            if (i === half) await gate
+            else await new Promise(r => setTimeout(r, 2))
+            c.enqueue({ type: 'text-delta', id: 't', delta })
+          }
+          c.enqueue({ type: 'text-end', id: 't' })
+          c.enqueue({ type: 'finish', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } })
+          c.close()
+        },
+      }),
+    }
+  },
+})
+
 const secret = 'test-secret-test-secret-test-secret-0123'
 let host: SessionHost
 let server: Awaited<ReturnType<typeof listen>>
@@ -24,6 +54,7 @@ beforeAll(async () => {
     agents: {
       // 2 characters every 6 ms: ~180 pieces over ~1.1 s.
       talk: { setup: () => ({ model: scriptedModel(() => ({ text: REPLY }), { chunkChars: 2, chunkDelayMs: 6 }) }) },
+      gated: { setup: () => ({ model: gatedModel() }) },
     },
     pollMs: 20,
   })
@@ -37,8 +68,8 @@ afterAll(async () => {
 
 const headers = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json', ...extra })
 
-async function session(): Promise<string> {
-  const res = await fetch(`${server.url}/sessions`, { method: 'POST', headers: headers(), body: JSON.stringify({ profile: 'talk' }) })
+async function session(profile = 'talk'): Promise<string> {
+  const res = await fetch(`${server.url}/sessions`, { method: 'POST', headers: headers(), body: JSON.stringify({ profile }) })
   return ((await res.json()) as { id: string }).id
 }
 const send = (id: string) =>
@@ -50,6 +81,9 @@ const deltasOf = (ms: SseMessage[]) =>
   ms.filter(m => m.event === 'delta').map(m => JSON.parse(m.data!) as { at: number; delta: string; streamId: string })
 const apply = (ds: Array<{ at: number; delta: string }>, from = '') => ds.reduce((t, d) => t.slice(0, d.at) + d.delta, from)
 const isEnd = (m: SseMessage) => m.event === 'execution-end'
+/** The first client's text so far, as its deltas arrive. */
+let firstShown = ''
+const shownSoFar = (m: SseMessage) => (firstShown = apply(deltasOf([m]), firstShown)).length
 
 describe('streaming text over SSE', () => {
   it('sends the text as coalesced live deltas without ids, then the durable text; writes per turn stay bounded', async () => {
@@ -80,16 +114,17 @@ describe('streaming text over SSE', () => {
   })
 
   it('a client that reconnects mid-turn gets the text so far once, then the rest', async () => {
-    const id = await session()
+    const id = await session('gated')
     const first = await stream(id, 'live=1')
     await send(id)
-    // The first client leaves after three live messages.
-    let seen = 0
-    const part = await readSse(first, m => m.event === 'delta' && ++seen === 3)
+    // The first client leaves once it has shown a third of the text; the model is at its half, waiting.
+    const part = await readSse(first, m => m.event === 'delta' && shownSoFar(m) >= REPLY.length / 3)
     const lastId = part.filter(m => m.id !== undefined).at(-1)!.id!
     const shown = apply(deltasOf(part))
     expect(REPLY.startsWith(shown)).toBe(true)
-    const again = await readSse(await stream(id, 'live=1', { 'last-event-id': lastId }), isEnd)
+    const reconnected = await stream(id, 'live=1', { 'last-event-id': lastId })
+    setTimeout(() => release(), 100)
+    const again = await readSse(reconnected, isEnd)
     const deltas = deltasOf(again)
     // The first delta is the text so far (at 0, at least what the first client had), then the rest, nothing twice.
     expect(deltas[0].at).toBe(0)

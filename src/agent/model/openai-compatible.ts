@@ -87,7 +87,7 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): Languag
     if (!response.ok) throw new ModelHttpError(url, response.status, Object.fromEntries(response.headers), await response.text())
     return response
   }
-  return {
+  const model: LanguageModel = {
     specificationVersion: 'v2',
     provider: 'openai-compatible',
     modelId: options.modelId,
@@ -124,13 +124,15 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): Languag
         warnings: [],
       }
     },
-    /** The same call with `stream: true`: server-sent chat-completion chunks as v2 stream parts. */
-    async doStream(call: ModelCallOptions): Promise<{ stream: ReadableStream<ChatStreamPart> }> {
-      const response = await post(call, true)
-      if (!response.body) throw new Error(`${url} answered a stream request without a body`)
-      return { stream: chatCompletionParts(response.body, url) }
-    },
   }
+  // The same call with `stream: true`: server-sent chat-completion chunks as v2 stream parts. Not
+  // enumerable, as on a scripted model: a copy that replaces doGenerate ({ ...model, doGenerate }) generates.
+  const doStream = async (call: ModelCallOptions): Promise<{ stream: ReadableStream<ChatStreamPart> }> => {
+    const response = await post(call, true)
+    if (!response.body) throw new Error(`${url} answered a stream request without a body`)
+    return { stream: chatCompletionParts(response.body, url) }
+  }
+  return Object.defineProperty(model, 'doStream', { value: doStream, enumerable: false })
 }
 
 /** Converts a v2 prompt to chat-completions messages. */
