@@ -34,6 +34,7 @@ export type {
 export {
   scriptedModel,
   type ScriptedModel,
+  type ScriptedModelOptions,
   type ScriptedTurn,
   type ScriptedCall,
   type ScriptedView,
@@ -51,8 +52,14 @@ export type {
   ToolCallPart,
   FunctionToolSpec,
   ModelUsage,
+  FinishReason,
+  ReportedUsage,
+  ReportedFinishReason,
+  SpecificationVersion,
   JsonValue,
 } from './model/model.js'
+export type { TextDelta } from './model/model-call.js'
+export type { ExecutionDelta } from './execution/execution-context.js'
 
 export {
   defineTool,

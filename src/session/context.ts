@@ -23,6 +23,7 @@ import type { AgentProfile, EventLine, OwnerQuota, SessionEvent, SessionEventBod
 import { Workspaces } from './workspace.js'
 import { FileEvents } from './file-events.js'
 import { finishFork } from './fork.js'
+import { LiveTexts } from './live-text.js'
 
 /** What the meta scope of a session holds. */
 export interface SessionMeta {
@@ -61,6 +62,8 @@ export class HostContext {
   readonly storage: SessionStorage
   /** The owners' index (set by the host right after construction: the default one reads records through this context). */
   index!: OwnerIndex
+  /** Live text of the executions running here (never stored): the driver publishes, observers subscribe. */
+  readonly live = new LiveTexts()
   private readonly logs = new Map<string, EventLog>()
 
   constructor(

@@ -1,7 +1,7 @@
 import { readExecution, type ExecutionRecord } from 'agent-vfs/agent'
 import { executionChangeTools } from './change-points.js'
 import { executionActor } from './actors.js'
-import type { LanguageModel } from 'agent-vfs/agent'
+import type { ExecutionDelta, LanguageModel } from 'agent-vfs/agent'
 import { resumeTask, runTask } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
 import type { HostContext } from './context.js'
@@ -206,7 +206,10 @@ export class SessionDriver {
         : {}),
       ...(setup.limits ? { limits: setup.limits } : {}),
       signal: controller.signal,
-      onEvent: (e: { seq: number; at: number; executionId: string; type: string }) => {
+      onDelta: (d: ExecutionDelta) => ctx.live.publish(sessionId, d),
+      onEvent: (e: { seq: number; at: number; executionId: string; type: string; streamId?: string }) => {
+        // The durable text of a streamed call replaces its live text from now on.
+        if (e.streamId !== undefined) ctx.live.end(sessionId, e.streamId)
         const { seq, at: _at, ...body } = e
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an execution event's body, re-tagged as a session event
         appends.push(ctx.emit(sessionId, { ...(body as any), executionSeq: seq }).catch(() => undefined))
@@ -237,6 +240,7 @@ export class SessionDriver {
       )
     } finally {
       this.active.delete(sessionId)
+      ctx.live.endExecution(sessionId, executionId)
       await Promise.all([...appends, ctx.fileEvents.settled(sessionId)])
       // What the execution wrote counts against the owner's byte quota from now on.
       await ctx.recordBytes(meta.record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
@@ -251,16 +255,18 @@ export class SessionDriver {
 
   /** The model, checking for a durable abort before every call (an abort from another process is honoured here at the latest). */
   private guarded(model: LanguageModel, sessionId: string): LanguageModel {
+    const before = async (options: { abortSignal?: AbortSignal }) => {
+      await this.checkAbort(sessionId)
+      options.abortSignal?.throwIfAborted()
+    }
+    const doStream = model.doStream
     return {
       specificationVersion: model.specificationVersion,
       provider: model.provider,
       modelId: model.modelId,
       supportedUrls: model.supportedUrls,
-      doGenerate: async options => {
-        await this.checkAbort(sessionId)
-        options.abortSignal?.throwIfAborted()
-        return model.doGenerate(options)
-      },
+      doGenerate: async options => (await before(options), model.doGenerate(options)),
+      ...(typeof doStream === 'function' ? { doStream: async options => (await before(options), doStream.call(model, options)) } : {}),
     }
   }
 

@@ -12,6 +12,7 @@ import { addEvents, emptyModel, type SessionModel } from './timeline-model.js'
 import { applyFileChanges } from './file-changes.js'
 import { TimelineActions } from './TimelineActions.js'
 import { sessionLabel } from './session-label.js'
+import { applyDelta, settleLive, type LiveText } from './live-text.js'
 
 // Events after which the pending list, the record or the files may have changed.
 const PENDING_EVENTS = new Set([
@@ -51,6 +52,7 @@ export function SessionView({
 }) {
   const [record, setRecord] = useState<SessionRecord | undefined>()
   const [model, setModel] = useState<SessionModel>(emptyModel)
+  const [live, setLive] = useState<LiveText[]>([])
   const [pending, setPending] = useState<PendingSummary[]>([])
   const [files, setFiles] = useState<FileEntry[] | undefined>()
   const [filesError, setFilesError] = useState<string | undefined>()
@@ -103,8 +105,10 @@ export function SessionView({
     void followEvents(client, sessionId, {
       signal: stop.signal,
       onState: setFeed,
+      onDelta: d => setLive(l => applyDelta(l, d)),
       onEvents(events: SessionEvent[]) {
         setModel(m => addEvents(m, events))
+        setLive(l => settleLive(l, events))
         if (events.some(e => PENDING_EVENTS.has(e.type))) {
           void refreshPending()
           void refreshRecord()
@@ -184,6 +188,7 @@ export function SessionView({
           <PlanChecklist plan={model.plan} />
           <Timeline
             items={model.items}
+            live={live}
             onOpenFile={openPath}
             extra={e => <TimelineActions client={client} sessionId={sessionId} event={e} onForked={onOpenSession} onError={setError} />}
           />

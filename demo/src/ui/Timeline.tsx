@@ -3,6 +3,7 @@ import type { SessionEvent } from '../api/types.js'
 import { Code } from './Code.js'
 import { JsonTree } from './JsonTree.js'
 import type { TimelineItem, ToolItem } from './timeline-model.js'
+import type { LiveText } from './live-text.js'
 
 type OpenFile = (path: string) => void
 
@@ -39,10 +40,12 @@ function FileLink({ path, label, onOpen }: { path: string; label?: string; onOpe
  */
 export function Timeline({
   items,
+  live = [],
   onOpenFile,
   extra,
 }: {
   items: TimelineItem[]
+  live?: LiveText[]
   onOpenFile: OpenFile
   /** What a row shows besides the event (an execution's Changes and Undo, "fork from here"). */
   extra?: (e: SessionEvent) => preact.ComponentChildren
@@ -53,7 +56,7 @@ export function Timeline({
   useLayoutEffect(() => {
     const el = list.current
     if (el && pinned.current) el.scrollTop = el.scrollHeight
-  }, [items.length])
+  }, [items.length, live.reduce((n, l) => n + l.text.length, 0)])
   const onScroll = () => {
     const el = list.current
     if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40
@@ -79,6 +82,15 @@ export function Timeline({
             <EventRow key={item.seq} event={item.event} onOpenFile={onOpenFile} extra={extra} />
           ),
         )}
+        {/* What the model is writing now; its stored event replaces it. */}
+        {live.map(l => (
+          <li key={l.streamId} class={`item ${l.kind} live`} data-testid="timeline-live" data-kind={l.kind} data-stream-id={l.streamId}>
+            {l.text}
+            <span class="cursor" aria-hidden="true">
+              ▍
+            </span>
+          </li>
+        ))}
       </ol>
     </section>
   )
@@ -194,6 +206,29 @@ function EventRow({
         'text',
         <p>
           <span class="badge">agent</span> <TextWithPaths text={e.text} onOpen={onOpenFile} />
+        </p>,
+      )
+    case 'reasoning':
+      return row(
+        'reasoning',
+        <p>
+          <span class="badge">thinking</span> {e.text}
+        </p>,
+      )
+    case 'model-call':
+      return row(
+        'meta model-call',
+        <p>
+          Model call {e.call}: {e.usage.inputTokens} in, {e.usage.outputTokens} out
+          {e.usage.cachedInputTokens ? ` (${e.usage.cachedInputTokens} cached)` : ''}, {e.finishReason}
+          {e.retries > 0 ? `, after ${e.retries} retr${e.retries === 1 ? 'y' : 'ies'}` : ''}
+        </p>,
+      )
+    case 'model-retry':
+      return row(
+        'meta',
+        <p>
+          Model call {e.call} failed{e.statusCode ? ` (${e.statusCode})` : ''}: retrying in {Math.round(e.delayMs)} ms
         </p>,
       )
     case 'execution-start':

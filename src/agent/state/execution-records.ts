@@ -3,13 +3,10 @@ import { EXECUTIONS_DIR } from './paths.js'
 import type { ExecutionEvent, ExecutionEventBody, ExecutionEventListener, ExecutionStatus } from './events.js'
 import type { Plan } from './plan.js'
 import type { SubmissionState } from '../tools/submit-tool.js'
+import type { ModelUsage } from '../model/model.js'
 
-/** Tokens used, summed over model calls. */
-export interface ModelUsageTotals {
-  inputTokens: number
-  outputTokens: number
-  totalTokens: number
-}
+/** Tokens used, summed over model calls (each call's usage is on its `model-call` event). */
+export type ModelUsageTotals = ModelUsage
 
 /** The durable record of one execution. */
 export interface ExecutionRecord {
@@ -21,6 +18,8 @@ export interface ExecutionRecord {
   endedAt?: number
   usage: ModelUsageTotals
   modelCalls: number
+  /** Model call attempts that failed retryably and were tried again (absent: none). */
+  modelRetries?: number
   toolCalls: number
   windows: number
   /** Windows opened since the last checkpoint, and consecutive windows without any successful tool call. */
