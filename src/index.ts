@@ -64,6 +64,7 @@ export {
   type RunJs,
   type RunJsOptions,
   type RunJsLimits,
+  type RunJsImports,
   type RunJsResult,
   type RunJsError,
   type RunJsTool,

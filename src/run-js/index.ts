@@ -1,5 +1,6 @@
 import { textReaderOf } from '../vfs/read-now.js'
 import { archiveDirFor } from './host/archive.js'
+import { checkImports } from './host/modules.js'
 import { defaultEngine } from './engine/engine.js'
 import { resolveLimits } from './engine/limits.js'
 import { InstancePool } from './engine/pool.js'
@@ -68,6 +69,7 @@ export function runnerEnv(options: RunnerOptions): RunEnv {
     readText: textReaderOf(options.vfs),
     archiveDir: archiveDirFor(options.vfs, options.archiveDir),
     typescript: options.typescript === undefined ? defaultTypeScriptLoader : options.typescript,
+    imports: checkImports(options.imports),
   }
 }
 
@@ -101,6 +103,7 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
       toolIds,
       archiveDir: env.archiveDir,
       typescript: options.typescript !== false,
+      imports: env.imports,
       ...(typeof options.tenant === 'string' ? { tenant: options.tenant } : {}),
       signal,
       call: (kind, name, args) => host.call(kind, name, args),
@@ -128,6 +131,7 @@ export type {
   RunJs,
   RunJsOptions,
   RunJsLimits,
+  RunJsImports,
   RunJsResult,
   RunJsError,
   RunJsTool,

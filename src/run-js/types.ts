@@ -38,6 +38,36 @@ export interface RunJsLimits {
    * can interrupt it.
    */
   programBytes?: number
+  /**
+   * UTF-8 bytes one run may write through `vfs.write` (default 64 MiB). A write past it fails in the
+   * guest with `EQUOTA` and writes nothing; the run goes on. Raise it for programs that produce more.
+   */
+  writeBytes?: number
+  /** Writes (files created or replaced) one run may make through `vfs.write` (default 10,000); past it, `EQUOTA`. */
+  writeFiles?: number
+  /** Modules one run may import from the workspace (default 64); one more fails the import with `E2BIG`. */
+  modules?: number
+  /** UTF-8 bytes of all the modules one run imports (default 4 MiB). */
+  moduleBytes?: number
+  /** How deep imports may nest, the program's own imports being depth 1 (default 16). */
+  importDepth?: number
+}
+
+/**
+ * ES-module imports from the workspace: `import { parse } from '/skills/fountain.js'`. A specifier is
+ * a workspace path (absolute, or relative to the importing module; the program itself sits at `/`)
+ * or a bare name `map` names; nothing else (no URLs, no packages, no network). Every module is read
+ * through the run's own workspace view, so its path policy holds (a run scope refuses what is outside
+ * its roots), and `roots` can narrow it further. Limits: `modules`, `moduleBytes`, `importDepth`.
+ */
+export interface RunJsImports {
+  /** Directories modules may come from (e.g. `['/skills']`). Default: any path the run's workspace lets it read. */
+  roots?: readonly string[]
+  /**
+   * Bare names mapped to workspace files, as in an HTML import map: `{ fountain: '/skills/fountain.js' }`;
+   * a key ending in `/` maps a prefix (`{ 'lib/': '/skills/lib/' }`).
+   */
+  map?: Readonly<Record<string, string>>
 }
 
 /** What a tool gets with each call besides its input. */
@@ -88,6 +118,8 @@ export interface RunJsOptions {
    * SyntaxError that says TypeScript is not enabled.
    */
   typescript?: TypeScriptLoader | false
+  /** How `import` resolves (roots, an import map); programs may import workspace modules either way. */
+  imports?: RunJsImports
   /**
    * Runs of this runner that execute at once (default 4; `Infinity` for no limit). The rest wait in
    * FIFO order, and the wait counts against each run's own `timeMs`: a run whose deadline passes while
@@ -140,6 +172,8 @@ export interface RunJsJob {
   archiveDir?: string
   /** Whether programs that are not JavaScript may be stripped of TypeScript. */
   typescript: boolean
+  /** How the program's imports resolve ({@link RunJsOptions.imports}, checked); modules are read through {@link call}. */
+  imports?: RunJsImports
   /** Whom the run is for ({@link RunJsOptions.tenant}): an executor shares its slots fairly between tenants. */
   tenant?: string
   /** The caller's signal: on abort, stop the program (its result is then `AbortError`). */

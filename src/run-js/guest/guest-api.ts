@@ -28,6 +28,8 @@ export interface VfsCall {
   readText?: (path: string) => string | undefined
   /** The runner's archive of programs, if any. */
   archiveDir?: string
+  /** What the run may still write (bytes, files); every `vfs.write` is charged before it starts. */
+  writes?: { charge(path: string, data: string | Uint8Array): void }
 }
 
 /** One function of the guest's `vfs` object. */
@@ -86,6 +88,7 @@ export const VFS_API: readonly GuestFunction[] = [
     returns: 'string | bytes | JSON value',
     call: async (c, [path, data]) => {
       const d = data as Data
+      c.writes?.charge(path as string, 'text' in d ? d.text : d.bytes)
       await c.vfs.writeFile(path as string, 'text' in d ? d.text : d.bytes)
       return none
     },
