@@ -65,6 +65,8 @@ export {
   type RunJsOptions,
   type RunJsLimits,
   type RunJsImports,
+  type RunJsFetch,
+  type RunJsFetchRule,
   type RunJsResult,
   type RunJsError,
   type RunJsTool,

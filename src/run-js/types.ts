@@ -70,6 +70,35 @@ export interface RunJsImports {
   map?: Readonly<Record<string, string>>
 }
 
+/** One entry of a fetch allow-list. */
+export interface RunJsFetchRule {
+  /** URLs starting with this may be fetched (`https://api.example.com/v1/`). */
+  prefix: string
+  /** Methods allowed (default GET and HEAD). */
+  methods?: readonly string[]
+  /** Headers the host adds to requests to this prefix (secrets): the program never sees them, and their values are redacted from what it gets back. */
+  headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * The opt-in `external_fetch(urlOrRequest)` of programs (see docs/run-js-fetch.md): executed by the
+ * host, each request and each redirect hop checked against `allow`; private, link-local and loopback
+ * hosts refused unless `allowPrivate` says so.
+ */
+export interface RunJsFetch {
+  allow: readonly RunJsFetchRule[]
+  /** `true`, or the hosts (`host:port` as in `URL.host`) that may be private or loopback (tests on 127.0.0.1). Default: none. */
+  allowPrivate?: true | readonly string[]
+  /** A URL on no rule: `'allow'` lets this origin and method through for this runner, anything else refuses. Route it to a person through the agent's policy. */
+  ask?: (request: { url: string; origin: string; method: string }) => Promise<'allow' | 'deny'> | 'allow' | 'deny'
+  /** Resolves a host name to addresses, so that names pointing at private addresses are refused too (Node: `dns.promises.lookup` with `all`). Default: only literal hosts and local names are judged. */
+  resolve?: (hostname: string) => Promise<readonly string[]>
+  /** Per run: requests (hops included; default 50), request body bytes (1 MiB), response bytes in total (4 MiB), redirects per request (5). */
+  limits?: { maxRequests?: number; maxRequestBytes?: number; maxResponseBytes?: number; maxRedirects?: number }
+  /** The host's fetch (default `globalThis.fetch`). */
+  fetch?: typeof fetch
+}
+
 /** What a tool gets with each call besides its input. */
 export interface RunJsToolContext {
   /** Aborts when the run ends (finished, timed out, aborted): stop work that nobody will read. */
@@ -118,6 +147,8 @@ export interface RunJsOptions {
    * SyntaxError that says TypeScript is not enabled.
    */
   typescript?: TypeScriptLoader | false
+  /** Gives programs `external_fetch`, executed by the host under this policy. Default: no network. */
+  fetch?: RunJsFetch
   /** How `import` resolves (roots, an import map); programs may import workspace modules either way. */
   imports?: RunJsImports
   /**
