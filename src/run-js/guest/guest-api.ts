@@ -180,7 +180,7 @@ export function describeGuestApi(options: { vfs?: boolean; tools?: readonly stri
           'vfs.grep takes literal text, or with { regex: true } an RE2 regular expression (no backreferences or lookaround); vfs.glob takes *, **, ?, [ab], {a,b}.',
         ]
       : []),
-    `There is no network, no timers, no require/import. Only JSON values cross back: return plain data. Limits: memory, time, output size${size}; large results are saved to a file whose path is returned.`,
+    `${vfs ? "Modules: import { f } from '/skills/x.js' (workspace paths only). " : ''}There is no network${tools.includes('external_fetch') ? ' except external_fetch(url | { url, method, headers, body })' : ''}, no timers, no require. Only JSON values cross back: return plain data. Limits: memory, time, output size${size}; large results are saved to a file whose path is returned.`,
     vfs
       ? 'Prefer one program that reads, filters and aggregates over many separate file calls.'
       : 'Prefer one program that calls several tools and aggregates over many separate calls.',
