@@ -59,6 +59,8 @@ export class ProgramRun {
   private settle: ((o: ProgramOutcome) => void) | undefined
   private promise: QuickJSHandle | undefined
   private pumpQueued = false
+  /** This run set the runtime's module loader (removed at teardown). */
+  private modules = false
   private pumpsSinceYield = 0
   private lastYield = performance.now()
 
@@ -150,6 +152,7 @@ export class ProgramRun {
     asModule: boolean,
   ): { fn: QuickJSHandle } | { error: RunJsError } {
     installModuleLoader(this.rt, graph, imports)
+    this.modules = true
     if (!asModule) return this.compile(source) // only `import()`: a function body still
     const result = this.guard(() => this.ctx.evalCode(source, PROGRAM_FILE, { type: 'module' }))
     if (!result) return { error: { name: 'InternalError', message: 'the engine crashed while compiling' } }
@@ -340,7 +343,7 @@ export class ProgramRun {
       this.rt.setMemoryLimit(-1)
       this.handles.dispose()
       this.rt.removeInterruptHandler()
-      this.rt.removeModuleLoader()
+      if (this.modules) this.rt.removeModuleLoader()
     } catch {
       return 'poisoned'
     }
