@@ -1,5 +1,7 @@
 import { textReaderOf } from '../vfs/read-now.js'
 import { archiveDirFor } from './host/archive.js'
+import { checkImports } from './host/modules.js'
+import { fetchTool } from './host/fetch.js'
 import { defaultEngine } from './engine/engine.js'
 import { resolveLimits } from './engine/limits.js'
 import { InstancePool } from './engine/pool.js'
@@ -63,12 +65,23 @@ export function runnerEnv(options: RunnerOptions): RunEnv {
   return {
     pool: options.pool ?? new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes),
     limits,
-    tools: bindTools(options.tools),
+    tools: bindTools(withFetch(options)),
     vfs: options.vfs,
     readText: textReaderOf(options.vfs),
     archiveDir: archiveDirFor(options.vfs, options.archiveDir),
     typescript: options.typescript === undefined ? defaultTypeScriptLoader : options.typescript,
+    imports: checkImports(options.imports),
   }
+}
+
+/** The runner's tools, with `fetch` (host/fetch.ts) among them when the options give programs the network. */
+function withFetch(options: RunnerOptions): RunJsOptions['tools'] {
+  if (!options.fetch) return options.tools
+  if (options.tools && 'fetch' in options.tools)
+    throw new TypeError('run_js: a tool named "fetch" clashes with options.fetch; rename the tool')
+  if (!Array.isArray(options.fetch.allow))
+    throw new TypeError('run_js: options.fetch.allow must be an array of { prefix, methods?, headers? }')
+  return { ...options.tools, fetch: fetchTool(options.fetch) }
 }
 
 /** Runs one program with `timeMs` left: on this thread, or through the runner's executor. */
@@ -101,6 +114,7 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
       toolIds,
       archiveDir: env.archiveDir,
       typescript: options.typescript !== false,
+      imports: env.imports,
       ...(typeof options.tenant === 'string' ? { tenant: options.tenant } : {}),
       signal,
       call: (kind, name, args) => host.call(kind, name, args),
@@ -128,6 +142,9 @@ export type {
   RunJs,
   RunJsOptions,
   RunJsLimits,
+  RunJsImports,
+  RunJsFetch,
+  RunJsFetchRule,
   RunJsResult,
   RunJsError,
   RunJsTool,

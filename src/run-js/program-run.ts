@@ -6,8 +6,10 @@ import { PROGRAM_FILE, readGuestError } from './guest/guest-error.js'
 import { HelperFailed, Intrinsics } from './guest/intrinsics.js'
 import type { ResolvedLimits } from './engine/limits.js'
 import { usedBytes, type Instance, type InstanceHealth } from './engine/pool.js'
+import { installModuleLoader, type ModuleGraph } from './host/modules.js'
 import type { BoundTool } from './host/tools.js'
-import type { RunJsError } from './types.js'
+import { WriteBudget } from './host/write-budget.js'
+import type { RunJsError, RunJsImports } from './types.js'
 
 /** What a program run needs from its runner. */
 export interface ProgramEnv {
@@ -57,6 +59,8 @@ export class ProgramRun {
   private settle: ((o: ProgramOutcome) => void) | undefined
   private promise: QuickJSHandle | undefined
   private pumpQueued = false
+  /** This run set the runtime's module loader (removed at teardown). */
+  private modules = false
   private pumpsSinceYield = 0
   private lastYield = performance.now()
 
@@ -79,6 +83,7 @@ export class ProgramRun {
         archiveDir: env.archiveDir,
         tools: env.tools,
         clock,
+        writes: new WriteBudget(limits),
         logChars: limits.logChars,
         maxBytes: maxCrossingBytes(limits.memoryBytes),
         onSettled: () => this.queuePump(),
@@ -133,6 +138,48 @@ export class ProgramRun {
       return { error: { name: 'SyntaxError', message: 'the program is not a function body (unbalanced brackets?)' } }
     }
     return { fn: this.handles.manage(result.value) }
+  }
+
+  /**
+   * Compiles a program that imports (host/modules.ts): `source` is a module whose default export is
+   * the program's function (or, `asModule` false, a function body that only uses `import()`); QuickJS loads its imports from `graph`, read ahead, and runs their top
+   * level now (guest code, under the run's clock).
+   */
+  compileModule(
+    source: string,
+    graph: ModuleGraph,
+    imports: RunJsImports,
+    asModule: boolean,
+  ): { fn: QuickJSHandle } | { error: RunJsError } {
+    installModuleLoader(this.rt, graph, imports)
+    this.modules = true
+    if (!asModule) return this.compile(source) // only `import()`: a function body still
+    const result = this.guard(() => this.ctx.evalCode(source, PROGRAM_FILE, { type: 'module' }))
+    if (!result) return { error: { name: 'InternalError', message: 'the engine crashed while compiling' } }
+    if (result.error) {
+      const error = this.clock.stop ? { name: 'InternalError', message: 'stopped' } : readGuestError(this.ctx, result.error)
+      result.error.dispose()
+      return { error }
+    }
+    const namespace = this.handles.manage(result.value)
+    // A module graph with top-level await evaluates to a promise for the namespace.
+    const state = this.guard(() => {
+      this.rt.executePendingJobs().dispose()
+      return this.ctx.getPromiseState(namespace)
+    })
+    if (!state) return { error: { name: 'InternalError', message: 'the engine crashed while loading modules' } }
+    if (state.type === 'pending')
+      return { error: { name: 'ImportError', message: 'a module awaits at its top level, which run_js does not wait for' } }
+    if (state.type === 'rejected') {
+      const error = readGuestError(this.ctx, state.error)
+      state.error.dispose()
+      return { error }
+    }
+    const value = state.value === namespace ? namespace : this.handles.manage(state.value)
+    const fn = this.handles.manage(this.ctx.getProp(value, 'default'))
+    if (this.ctx.typeof(fn) !== 'function')
+      return { error: { name: 'SyntaxError', message: 'the program is not a function body (unbalanced brackets?)' } }
+    return { fn }
   }
 
   /** Calls the program and pumps its jobs until its promise settles or the clock stops it. */
@@ -296,6 +343,7 @@ export class ProgramRun {
       this.rt.setMemoryLimit(-1)
       this.handles.dispose()
       this.rt.removeInterruptHandler()
+      if (this.modules) this.rt.removeModuleLoader()
     } catch {
       return 'poisoned'
     }

@@ -1,4 +1,6 @@
-import { archiveResult, archiveScript } from './host/archive.js'
+import { archiveModules, archiveResult, archiveScript } from './host/archive.js'
+import { hoistImports } from './host/import-scan.js'
+import { ModuleGraph, moduleSource, STOPPED } from './host/modules.js'
 import { toGuestError } from './guest/host-error.js'
 import { RunClock, type Stop } from './engine/clock.js'
 import { parseBoundedJson, utf8Length } from './guest/host-json.js'
@@ -6,13 +8,15 @@ import type { InstancePool } from './engine/pool.js'
 import { abortError, failure, preview, TIMEOUT } from './host/result.js'
 import { ProgramRun, UNDEFINED_RESULT, type ProgramEnv } from './program-run.js'
 import { explainNotStripped, stripperFor, stripWith, type TypeScriptLoader } from './host/typescript.js'
-import type { RunJsError, RunJsResult } from './types.js'
+import type { RunJsError, RunJsImports, RunJsResult } from './types.js'
 
 /** Everything a run needs from its runner. */
 export interface RunEnv extends ProgramEnv {
   pool: InstancePool
   archiveDir?: string
   typescript: TypeScriptLoader | false
+  /** How `import` resolves (host/modules.ts). */
+  imports: RunJsImports
 }
 
 /** What a program gets when the host cannot run programs at all (never its own fault). */
@@ -95,19 +99,37 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
   const stopFailure = (scriptPath?: string) =>
     failure(stopError(clock.stop ?? 'timeout', env, clock.callerSignal), programRun.logs(), scriptPath)
 
+  const loadStripper = () => until(clock.outside(stripperFor(env.typescript), loaderTimeMs(env.limits.timeMs)))
+  // A program that imports is a module (its imports read ahead: host/modules.ts); others a function body.
+  // An `import(name)` of a computed name finds nothing ahead, but gets the loader's explanation.
+  const hoisted = hoistImports(code) ?? (/\bimport\s*\(/.test(code) ? { declarations: [], body: code } : undefined)
+  let graph: ModuleGraph | undefined
+  if (hoisted) {
+    graph = new ModuleGraph({ vfs: env.vfs, imports: env.imports, limits: env.limits, until, loadStripper })
+    try {
+      if ((await graph.read(code)) === STOPPED) return stopFailure()
+    } catch (error) {
+      const e = toGuestError(error)
+      return failure({ name: 'ImportError', message: e.message, ...(e.code ? { code: e.code } : {}) }, programRun.logs())
+    }
+  }
+  const asModule = hoisted !== undefined && hoisted.declarations.length > 0
+  const source = asModule ? moduleSource(hoisted.declarations, hoisted.body) : wrap(code)
+  const compile = (js: string) => (graph ? programRun.compileModule(js, graph, env.imports, asModule) : programRun.compile(js))
+
   // Compile: the program as JavaScript first; TypeScript only if that fails.
   let language: 'js' | 'ts' = 'js'
-  let compiled = programRun.compile(wrap(code))
+  let compiled = compile(source)
   if ('error' in compiled && compiled.error.name === 'SyntaxError' && !clock.stop && !programRun.poisoned) {
-    const strip = await until(clock.outside(stripperFor(env.typescript), loaderTimeMs(env.limits.timeMs)))
+    const strip = await loadStripper()
     if (strip === STOPPED) return stopFailure()
-    const stripped = typeof strip === 'function' ? stripWith(strip, wrap(code)) : strip
+    const stripped = typeof strip === 'function' ? stripWith(strip, source) : strip
     if (!('code' in stripped)) {
       // Not stripped: if it looks like TypeScript, say so, or a model "fixes" valid code.
       const explained = explainNotStripped(compiled.error.message, code, stripped)
       if (explained) compiled.error.message = explained
-    } else if (stripped.code !== wrap(code)) {
-      compiled = programRun.compile(stripped.code)
+    } else if (stripped.code !== source) {
+      compiled = compile(stripped.code)
       language = 'ts'
     }
   }
@@ -122,6 +144,8 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
       if (saved === STOPPED) return stopFailure()
       scriptPath = saved.path
       scriptNumber = saved.number
+      if (graph?.loaded.length && (await until(archiveModules(env.vfs, env.archiveDir, saved.number, graph.loaded))) === STOPPED)
+        return stopFailure(scriptPath)
     } catch (error) {
       const e = toGuestError(error)
       return failure({
@@ -243,6 +267,3 @@ function describeHostError(error: unknown): string {
   const e = toGuestError(error)
   return e.name && e.name !== 'Error' ? `${e.name}: ${e.message}` : error instanceof Error ? `Error: ${e.message}` : e.message
 }
-
-/** What {@link runToEnd}'s `until` resolves to when the clock stopped first. */
-const STOPPED: unique symbol = Symbol('stopped')

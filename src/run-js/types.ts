@@ -38,6 +38,65 @@ export interface RunJsLimits {
    * can interrupt it.
    */
   programBytes?: number
+  /**
+   * UTF-8 bytes one run may write through `vfs.write` (default 64 MiB). A write past it fails in the
+   * guest with `EQUOTA` and writes nothing; the run goes on. Raise it for programs that produce more.
+   */
+  writeBytes?: number
+  /** Writes (files created or replaced) one run may make through `vfs.write` (default 10,000); past it, `EQUOTA`. */
+  writeFiles?: number
+  /** Modules one run may import from the workspace (default 64); one more fails the import with `E2BIG`. */
+  modules?: number
+  /** UTF-8 bytes of all the modules one run imports (default 4 MiB). */
+  moduleBytes?: number
+  /** How deep imports may nest, the program's own imports being depth 1 (default 16). */
+  importDepth?: number
+}
+
+/**
+ * ES-module imports from the workspace: `import { parse } from '/skills/fountain.js'`. A specifier is
+ * a workspace path (absolute, or relative to the importing module; the program itself sits at `/`)
+ * or a bare name `map` names; nothing else (no URLs, no packages, no network). Every module is read
+ * through the run's own workspace view, so its path policy holds (a run scope refuses what is outside
+ * its roots), and `roots` can narrow it further. Limits: `modules`, `moduleBytes`, `importDepth`.
+ */
+export interface RunJsImports {
+  /** Directories modules may come from (e.g. `['/skills']`). Default: any path the run's workspace lets it read. */
+  roots?: readonly string[]
+  /**
+   * Bare names mapped to workspace files, as in an HTML import map: `{ fountain: '/skills/fountain.js' }`;
+   * a key ending in `/` maps a prefix (`{ 'lib/': '/skills/lib/' }`).
+   */
+  map?: Readonly<Record<string, string>>
+}
+
+/** One entry of a fetch allow-list. */
+export interface RunJsFetchRule {
+  /** URLs starting with this may be fetched (`https://api.example.com/v1/`). */
+  prefix: string
+  /** Methods allowed (default GET and HEAD). */
+  methods?: readonly string[]
+  /** Headers the host adds to requests to this prefix (secrets): the program never sees them, and their values are redacted from what it gets back. */
+  headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * The opt-in `external_fetch(urlOrRequest)` of programs (see docs/run-js-fetch.md): executed by the
+ * host, each request and each redirect hop checked against `allow`; private, link-local and loopback
+ * hosts refused unless `allowPrivate` says so.
+ */
+export interface RunJsFetch {
+  allow: readonly RunJsFetchRule[]
+  /** `true`, or the hosts (`host:port` as in `URL.host`) that may be private or loopback (tests on 127.0.0.1). Default: none. */
+  allowPrivate?: true | readonly string[]
+  /** A URL on no rule: `'allow'` lets this origin and method through for this runner, anything else refuses. Route it to a person through the agent's policy. */
+  ask?: (request: { url: string; origin: string; method: string }) => Promise<'allow' | 'deny'> | 'allow' | 'deny'
+  /** Resolves a host name to addresses, so that names pointing at private addresses are refused too (Node: `dns.promises.lookup` with `all`). Default: only literal hosts and local names are judged. */
+  resolve?: (hostname: string) => Promise<readonly string[]>
+  /** Per run: requests (hops included; default 50), request body bytes (1 MiB), response bytes in total (4 MiB), redirects per request (5). */
+  limits?: { maxRequests?: number; maxRequestBytes?: number; maxResponseBytes?: number; maxRedirects?: number }
+  /** The host's fetch (default `globalThis.fetch`). */
+  fetch?: typeof fetch
 }
 
 /** What a tool gets with each call besides its input. */
@@ -88,6 +147,10 @@ export interface RunJsOptions {
    * SyntaxError that says TypeScript is not enabled.
    */
   typescript?: TypeScriptLoader | false
+  /** Gives programs `external_fetch`, executed by the host under this policy. Default: no network. */
+  fetch?: RunJsFetch
+  /** How `import` resolves (roots, an import map); programs may import workspace modules either way. */
+  imports?: RunJsImports
   /**
    * Runs of this runner that execute at once (default 4; `Infinity` for no limit). The rest wait in
    * FIFO order, and the wait counts against each run's own `timeMs`: a run whose deadline passes while
@@ -140,6 +203,8 @@ export interface RunJsJob {
   archiveDir?: string
   /** Whether programs that are not JavaScript may be stripped of TypeScript. */
   typescript: boolean
+  /** How the program's imports resolve ({@link RunJsOptions.imports}, checked); modules are read through {@link call}. */
+  imports?: RunJsImports
   /** Whom the run is for ({@link RunJsOptions.tenant}): an executor shares its slots fairly between tenants. */
   tenant?: string
   /** The caller's signal: on abort, stop the program (its result is then `AbortError`). */

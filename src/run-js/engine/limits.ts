@@ -19,6 +19,11 @@ export const DEFAULT_LIMITS: Readonly<ResolvedLimits> = Object.freeze({
   logChars: 64 * 1024,
   inlineResultChars: 16 * 1024,
   programBytes: 1024 * 1024,
+  writeBytes: 64 * MIB,
+  writeFiles: 10_000,
+  modules: 64,
+  moduleBytes: 4 * MIB,
+  importDepth: 16,
 })
 
 /** Interrupt checks allowed per ms of `timeMs` when no budget is given. */

@@ -28,6 +28,8 @@ export interface VfsCall {
   readText?: (path: string) => string | undefined
   /** The runner's archive of programs, if any. */
   archiveDir?: string
+  /** What the run may still write (bytes, files); every `vfs.write` is charged before it starts. */
+  writes?: { charge(path: string, data: string | Uint8Array): void }
 }
 
 /** One function of the guest's `vfs` object. */
@@ -86,6 +88,7 @@ export const VFS_API: readonly GuestFunction[] = [
     returns: 'string | bytes | JSON value',
     call: async (c, [path, data]) => {
       const d = data as Data
+      c.writes?.charge(path as string, 'text' in d ? d.text : d.bytes)
       await c.vfs.writeFile(path as string, 'text' in d ? d.text : d.bytes)
       return none
     },
@@ -177,7 +180,7 @@ export function describeGuestApi(options: { vfs?: boolean; tools?: readonly stri
           'vfs.grep takes literal text, or with { regex: true } an RE2 regular expression (no backreferences or lookaround); vfs.glob takes *, **, ?, [ab], {a,b}.',
         ]
       : []),
-    `There is no network, no timers, no require/import. Only JSON values cross back: return plain data. Limits: memory, time, output size${size}; large results are saved to a file whose path is returned.`,
+    `${vfs ? "Modules: import { f } from '/skills/x.js' (workspace paths only). " : ''}There is no network${tools.includes('external_fetch') ? ' except external_fetch(url | { url, method, headers, body })' : ''}, no timers, no require. Only JSON values cross back: return plain data. Limits: memory, time, output size${size}; large results are saved to a file whose path is returned.`,
     vfs
       ? 'Prefer one program that reads, filters and aggregates over many separate file calls.'
       : 'Prefer one program that calls several tools and aggregates over many separate calls.',

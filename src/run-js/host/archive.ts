@@ -1,6 +1,7 @@
 import { RUN_JS_ARCHIVE_DIR, RUN_JS_ARCHIVE_NAME } from '../../contract/layout.js'
 import { normalizePath } from '../../contract/paths.js'
 import type { RunVfs } from '../../vfs/run-view.js'
+import type { LoadedModule } from './modules.js'
 import type { Vfs } from '../../vfs/types.js'
 
 /**
@@ -99,4 +100,14 @@ async function highestNumber(vfs: Vfs, dir: string): Promise<number> {
  */
 function codeOf(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code
+}
+
+/**
+ * The modules run `number` imported, as read (`run-NNN.modules.json`): with the script they are the
+ * whole program, so an archived run can be read or replayed after its skills have changed.
+ */
+export async function archiveModules(vfs: Vfs, dir: string, number: number, modules: readonly LoadedModule[]): Promise<string> {
+  const path = `${dir}/run-${pad(number)}.modules.json`
+  await vfs.writeFile(path, JSON.stringify({ modules }, null, 1))
+  return path
 }

@@ -20,6 +20,8 @@ export interface DispatchOptions {
   tools: ReadonlyMap<string, BoundTool>
   /** The run's clock: host work gets its signal and deadline. */
   clock: RunClock
+  /** The run's write budget (host/write-budget.ts), charged by `vfs.write`. */
+  writes?: VfsCall['writes']
   logChars: number
   /**
    * Largest value (UTF-8 bytes) crossing into or out of the guest at once. quickjs-emscripten copies
@@ -56,7 +58,7 @@ export class HostDispatch {
     this.logs = new LogBuffer(options.logChars)
     this.values = new GuestValues(ctx, handles, k, options.maxBytes)
     this.vfsCall = options.vfs
-      ? { vfs: options.vfs, clock: options.clock, readText: options.readText, archiveDir: options.archiveDir }
+      ? { vfs: options.vfs, clock: options.clock, readText: options.readText, archiveDir: options.archiveDir, writes: options.writes }
       : undefined
   }
 
@@ -90,7 +92,10 @@ export class HostDispatch {
    * else the host does may throw into QuickJS's callback (which would print and return null).
    */
   private entry(body: () => HostReturn): HostReturn {
-    if (this.closed) return undefined
+    // Once the run is stopped no host function runs guest helpers: an interrupt landing inside one
+    // comes back to the guest as an ordinary, catchable error (QuickJS loses "uncatchable" when the
+    // host rethrows it), so `for (;;) try { console.log(o) } catch {}` looped forever, the host blocked.
+    if (this.closed || this.options.clock.stop !== undefined) return undefined
     try {
       return body()
     } catch (error) {

@@ -4,7 +4,7 @@
  * workspace and the tools stay in the host thread: the worker asks for every file operation and tool
  * call, and the host answers only while the run that asked is still running.
  */
-import type { HostCallAnswer, RunJsLimits, RunJsResult } from 'agent-vfs'
+import type { HostCallAnswer, RunJsImports, RunJsLimits, RunJsResult } from 'agent-vfs'
 
 /** An error as it crosses: what the guest may see of it. */
 export type WireError = Extract<HostCallAnswer, { ok: false }>['error']
@@ -23,6 +23,8 @@ export interface RunMessage {
   tools: string[]
   archiveDir: string | false
   typescript: boolean
+  /** How the program's imports resolve (plain data). */
+  imports?: RunJsImports
 }
 
 /** Host → worker: the run's signal aborted. The reason crosses so the message reads the same. */

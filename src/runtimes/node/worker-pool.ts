@@ -316,6 +316,7 @@ class WorkerPool implements WorkerThreadsExecutor {
         tools: [...job.toolIds],
         archiveDir: job.archiveDir ?? false,
         typescript: job.typescript,
+        ...(job.imports ? { imports: job.imports } : {}),
       }
       this.post(thread, message)
       backstop = setTimeout(

@@ -116,6 +116,7 @@ async function run(message: RunMessage): Promise<void> {
       limits: message.limits,
       archiveDir: message.archiveDir,
       typescript: message.typescript ? undefined : false,
+      imports: message.imports,
       pool: poolFor(message.limits.memoryBytes),
     })
     // The host queued the run: it gets what is left of its time, and a timeout still names its limit.

@@ -1,0 +1,231 @@
+/**
+ * Finds the static imports of a program or module without a parser. QuickJS's module loader is
+ * synchronous in the build run_js uses, so the host reads every module a program needs before it
+ * compiles (host/modules.ts); this scan tells it which. A miss is not a hole: QuickJS asks the
+ * loader for every module it actually needs, and the loader refuses what was not read ahead.
+ */
+
+/** One `import … from '…'` / `import '…'` / `export … from '…'` / `import('…')` found in a source. */
+export interface FoundImport {
+  specifier: string
+  /** Offsets of the whole declaration (static `import` at the top level only; for hoisting). */
+  start: number
+  end: number
+  /** A static `import` declaration at brace depth 0 (one a function body cannot hold). */
+  hoistable: boolean
+  /** `import('…')`: loaded when the program reaches it (a failure to read it ahead waits until then). */
+  dynamic?: true
+  /** `import type …` (TypeScript): erased, never loaded. */
+  typeOnly?: boolean
+}
+
+interface Token {
+  kind: 'word' | 'string' | 'punct' | 'template' | 'regex'
+  text: string
+  start: number
+  end: number
+  depth: number
+}
+
+const WORD = /[A-Za-z0-9_$\u0080-\uffff]/
+/** After these a `/` starts a regular expression, not a division. */
+const REGEX_AFTER_PUNCT = new Set(['(', ',', '=', ':', '[', '!', '&', '|', '?', '{', '}', ';', '+', '-', '*', '%', '<', '>', '~', '^'])
+const REGEX_AFTER_WORD = new Set([
+  'return',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'case',
+  'do',
+  'else',
+  'yield',
+  'await',
+])
+
+/** Tokens of `source` (strings and templates whole, comments skipped); good enough to find imports. */
+function tokenize(source: string): Token[] {
+  const tokens: Token[] = []
+  let depth = 0
+  let i = 0
+  const n = source.length
+  const last = () => tokens[tokens.length - 1]
+  while (i < n) {
+    const c = source[i]
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\ufeff') {
+      i++
+    } else if (c === '/' && source[i + 1] === '/') {
+      const nl = source.indexOf('\n', i)
+      i = nl < 0 ? n : nl
+    } else if (c === '/' && source[i + 1] === '*') {
+      const close = source.indexOf('*/', i + 2)
+      i = close < 0 ? n : close + 2
+    } else if (c === '"' || c === "'") {
+      const start = i++
+      while (i < n && source[i] !== c && source[i] !== '\n') i += source[i] === '\\' ? 2 : 1
+      i++
+      tokens.push({ kind: 'string', text: source.slice(start, Math.min(i, n)), start, end: Math.min(i, n), depth })
+    } else if (c === '`') {
+      // A template: skipped whole, `${…}` included (nested braces and strings counted roughly).
+      const start = i++
+      let inner = 0
+      while (i < n) {
+        if (source[i] === '\\') i += 2
+        else if (inner === 0 && source[i] === '`') break
+        else if (source[i] === '$' && source[i + 1] === '{') {
+          inner++
+          i += 2
+        } else {
+          if (inner > 0 && source[i] === '}') inner--
+          i++
+        }
+      }
+      i++
+      tokens.push({ kind: 'template', text: '', start, end: Math.min(i, n), depth })
+    } else if (c === '/' && isRegexStart(last())) {
+      const start = i++
+      let inClass = false
+      while (i < n && source[i] !== '\n') {
+        if (source[i] === '\\') i++
+        else if (source[i] === '[') inClass = true
+        else if (source[i] === ']') inClass = false
+        else if (source[i] === '/' && !inClass) break
+        i++
+      }
+      i++
+      while (i < n && WORD.test(source[i])) i++
+      tokens.push({ kind: 'regex', text: '', start, end: Math.min(i, n), depth })
+    } else if (WORD.test(c)) {
+      const start = i
+      while (i < n && WORD.test(source[i])) i++
+      tokens.push({ kind: 'word', text: source.slice(start, i), start, end: i, depth })
+    } else {
+      if (c === '}' || c === ')' || c === ']') depth = Math.max(0, depth - 1)
+      tokens.push({ kind: 'punct', text: c, start: i, end: i + 1, depth })
+      if (c === '{' || c === '(' || c === '[') depth++
+      i++
+    }
+  }
+  return tokens
+}
+
+function isRegexStart(previous: Token | undefined): boolean {
+  if (!previous) return true
+  if (previous.kind === 'punct') return REGEX_AFTER_PUNCT.has(previous.text)
+  return previous.kind === 'word' && REGEX_AFTER_WORD.has(previous.text)
+}
+
+/** The value of a string token (its escapes read the way JavaScript reads them, for the common ones). */
+function stringValue(token: Token): string | undefined {
+  const body = token.text.slice(1, -1)
+  if (!body.includes('\\')) return body
+  try {
+    return JSON.parse(`"${body.replace(/"/g, '\\"').replace(/\\'/g, "'")}"`) as string
+  } catch {
+    return undefined
+  }
+}
+
+/** Tokens an import or export clause may hold before its `from`. */
+function inClause(t: Token): boolean {
+  if (t.kind === 'word') return true
+  if (t.kind === 'string') return true // `{ "a-b" as c }`
+  return t.kind === 'punct' && (t.text === '{' || t.text === '}' || t.text === ',' || t.text === '*')
+}
+
+/** Every import and re-export of `source` whose specifier is a string literal. */
+export function findImports(source: string): FoundImport[] {
+  const tokens = tokenize(source)
+  const found: FoundImport[] = []
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]
+    if (t.kind !== 'word' || (t.text !== 'import' && t.text !== 'export')) continue
+    const before = tokens[i - 1]
+    if (before?.kind === 'punct' && before.text === '.') continue // `x.import`
+    const next = tokens[i + 1]
+    if (!next) break
+    if (t.text === 'import' && next.kind === 'punct' && next.text === '(') {
+      const arg = tokens[i + 2]
+      const close = tokens[i + 3]
+      if (arg?.kind === 'string' && close?.kind === 'punct' && (close.text === ')' || close.text === ',')) {
+        const specifier = stringValue(arg)
+        if (specifier !== undefined) found.push({ specifier, start: t.start, end: close.end, hoistable: false, dynamic: true })
+      }
+      continue
+    }
+    if (next.kind === 'punct' && next.text === '.') continue // `import.meta`
+    if (t.text === 'import' && next.kind === 'string') {
+      const specifier = stringValue(next)
+      if (specifier !== undefined) found.push({ specifier, start: t.start, end: declarationEnd(tokens, i + 1), hoistable: t.depth === 0 })
+      continue
+    }
+    // A clause, then `from`, then the specifier: stop at anything a clause cannot hold.
+    for (let j = i + 1; j < tokens.length && j < i + 400; j++) {
+      const u = tokens[j]
+      if (u.kind === 'word' && u.text === 'from' && tokens[j + 1]?.kind === 'string' && j > i + 1) {
+        const specifier = stringValue(tokens[j + 1])
+        // `import type { X } from` and `import type X from` (but not `import type from`, a default named type).
+        const typeOnly = next.text === 'type' && j > i + 2
+        if (specifier !== undefined)
+          found.push({
+            specifier,
+            start: t.start,
+            end: declarationEnd(tokens, j + 1),
+            hoistable: t.text === 'import' && t.depth === 0,
+            ...(typeOnly ? { typeOnly } : {}),
+          })
+        i = j + 1
+        break
+      }
+      if (!inClause(u)) break
+      if (t.text === 'export' && j === i + 1 && !(u.kind === 'punct' && (u.text === '{' || u.text === '*')) && u.text !== 'type') break
+    }
+  }
+  return found
+}
+
+/** Where a declaration whose specifier is token `k` ends: after `with { … }` and a `;`, if any. */
+function declarationEnd(tokens: Token[], k: number): number {
+  let end = tokens[k].end
+  let j = k + 1
+  if (tokens[j]?.kind === 'word' && (tokens[j].text === 'with' || tokens[j].text === 'assert') && tokens[j + 1]?.text === '{') {
+    const depth = tokens[j + 1].depth
+    j += 2
+    while (j < tokens.length && !(tokens[j].text === '}' && tokens[j].depth === depth)) j++
+    end = tokens[j]?.end ?? end
+    j++
+  }
+  if (tokens[j]?.kind === 'punct' && tokens[j].text === ';') end = tokens[j].end
+  return end
+}
+
+/**
+ * The program with its top-level `import` declarations moved out of the function body run_js
+ * wraps it in: each declaration is blanked in place (newlines kept, so line N is still line N)
+ * and returned to be put on the module's first line. Undefined for a program that imports nothing
+ * (not even with `import()`); no declarations for one that only imports dynamically.
+ */
+export function hoistImports(code: string): { declarations: string[]; body: string; specifiers: string[] } | undefined {
+  const all = findImports(code)
+  if (all.length === 0) return undefined
+  const hoisted = all.filter(f => f.hoistable)
+  let body = ''
+  let at = 0
+  const declarations: string[] = []
+  for (const f of hoisted) {
+    const text = code.slice(f.start, f.end)
+    // Rebuilt from its tokens: one line, comments dropped, strings kept as written.
+    const rebuilt = tokenize(text)
+      .map(t => t.text)
+      .join(' ')
+    declarations.push(rebuilt.endsWith(';') ? rebuilt : rebuilt + ';')
+    body += code.slice(at, f.start) + text.replace(/[^\n]/g, ' ')
+    at = f.end
+  }
+  body += code.slice(at)
+  return { declarations, body, specifiers: all.map(f => f.specifier) }
+}

@@ -1,0 +1,6 @@
+import { memoryStore } from '../../src/index.js'
+import { describeRunJsFaults } from '../run-js/faults-suite.js'
+import { describeRunJsImports } from '../run-js/imports-suite.js'
+
+describeRunJsImports('chromium, memory store', async () => ({ store: memoryStore(), typescript: () => import('ts-blank-space') }))
+describeRunJsFaults('chromium, memory store', async () => ({ store: memoryStore() }))
