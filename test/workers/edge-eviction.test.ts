@@ -62,6 +62,7 @@ async function hungSetups(hang: ReturnType<typeof setupHangs>, n: number) {
 
 const byAlarm = hangingOnce(5)
 const byRequest = hangingOnce(5)
+const abortedThenReset = hangingOnce(5)
 const beforeStart = setupHangs(appendixProfile(), [1])
 // The resume after the answer (setup 2) and the one after the approval (setup 4, after the reset's setup 3).
 const beforeResume = setupHangs(appendixProfile({ askFirst: true, approveRunJs: true }), [2, 4])
@@ -72,6 +73,7 @@ beforeAll(async () => {
   const agents = {
     byAlarm: byAlarm.profile,
     byRequest: byRequest.profile,
+    abortedThenReset: abortedThenReset.profile,
     beforeStart: beforeStart.profile,
     beforeResume: beforeResume.profile,
   }
@@ -202,5 +204,27 @@ describe('a session object reset right after it acknowledged a request', () => {
     expect(ends(all)).toEqual(['suspended', 'suspended', 'completed'])
     const done = completions(all)
     expect(new Set(done).size).toBe(done.length)
+  })
+
+  it('an abort (202), reset before the run acts on it (its model hangs): the alarm alone ends the run interrupted', async () => {
+    const s = await createSession(ana, 'abortedThenReset')
+    await uploadSeason(ana, s.id)
+    await expectJson(call('POST', `/sessions/${s.id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS }), 202)
+    for (let i = 0; i < 2000 && !abortedThenReset.state.reached; i++) await new Promise(r => setTimeout(r, 10))
+    expect(abortedThenReset.state.reached).toBe(true)
+    // The model hangs and hears no signal: the in-memory abort cannot end the run; only the stored request can.
+    await expectJson(call('POST', `/sessions/${s.id}/abort`, ana), 202)
+    const before = await events(ana, s.id)
+    await abortAllDurableObjects()
+    const stub = env.SESSIONS.getByName(s.id)
+    await alarmsUntilQuiet(stub)
+    expect(await storedStatus(stub, s.id)).toBe('idle')
+    const all = await events(ana, s.id)
+    expectContiguous(all)
+    expect(ends(all)).toEqual(['interrupted'])
+    // The abort stands after the reset: no step is completed after it.
+    expect(completions(all)).toEqual(completions(before))
+    const executions = await expectJson<any[]>(call('GET', `/sessions/${s.id}/executions`, ana), 200)
+    expect(executions.map(e => [e.id, e.status])).toEqual([['e0001', 'interrupted']])
   })
 })
