@@ -1,4 +1,5 @@
 import type { TailEvent } from '../log-tail.js'
+import { concat } from './limits.js'
 
 /** One SSE message; `data` is one line of JSON (stored event lines hold no newline). */
 export const sseMessage = (id: string, event: string, data: string) => `id: ${id}\nevent: ${event}\ndata: ${data}\n\n`
@@ -169,14 +170,4 @@ export class SseSink {
     this.#drained = undefined
     drained?.()
   }
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size)
-  let at = 0
-  for (const c of chunks) {
-    out.set(c, at)
-    at += c.length
-  }
-  return out
 }
