@@ -21,6 +21,7 @@
  * parallelism, 1 to 8).
  */
 import { writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRunJs, memoryStore, openVfs, type RunJsOptions, type Vfs } from '../src/index.js'
@@ -45,6 +46,7 @@ const workloads: Record<string, { hostile: string[]; limits: RunJsOptions['limit
 
 interface Outcome {
   stallMs: number
+  stallCpuMs: number
   done: number
   latencies: number[]
   rssMb: number
@@ -57,21 +59,40 @@ async function workspace(): Promise<Vfs> {
   return vfs
 }
 
-/** A 1 ms interval on the host thread: the longest gap between its ticks (a stall) and the peak RSS. */
-function watchHost(): { stop(): { stallMs: number; rssMb: number } } {
+/**
+ * A 1 ms interval on the host thread: the longest gap between its ticks (a stall), the host thread's
+ * own CPU time during that gap (`stallCpuMs`: near the gap, the thread was busy, i.e. blocked by its
+ * own work; near 0, it was waiting to be scheduled on a busy machine), and the peak RSS.
+ */
+function watchHost(): { stop(): { stallMs: number; stallCpuMs: number; rssMb: number } } {
+  const cpuNow = () => {
+    const u = process.threadCpuUsage()
+    return (u.user + u.system) / 1000
+  }
   let last = performance.now()
+  let lastCpu = cpuNow()
   let stallMs = 0
+  let stallCpuMs = 0
   let rssMb = 0
-  const timer = setInterval(() => {
+  const tick = () => {
     const now = performance.now()
-    stallMs = Math.max(stallMs, now - last)
+    const cpu = cpuNow()
+    if (now - last > stallMs) {
+      stallMs = now - last
+      stallCpuMs = cpu - lastCpu
+    }
     last = now
+    lastCpu = cpu
+  }
+  const timer = setInterval(() => {
+    tick()
     rssMb = Math.max(rssMb, process.memoryUsage.rss() / 1024 / 1024)
   }, 1)
   return {
     stop() {
       clearInterval(timer)
-      return { stallMs: Math.max(stallMs, performance.now() - last), rssMb }
+      tick()
+      return { stallMs, stallCpuMs, rssMb }
     },
   }
 }
@@ -95,9 +116,9 @@ async function measure(options: Omit<RunJsOptions, 'vfs'>, hostile: string[]): P
     }),
   )
   const wallMs = performance.now() - t0
-  const { stallMs, rssMb } = watch.stop()
+  const { stallMs, stallCpuMs, rssMb } = watch.stop()
   runJs.close()
-  return { stallMs, done: (done / (RUNS / 2)) * 100, latencies: latencies.sort((a, b) => a - b), rssMb, wallMs }
+  return { stallMs, stallCpuMs, done: (done / (RUNS / 2)) * 100, latencies: latencies.sort((a, b) => a - b), rssMb, wallMs }
 }
 
 /**
@@ -128,8 +149,8 @@ async function measureOwners(threads: WorkerThreadsExecutor, tenants: boolean): 
     }),
   )
   const wallMs = performance.now() - t0
-  const { stallMs, rssMb } = watch.stop()
-  return { stallMs, done: (done / (RUNS / 2)) * 100, latencies: latencies.sort((a, b) => a - b), rssMb, wallMs }
+  const { stallMs, stallCpuMs, rssMb } = watch.stop()
+  return { stallMs, stallCpuMs, done: (done / (RUNS / 2)) * 100, latencies: latencies.sort((a, b) => a - b), rssMb, wallMs }
 }
 
 async function fair(threads: WorkerThreadsExecutor) {
@@ -137,10 +158,30 @@ async function fair(threads: WorkerThreadsExecutor) {
   if (!wanted(prefix)) return
   const base = await measureOwners(threads, false)
   const ours = await measureOwners(threads, true)
+  // The same watch with no program at all, as long as ours took: what the machine's load alone stalls the thread.
+  const idleWatch = watchHost()
+  await new Promise(r => setTimeout(r, ours.wallMs))
+  const idle = idleWatch.stop()
   const baselineLabel = 'workerThreads() with one FIFO line (no tenants)'
   console.log(
-    `  fair: wall ms — baseline ${base.wallMs.toFixed(0)}, ours ${ours.wallMs.toFixed(0)}; done ${base.done}% → ${ours.done}%; stall ${base.stallMs.toFixed(0)} → ${ours.stallMs.toFixed(0)} ms`,
+    `  fair: wall ms — baseline ${base.wallMs.toFixed(0)}, ours ${ours.wallMs.toFixed(0)}; done ${base.done}% → ${ours.done}%; stall ${base.stallMs.toFixed(0)} → ${ours.stallMs.toFixed(0)} ms (host thread CPU in it ${base.stallCpuMs.toFixed(0)} → ${ours.stallCpuMs.toFixed(0)} ms); no program: ${idle.stallMs.toFixed(0)} ms (CPU ${idle.stallCpuMs.toFixed(0)} ms); load ${loadavg()[0].toFixed(1)}`,
   )
+  add({
+    name: `${prefix}.stall.idle`,
+    unit: 'ms max host event-loop gap',
+    better: 'lower',
+    ours: ours.stallMs,
+    baseline: idle.stallMs,
+    baselineLabel: 'the same watch as long, no program running (the machine alone)',
+  })
+  add({
+    name: `${prefix}.stall.cpu`,
+    unit: 'ms host-thread CPU within the longest gap',
+    better: 'lower',
+    ours: ours.stallCpuMs,
+    baseline: ours.stallMs,
+    baselineLabel: 'the longest gap itself (ratio near 1: the thread was busy; near 0: it waited for a core)',
+  })
   add({
     name: `${prefix}.done`,
     unit: "% of the other owner's programs succeeding",

@@ -34,78 +34,105 @@ const storedText = new WeakMap<SessionEvent, string>()
 export const storedJson = (event: SessionEvent): string | undefined => storedText.get(event)
 
 /**
- * Yields exactly the events after `after`: stored ones first (the observer's own catch-up read),
- * then the session's shared tail, with no gap and no duplicate. The seam is held by the cursor:
- * the observer subscribes before its catch-up, reads from the store only up to the tail's head,
- * skips what it already yielded, and reads the store again only if it finds a gap (it fell more
- * than {@link MAX_QUEUED} events behind). Every event comes from the store, never from a writer's
- * memory. An idle observer costs no read. Ends after yielding `session-closed`, on the idle
- * timeout, or when `signal` aborts.
+ * Yields exactly the events after `after`, one at a time: {@link observeBatches} flattened, each
+ * event's stored text kept for {@link storedJson}.
  */
 export async function* observeLog(source: ObserveSource, options: ObserveOptions = {}): AsyncGenerator<SessionEvent | Heartbeat> {
+  for await (const batch of observeBatches(source, options)) {
+    if (!Array.isArray(batch)) {
+      yield batch
+      continue
+    }
+    for (const { event, json } of batch) {
+      storedText.set(event, json)
+      yield event
+      if (options.signal?.aborted) return
+    }
+  }
+}
+
+/**
+ * Yields exactly the events after `after` in runs of consecutive events: stored ones first (the
+ * observer's own catch-up read, a page at a time), then the session's shared tail, a batch at a
+ * time, with no gap and no duplicate. A tail batch the observer takes whole is yielded as the very
+ * array the tail handed out, so a host serving many observers can serialise it once for all (see
+ * http/sse-batch.ts). The seam is held by the cursor: the observer subscribes before its catch-up,
+ * reads from the store only up to the tail's head, skips what it already yielded, and reads the
+ * store again only if it finds a gap (it fell more than {@link MAX_QUEUED} events behind). Every
+ * event comes from the store, never from a writer's memory. An idle observer costs no read. Ends
+ * after yielding `session-closed`, on the idle timeout, or when `signal` aborts.
+ */
+export async function* observeBatches(source: ObserveSource, options: ObserveOptions = {}): AsyncGenerator<TailEvent[] | Heartbeat> {
   let cursor = Math.max(0, Math.floor(options.after ?? 0))
   const heartbeatMs = options.heartbeatMs ?? 15_000
   const idleMs = options.idleTimeoutMs ?? 0
   const { signal } = options
-  let queue: TailEvent[] = []
+  let queue: TailEvent[][] = []
+  let queued = 0
   let dropped = false
+  let closed = false
   let wake: (() => void) | undefined
   const listener: TailListener = batch => {
-    if (queue.length + batch.length > MAX_QUEUED) {
+    if (batch.length === 0) return
+    if (queued + batch.length > MAX_QUEUED) {
       queue = []
+      queued = 0
       dropped = true
-    } else queue.push(...batch)
+    } else {
+      queue.push(batch)
+      queued += batch.length
+    }
     wake?.()
   }
   const onAbort = () => wake?.()
   signal?.addEventListener('abort', onAbort)
+  /** The events of `batch` after the cursor, up to a `session-closed`; the same array when that is all of it. */
+  const take = (batch: TailEvent[]): TailEvent[] => {
+    let from = 0
+    while (from < batch.length && batch[from].event.seq <= cursor) from++
+    let to = from
+    while (to < batch.length && !closed) if (batch[to++].event.type === 'session-closed') closed = true
+    if (to > from) cursor = batch[to - 1].event.seq
+    return from === 0 && to === batch.length ? batch : batch.slice(from, to)
+  }
   // Subscribed before the catch-up: whatever is appended while it reads reaches the queue.
   const { head, off } = await source.subscribe(listener, options.pollMs)
   let lastEvent = Date.now()
   let lastYield = Date.now()
-  /** Stored events after the cursor, up to `upTo` (or the store's end once a page comes back short). */
-  async function* fromStore(upTo: number): AsyncGenerator<SessionEvent> {
-    while (cursor < upTo) {
+  /** Stored events after the cursor, up to `upTo` (or the store's end once a page comes back short), a page at a time. */
+  async function* fromStore(upTo: number): AsyncGenerator<TailEvent[]> {
+    while (cursor < upTo && !closed) {
       const lines = await source.read(cursor, PAGE)
-      for (const l of lines) {
-        if (l.seq <= cursor) continue
-        const event = JSON.parse(l.json) as SessionEvent
-        storedText.set(event, l.json)
-        cursor = l.seq
-        yield event
+      const page = take(lines.map(l => ({ event: JSON.parse(l.json) as SessionEvent, json: l.json })))
+      if (page.length > 0) {
+        lastEvent = lastYield = Date.now()
+        yield page
       }
       if (lines.length < PAGE) return
     }
   }
   try {
-    for await (const e of fromStore(head)) {
-      lastEvent = lastYield = Date.now()
-      yield e
-      if (e.type === 'session-closed' || signal?.aborted) return
-    }
+    yield* fromStore(head)
     for (;;) {
-      if (signal?.aborted) return
-      if (dropped || (queue.length > 0 && queue[0].event.seq > cursor + 1)) {
-        // Fell behind the tail (or a gap before the first queued event): the store has what is missing.
-        const upTo = dropped ? Infinity : queue[0].event.seq - 1
+      if (closed || signal?.aborted) return
+      const first = queue[0]
+      if (dropped || (first && first[0].event.seq > cursor + 1)) {
+        // Fell behind the tail (or a gap before the first queued batch): the store has what is missing.
+        const upTo = dropped ? Infinity : first[0].event.seq - 1
         dropped = false
-        for await (const e of fromStore(upTo)) {
-          lastEvent = lastYield = Date.now()
-          yield e
-          if (e.type === 'session-closed' || signal?.aborted) return
-        }
+        yield* fromStore(upTo)
         // What the store no longer holds (gc took it) cannot be caught up: go on from the tail.
         if (Number.isFinite(upTo) && cursor < upTo) cursor = upTo
         continue
       }
-      const next = queue.shift()
-      if (next) {
-        if (next.event.seq <= cursor) continue
-        cursor = next.event.seq
-        storedText.set(next.event, next.json)
-        lastEvent = lastYield = Date.now()
-        yield next.event
-        if (next.event.type === 'session-closed') return
+      if (first) {
+        queue.shift()
+        queued -= first.length
+        const events = take(first)
+        if (events.length > 0) {
+          lastEvent = lastYield = Date.now()
+          yield events
+        }
         continue
       }
       const now = Date.now()

@@ -1,8 +1,29 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { root } from './serve-demo.js'
+
+/**
+ * A fresh PGlite data folder (initdb done, nothing else), made once per PGlite version in .tmp/ and
+ * copied for every host: initdb in wasm is most of a host's start (1.5 s opening an existing folder,
+ * 30 s creating one at load 13, past the 120 s start timeout under a CPU hog). The host migrates its
+ * copy as it always does.
+ */
+async function pgliteTemplate(): Promise<string> {
+  const { version } = JSON.parse(readFileSync(join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string }
+  const template = join(root, '.tmp', `demo-pglite-${version}`)
+  if (existsSync(join(template, 'PG_VERSION'))) return template
+  mkdirSync(join(root, '.tmp'), { recursive: true })
+  const making = `${template}.${process.pid}`
+  const { PGlite } = await import('@electric-sql/pglite')
+  const db = await PGlite.create(making)
+  await db.close()
+  // Renamed whole into place, so a folder that has PG_VERSION is a complete one.
+  if (existsSync(template)) rmSync(making, { recursive: true, force: true })
+  else renameSync(making, template)
+  return template
+}
 
 /** A running `npm run serve` (the Node session host) with its dev token. */
 export interface NodeHost {
@@ -21,6 +42,8 @@ export interface NodeHost {
  */
 export async function startNodeHost(options: { modelDelayMs?: number } = {}): Promise<NodeHost> {
   const data = mkdtempSync(join(tmpdir(), 'agent-vfs-demo-host-'))
+  // The folder scripts/serve.ts opens PGlite in (join(AGENT_VFS_DATA, 'sessions-pglite')).
+  cpSync(await pgliteTemplate(), join(data, 'sessions-pglite'), { recursive: true })
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0',

@@ -136,3 +136,35 @@ describe('run_js in worker threads: the host stays free', () => {
     expect((await createRunJs({ vfs, executor: broken }).run('return 1')).error?.message).toMatch(/the worker pool was closed/)
   })
 })
+
+describe('run_js threads yield the CPU to the host thread', () => {
+  /** The niceness of each thread of this process, by thread id (Linux: /proc/self/task/<tid>/stat, field 19). */
+  const niceness = async (): Promise<Map<number, number>> => {
+    const { readdirSync, readFileSync } = await import('node:fs')
+    const out = new Map<number, number>()
+    for (const tid of readdirSync('/proc/self/task'))
+      out.set(Number(tid), Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]))
+    return out
+  }
+
+  it.skipIf(process.platform !== 'linux')(
+    'on Linux each thread of the pool runs at nice 10 (or as set), the host thread unchanged',
+    async () => {
+      const before = await niceness()
+      for (const [nice, expected] of [
+        [undefined, 10],
+        [5, 5],
+      ] as const) {
+        const threads = workerThreads({ size: 1, workerUrl, nice })
+        try {
+          await threads.warm()
+          const added = [...(await niceness())].filter(([tid]) => !before.has(tid)).map(([, n]) => n)
+          expect(added).toContain(expected)
+          expect((await niceness()).get(process.pid)).toBe(before.get(process.pid))
+        } finally {
+          await threads.close()
+        }
+      }
+    },
+  )
+})

@@ -62,6 +62,7 @@ async function hungSetups(hang: ReturnType<typeof setupHangs>, n: number) {
 
 const byAlarm = hangingOnce(5)
 const byRequest = hangingOnce(5)
+const abortedThenReset = hangingOnce(5)
 const beforeStart = setupHangs(appendixProfile(), [1])
 // The resume after the answer (setup 2) and the one after the approval (setup 4, after the reset's setup 3).
 const beforeResume = setupHangs(appendixProfile({ askFirst: true, approveRunJs: true }), [2, 4])
@@ -72,6 +73,7 @@ beforeAll(async () => {
   const agents = {
     byAlarm: byAlarm.profile,
     byRequest: byRequest.profile,
+    abortedThenReset: abortedThenReset.profile,
     beforeStart: beforeStart.profile,
     beforeResume: beforeResume.profile,
   }
@@ -79,13 +81,19 @@ beforeAll(async () => {
   ana = await token('ana')
 })
 
-/** Starts the appendix on `profile`, waits until its model hangs, then resets every object. */
-async function startAndEvict(profile: string, hang: ReturnType<typeof hangingOnce>) {
+/** Starts the appendix on `profile` and waits until its model hangs. */
+async function startAndHang(profile: string, hang: ReturnType<typeof hangingOnce>) {
   const s = await createSession(ana, profile)
   await uploadSeason(ana, s.id)
   await expectJson(call('POST', `/sessions/${s.id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS }), 202)
   for (let i = 0; i < 2000 && !hang.state.reached; i++) await new Promise(r => setTimeout(r, 10))
   expect(hang.state.reached).toBe(true)
+  return s
+}
+
+/** Starts the appendix on `profile`, waits until its model hangs, then resets every object. */
+async function startAndEvict(profile: string, hang: ReturnType<typeof hangingOnce>) {
+  const s = await startAndHang(profile, hang)
   const before = await events(ana, s.id)
   await abortAllDurableObjects()
   return { s, stub: env.SESSIONS.getByName(s.id), before }
@@ -140,6 +148,17 @@ async function alarmsUntilQuiet(stub: DurableObjectStub) {
   expect(runs).toBeGreaterThan(0)
 }
 
+/** Resets every object and runs the session's alarms until none is set: it ends idle; its events, contiguous. */
+async function resetAndSettle(id: string) {
+  await abortAllDurableObjects()
+  const stub = env.SESSIONS.getByName(id)
+  await alarmsUntilQuiet(stub)
+  expect(await storedStatus(stub, id)).toBe('idle')
+  const all = await events(ana, id)
+  expectContiguous(all)
+  return all
+}
+
 /** The status the record has now, read from the object's storage (a request could nudge the session). */
 async function storedStatus(stub: DurableObjectStub, id: string): Promise<string> {
   return runInDurableObject(stub, async (_o, state) => {
@@ -158,12 +177,7 @@ describe('a session object reset right after it acknowledged a request', () => {
       await uploadSeason(ana, s.id)
       await expectJson(call('POST', `/sessions/${s.id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS }), 202)
       if (point !== 'at once') await hungSetups(beforeStart, 1)
-      await abortAllDurableObjects()
-      const stub = env.SESSIONS.getByName(s.id)
-      await alarmsUntilQuiet(stub)
-      expect(await storedStatus(stub, s.id)).toBe('idle')
-      const all = await events(ana, s.id)
-      expectContiguous(all)
+      const all = await resetAndSettle(s.id)
       // One execution, started once (a start the reset cut short is continued, not started again).
       expect(all.filter(e => e.type === 'execution-start' && !(e as any).resumed)).toHaveLength(1)
       expect(ends(all)).toEqual(['completed'])
@@ -202,5 +216,18 @@ describe('a session object reset right after it acknowledged a request', () => {
     expect(ends(all)).toEqual(['suspended', 'suspended', 'completed'])
     const done = completions(all)
     expect(new Set(done).size).toBe(done.length)
+  })
+
+  it('an abort (202), reset before the run acts on it (its model hangs): the alarm alone ends the run interrupted', async () => {
+    const s = await startAndHang('abortedThenReset', abortedThenReset)
+    // The model hangs and hears no signal: the in-memory abort cannot end the run; only the stored request can.
+    await expectJson(call('POST', `/sessions/${s.id}/abort`, ana), 202)
+    const before = await events(ana, s.id)
+    const all = await resetAndSettle(s.id)
+    expect(ends(all)).toEqual(['interrupted'])
+    // The abort stands after the reset: no step is completed after it.
+    expect(completions(all)).toEqual(completions(before))
+    const executions = await expectJson<any[]>(call('GET', `/sessions/${s.id}/executions`, ana), 200)
+    expect(executions.map(e => [e.id, e.status])).toEqual([['e0001', 'interrupted']])
   })
 })

@@ -32,6 +32,13 @@ export interface WorkerThreadsOptions {
   workerUrl?: string | URL
   /** V8 heap limits of each thread (QuickJS memory is capped per run by `limits.memoryBytes` anyway). */
   resourceLimits?: ResourceLimits
+  /**
+   * The niceness of each thread on Linux (default 10; 0 leaves it as the host's): a program's CPU then
+   * yields to the host thread when the machine is busy, so requests are answered while busy loops run
+   * (on a loaded 2-core machine the host thread otherwise waits for a core behind the pool's threads).
+   * Linux sets it per thread; elsewhere it would lower the whole process, so it is not set there.
+   */
+  nice?: number
 }
 
 /** What a pool is doing right now. */
@@ -56,6 +63,7 @@ export interface WorkerThreadsExecutor extends RunJsExecutor {
 }
 
 const DEFAULT_GRACE_MS = 500
+const DEFAULT_NICE = 10
 
 /**
  * Runs run_js programs in a pool of Node worker threads, so one program's CPU (a busy loop, a memory
@@ -223,7 +231,8 @@ class WorkerPool implements WorkerThreadsExecutor {
   private spawn(): Thread {
     const limits = this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {}
     const { workerUrl } = this.options
-    const worker = workerUrl === undefined ? new Worker(workerScript(), { ...limits, eval: true }) : new Worker(workerUrl, limits)
+    const settings = { ...limits, workerData: { nice: this.options.nice ?? DEFAULT_NICE } }
+    const worker = workerUrl === undefined ? new Worker(workerScript(), { ...settings, eval: true }) : new Worker(workerUrl, settings)
     worker.unref() // only a thread running a program keeps the process alive
     let ready!: (ok: boolean) => void
     const thread: Thread = { worker, ready: new Promise<boolean>(resolve => (ready = resolve)), dead: false }

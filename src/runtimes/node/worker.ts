@@ -5,7 +5,8 @@
  * wasm), which dist/run-js-node.js carries as text and starts with `new Worker(code, { eval: true })`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { parentPort } from 'node:worker_threads'
+import { setPriority } from 'node:os'
+import { parentPort, workerData } from 'node:worker_threads'
 // Relative imports on purpose: this script runs in its own isolate, where the host's core is not
 // reachable, so it is built with its own copy of the core (scripts/build.mjs, `isolate: true`).
 import { DEFAULT_LIMITS } from '../../run-js/engine/limits.js'
@@ -20,6 +21,17 @@ import type { AnswerMessage, CallMessage, FromWorker, RunMessage, ToWorker, Wire
 
 if (!parentPort) throw new Error('agent-vfs run_js worker: this file runs only as a worker thread (see workerThreads())')
 const port = parentPort
+
+// Linux gives each thread its own niceness (setpriority on "this process" sets the calling thread's):
+// the programs' CPU yields to the host thread. Elsewhere it would lower the whole process: left alone.
+const nice = (workerData as { nice?: number } | null)?.nice
+if (nice && process.platform === 'linux') {
+  try {
+    setPriority(0, nice)
+  } catch {
+    // Not allowed here (a sandbox): the thread keeps the host's priority.
+  }
+}
 
 /** Which run an asynchronous chain belongs to, so a late call of a finished run is refused, not misattributed. */
 const currentRun = new AsyncLocalStorage<number>()

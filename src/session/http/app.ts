@@ -1,12 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import { streamSSE } from 'hono/streaming'
 import type { SessionHost } from '../host.js'
 import { SessionError } from '../errors.js'
-import { storedJson } from '../observe.js'
+import { observeBatches } from '../observe.js'
 import { bearerAuth, type AuthEnv, type SessionAuth } from './auth.js'
 import { errorResponse, toErrorResponse } from './errors.js'
 import { readMultipart, serveFile, uploadDir } from './files.js'
-import { batchingWriter, sseMessage } from './sse-batch.js'
+import { SseSink, liveSseBytes, sseBytes, sseComment } from './sse-batch.js'
 import { bodyLimits, resolveBodyLimits } from './limits.js'
 import { sessionRoutes as R } from './routes.js'
 import { serveChanges } from './change-handlers.js'
@@ -203,31 +202,41 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     const release = host.openStream(c.get('owner'))
     if (!release) return tooManyStreams(c)
     const stop = new AbortController()
-    return streamSSE(c, async stream => {
-      stream.onAbort(() => (stop.abort(), release()))
+    const sink = new SseSink({ onCancel: () => (stop.abort(), release()) })
+    const source = {
+      read: (from: number, limit: number) => host.eventLines(id, { after: from, limit }),
+      subscribe: host.tail.bind(host, id),
+    }
+    void (async () => {
       try {
-        const out = batchingWriter(text => stream.write(text))
-        const events = host.observe(id, {
+        const watch = {
           after,
           signal: stop.signal,
           heartbeatMs: options.heartbeatMs ?? 15_000,
           idleTimeoutMs: options.idleTimeoutMs ?? 300_000,
-          live: c.req.valid('query').live === '1',
-        })
-        for await (const e of events) {
-          if (e.type === 'heartbeat') await out.write(`: heartbeat ${e.after}\n\n`)
-          // No id: Last-Event-ID stays the last stored event, and a reconnect gets the text so far again, once.
-          else if (e.type === 'delta') await out.write(`event: delta\ndata: ${JSON.stringify(e)}\n\n`)
-          // The stored text as it is (the same for every observer): no serialisation per stream.
-          else await out.write(sseMessage(String(e.seq), e.type, storedJson(e) ?? JSON.stringify(e)))
-          if (stream.aborted || stream.closed) break
         }
-        // A client that went away fails the last write: nothing more to tell it.
-        await out.end().catch(() => undefined)
+        const live = c.req.valid('query').live === '1'
+        // A live observer (streaming text) goes event by event: its deltas are its own, cut per observer.
+        if (live) {
+          for await (const e of host.observe(id, { ...watch, live: true })) {
+            await sink.write(liveSseBytes(e))
+            if (sink.cancelled) break
+          }
+          return
+        }
+        // A tail batch's bytes are the same for every stream of the session (sseBytes): no serialisation per stream.
+        for await (const b of observeBatches(source, watch)) {
+          await sink.write(Array.isArray(b) ? sseBytes(b) : sseComment(`heartbeat ${b.after}`))
+          if (sink.cancelled) break
+        }
+      } catch {
+        // The session went away under the stream (deleted): the stream ends, the client reconnects and is told.
       } finally {
+        sink.close()
         release()
       }
-    })
+    })()
+    return c.body(sink.body, 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
   })
   h.openapi(R.streamWebSocket, async c => {
     const id = await ownedId(c)

@@ -77,7 +77,8 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, read: numb
   }
 }
 
-function concat(chunks: Uint8Array[], size: number): Uint8Array<ArrayBuffer> {
+/** The chunks as one array of `size` bytes. */
+export function concat(chunks: Uint8Array[], size: number): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(size)
   let offset = 0
   for (const chunk of chunks) {
