@@ -70,9 +70,14 @@ export function SessionView({
       else setError(describe(e))
     }
   }, [client, sessionId])
+  // Answers to GET /pending can come back out of order: only the latest asked is shown, so a list
+  // served before an approval was answered cannot put its card back after a newer one took it away.
+  const pendingAsked = useRef(0)
   const refreshPending = useCallback(async () => {
+    const asked = ++pendingAsked.current
     try {
-      setPending(await client.listPending(sessionId))
+      const list = await client.listPending(sessionId)
+      if (asked === pendingAsked.current) setPending(list)
     } catch (e) {
       // A session the host does not have is the record's to report (it closes the view).
       if (!(e instanceof ApiError && e.status === 404)) setError(describe(e))
