@@ -49,7 +49,7 @@ export function createRunner(options: RunnerOptions): RunJs {
   const execute = executorOf(options, env)
   return {
     run(code: string, runOptions: RunOptions = {}): Promise<RunJsResult> {
-      return runQueued(queue, limits.timeMs, runOptions.signal, timeMs => execute(code, timeMs, runOptions.signal))
+      return runQueued(queue, limits.timeMs, runOptions.signal, timeMs => execute(code, timeMs, runOptions.signal, runOptions))
     },
     close(): void {
       env.pool.close()
@@ -72,11 +72,11 @@ export function runnerEnv(options: RunnerOptions): RunEnv {
 }
 
 /** Runs one program with `timeMs` left: on this thread, or through the runner's executor. */
-type Execute = (code: string, timeMs: number, signal: AbortSignal | undefined) => Promise<RunJsResult>
+type Execute = (code: string, timeMs: number, signal: AbortSignal | undefined, options: RunOptions) => Promise<RunJsResult>
 
 function executorOf(options: RunnerOptions, env: RunEnv): Execute {
   const { executor } = options
-  if (!executor) return (code, timeMs, signal) => runProgram(env, code, signal, timeMs)
+  if (!executor) return (code, timeMs, signal, runOptions) => runProgram(env, code, signal, timeMs, runOptions)
   if (typeof executor.execute !== 'function') throw new TypeError('run_js: options.executor must have an execute(job) method')
   // Both are functions of this thread; the executor's side has its own.
   if (options.engine)
@@ -88,9 +88,11 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
       'run_js: a custom typescript loader cannot be combined with an executor (it loads ts-blank-space itself); leave it unset or pass false',
     )
   const toolIds = [...env.tools.keys()]
-  return async (code, timeMs, signal) => {
+  return async (code, timeMs, signal, runOptions) => {
     // Nothing that is not a string crosses; the in-thread path answers it without starting anything.
     if (typeof code !== 'string') return runProgram(env, code, signal)
+    // The journal lives with the program's context (a replay answers calls inside it): not across threads.
+    if (runOptions.suspendable || runOptions.resume) return runProgram(env, code, signal, timeMs, runOptions)
     // The workspace and the tools stay here: the executor calls them through the job until it settles.
     const host = new HostCalls(env.vfs, env.tools)
     const job: RunJsJob = {
@@ -122,6 +124,8 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
 export { sanitizeToolId } from './host/tools.js'
 export { variantEngine, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions } from './engine/engine.js'
 export { DEFAULT_LIMITS } from './engine/limits.js'
+export { DEFAULT_JOURNAL_LIMITS } from './host/journal.js'
+export { RunJsSuspension, isRunJsSuspension } from './host/suspension.js'
 export { describeGuestApi, RUN_JS_DESCRIPTION } from './guest/guest-api.js'
 export type { TypeScriptLoader, TypeScriptStripper } from './host/typescript.js'
 export type {
@@ -138,4 +142,10 @@ export type {
   RunJsExecutor,
   RunJsJob,
   HostCallAnswer,
+  RunJsJournal,
+  RunJsJournalCall,
+  RunJsJournalLimits,
+  RunJsResume,
+  RunJsResumeAnswer,
+  RunJsSuspended,
 } from './types.js'

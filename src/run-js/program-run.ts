@@ -6,6 +6,7 @@ import { PROGRAM_FILE, readGuestError } from './guest/guest-error.js'
 import { HelperFailed, Intrinsics } from './guest/intrinsics.js'
 import type { ResolvedLimits } from './engine/limits.js'
 import { usedBytes, type Instance, type InstanceHealth } from './engine/pool.js'
+import type { Journal } from './host/journal.js'
 import type { BoundTool } from './host/tools.js'
 import type { RunJsError } from './types.js'
 
@@ -27,6 +28,8 @@ export type ProgramOutcome =
   | { kind: 'stopped'; stop: Stop }
   /** An exception escaped wasm into the host (native stack overflow, wasm abort): the instance is poisoned. */
   | { kind: 'host'; error: unknown }
+  /** A call asks a person: the program is parked (see {@link ProgramRun.quiesce} and host/journal.ts). */
+  | { kind: 'suspended'; call: string; request: unknown }
 
 /** What the result JSON is when the program returned `undefined` (JSON is never empty). */
 export const UNDEFINED_RESULT = ''
@@ -64,6 +67,8 @@ export class ProgramRun {
     private readonly env: ProgramEnv,
     private readonly instance: Instance,
     private readonly clock: RunClock,
+    /** A suspendable run's journal. */
+    readonly journal?: Journal,
   ) {
     const { limits } = env
     this.rt = instance.runtime ??= instance.module.newRuntime()
@@ -83,6 +88,9 @@ export class ProgramRun {
         maxBytes: maxCrossingBytes(limits.memoryBytes),
         onSettled: () => this.queuePump(),
         onHostError: error => this.poison(error),
+        journal,
+        onSuspend: (call, request) => this.settle?.({ kind: 'suspended', call, request }),
+        onDiverged: error => this.settle?.({ kind: 'error', error }),
       })
       this.dispatch.install()
     } catch (error) {
@@ -93,6 +101,11 @@ export class ProgramRun {
 
   logs(): string[] {
     return this.dispatch.logs.result()
+  }
+
+  /** Waits for the host work a parked program started, so that the journal holds its outcome. */
+  quiesce(): Promise<void> {
+    return this.dispatch.quiesce()
   }
 
   private shouldInterrupt(): boolean {
@@ -207,6 +220,9 @@ export class ProgramRun {
       state.value.dispose()
       if (json === ENDED) return
       if (this.clock.check()) return this.settle({ kind: 'stopped', stop: this.clock.stop! })
+      // A resumed program must reach the call that asked: ending before it means it took another path.
+      const left = this.journal?.unfinished()
+      if (left) return this.settle({ kind: 'error', error: left })
       if (typeof json === 'string') return this.settle({ kind: 'ok', json })
       return this.settle({ kind: 'error', error: json.error })
     }
