@@ -7,9 +7,10 @@ import { runProgram, type RunEnv } from './run.js'
 import { failure } from './host/result.js'
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_QUEUED, resolveCount, RunQueue, runQueued } from './host/run-queue.js'
 import { HostCalls } from './host/host-calls.js'
+import { Journal } from './host/journal.js'
 import { bindTools } from './host/tools.js'
 import { defaultTypeScriptLoader } from './host/typescript.js'
-import type { RunJs, RunJsJob, RunJsOptions, RunJsResult, RunOptions } from './types.js'
+import type { GuestError, RunJs, RunJsJob, RunJsOptions, RunJsResult, RunOptions } from './types.js'
 
 /**
  * Creates a runner for model-written programs over one workspace. Each `run` gets a fresh QuickJS
@@ -91,10 +92,20 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
   return async (code, timeMs, signal, runOptions) => {
     // Nothing that is not a string crosses; the in-thread path answers it without starting anything.
     if (typeof code !== 'string') return runProgram(env, code, signal)
-    // The journal lives with the program's context (a replay answers calls inside it): not across threads.
-    if (runOptions.suspendable || runOptions.resume) return runProgram(env, code, signal, timeMs, runOptions)
     // The workspace and the tools stay here: the executor calls them through the job until it settles.
-    const host = new HostCalls(env.vfs, env.tools)
+    // A suspendable run's journal is kept here too; the program is stopped (its signal) when it parks.
+    const { suspendable, resume } = runOptions
+    const journal = suspendable || resume ? new Journal(typeof suspendable === 'object' ? suspendable : undefined, resume) : undefined
+    const stop = journal ? new AbortController() : undefined
+    let parked: { call: string; request: unknown } | { diverged: GuestError } | undefined
+    const host = new HostCalls(env.vfs, env.tools, journal, park => {
+      parked = park
+      stop!.abort('parked')
+    })
+    if (stop && signal) {
+      if (signal.aborted) stop.abort(signal.reason)
+      else signal.addEventListener('abort', () => stop.abort(signal.reason), { once: true })
+    }
     const job: RunJsJob = {
       code,
       limits: env.limits,
@@ -104,11 +115,12 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
       archiveDir: env.archiveDir,
       typescript: options.typescript !== false,
       ...(typeof options.tenant === 'string' ? { tenant: options.tenant } : {}),
-      signal,
+      signal: stop ? stop.signal : signal,
       call: (kind, name, args) => host.call(kind, name, args),
     }
     try {
-      return await executor.execute(job)
+      const result = await executor.execute(job)
+      return journal ? await parkedResult(result, parked, journal, host) : result
     } catch (error) {
       return failure({
         name: 'InternalError',
@@ -118,6 +130,24 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
       host.end()
     }
   }
+}
+
+/** An executor's result when the program parked (asked, or left its journal on replay): what the in-thread run says then. */
+async function parkedResult(
+  result: RunJsResult,
+  parked: { call: string; request: unknown } | { diverged: GuestError } | undefined,
+  journal: Journal,
+  host: HostCalls,
+): Promise<RunJsResult> {
+  const where = result.scriptPath
+  if (parked && 'diverged' in parked) return failure(parked.diverged, result.logs, where)
+  if (parked) {
+    await host.quiesce()
+    const message = `the program is waiting for a person: ${parked.call} asked; resume the run with the answer`
+    return { ...failure({ name: 'SuspendedError', message }, result.logs, where), suspended: { ...parked, journal: journal.data() } }
+  }
+  const left = result.success ? journal.unfinished() : undefined
+  return left ? failure(left, result.logs, where) : result
 }
 
 // The public run_js API (the root re-exports it); src/internal.ts takes what other entries need.
