@@ -207,6 +207,7 @@ export class HostDispatch {
   private neverSettled(): QuickJSHandle {
     const deferred = this.ctx.newPromise()
     this.inFlight.add(deferred)
+    // Returned as is: quickjs-emscripten takes its own reference and disposes this one (no dup per call).
     return deferred.handle.dup()
   }
 
@@ -278,13 +279,18 @@ export class HostDispatch {
       promise = Promise.reject(error)
     }
     const journal = this.journal
-    const done = promise
-      .then(
-        answer => {
+    // One reaction per call (no chained catch): this is the per-call path of every asynchronous host call.
+    const done = promise.then(
+      answer => {
+        try {
           if (index !== undefined) journal!.record(index, { answer })
           this.settle(deferred, () => this.values.toGuest(answer, whatReturned))
-        },
-        (error: unknown) => {
+        } catch (error) {
+          this.hostError(error)
+        }
+      },
+      (error: unknown) => {
+        try {
           if (isRunJsSuspension(error)) {
             const refused = this.refusal(index, call, error.request)
             if (refused) return this.settleRejected(deferred, refused)
@@ -293,11 +299,17 @@ export class HostDispatch {
           const e = toGuestError(error)
           if (index !== undefined) journal!.record(index, { error: e })
           this.settleRejected(deferred, e)
-        },
-      )
-      .catch((error: unknown) => this.hostError(error))
-    this.working.add(done)
-    void done.finally(() => this.working.delete(done))
+        } catch (failure) {
+          this.hostError(failure)
+        }
+      },
+    )
+    // A parked program waits for these to be journaled (quiesce); other runs need not track them.
+    if (journal) {
+      this.working.add(done)
+      void done.finally(() => this.working.delete(done))
+    }
+    // Returned as is: quickjs-emscripten takes its own reference and disposes this one (no dup per call).
     return deferred.handle.dup()
   }
 
