@@ -197,7 +197,7 @@ async function callsBare() {
         settle = undefined
         if (state.type === 'fulfilled') resolve(ctx.getNumber(state.value))
         else reject(new Error(JSON.stringify(ctx.dump(state.error))))
-        if (state.type !== 'pending') (state.type === 'fulfilled' ? state.value : state.error).dispose()
+        ;(state.type === 'fulfilled' ? state.value : state.error).dispose()
       }
       pump()
     })
