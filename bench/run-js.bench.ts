@@ -6,6 +6,9 @@
  * - `runjs.run.overhead.bare`: the same `return 1+1` run against bare QuickJS in this process (a new
  *   context on a kept runtime, eval, dispose), with every run_js limit on (target ≤ 2×);
  * - `runjs.vfs.read.calls`: sequential awaited `vfs.read` of a small file, calls/s (target ≥ 1.5×);
+ * - `runjs.vfs.calls.bare`: sequential awaited `vfs.exists` (the asynchronous bridge) against a bare
+ *   `newFunction` + deferred promise in the same QuickJS, calls/s (target ≥ 0.8×);
+ * - `runjs.resume.replay`: resuming a program parked after 100 writes against running it once (≤ 2×);
  * - `runjs.vfs.read.1mb`: a 1 MB file through `vfs.read`, MB/s, against the same QuickJS sandbox with
  *   a JSON-wrapped bridge (bench/baselines/json-bridge.ts; target ≥ 1.5×);
  * - `runjs.cold.js` / `runjs.cold.ts`: a fresh Node process until the first result is printed;
@@ -21,7 +24,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createRunJs, DEFAULT_LIMITS, memoryStore, openVfs, type Vfs } from '../src/index.js'
+import { createRunJs, DEFAULT_LIMITS, memoryStore, openVfs, RunJsSuspension, type Vfs } from '../src/index.js'
 import { defaultEngine } from '../src/internal.js'
 import { memoryPages } from '../src/run-js/engine/limits.js'
 import { runWithJsonBridge } from './baselines/json-bridge.js'
@@ -149,6 +152,123 @@ async function readCalls() {
     baseline: calls / (median(baseMs) / 1000),
     target: 'ratio >= 1.5',
     baselineLabel: WORKER,
+  })
+}
+
+/**
+ * `runjs.vfs.calls.bare`: sequential awaited `vfs.exists` (the asynchronous bridge: a guest promise
+ * per call, settled by the host, jobs pumped), calls/s, against bare QuickJS in this process: one
+ * `newFunction` returning a deferred promise the host resolves in a microtask, the same pump, none
+ * of run_js's checks. Both timed inside the guest.
+ */
+async function callsBare() {
+  if (!wanted('runjs.vfs.calls.bare')) return
+  const vfs = await workspace()
+  // A long limit: on a busy machine 20,000 calls can take longer than the default 10 s.
+  const runJs = createRunJs({ vfs, archiveDir: false, limits: { timeMs: 120_000 } })
+  const calls = size(20_000, 50)
+  const loop = (f: string) =>
+    `const t0 = Date.now(); let n = 0; for (let i = 0; i < ${calls}; i++) if (await ${f}('/small.txt')) n++; if (n !== ${calls}) throw new Error('bad'); return Date.now() - t0`
+  const module = await defaultEngine().instantiate(new WebAssembly.Memory(memoryPages(DEFAULT_LIMITS.memoryBytes)))
+  const rt = module.newRuntime()
+  const bare = async (): Promise<number> => {
+    const ctx = rt.newContext()
+    let settle: (() => void) | undefined
+    const pump = () => {
+      rt.executePendingJobs()
+      settle?.()
+    }
+    const fn = ctx.newFunction('exists', () => {
+      const d = ctx.newPromise()
+      queueMicrotask(() => {
+        d.resolve(ctx.true)
+        d.dispose()
+        pump()
+      })
+      return d.handle
+    })
+    ctx.setProp(ctx.global, 'exists', fn)
+    fn.dispose()
+    const r = ctx.unwrapResult(ctx.evalCode(`(async () => { ${loop('exists')} })()`))
+    const ms = await new Promise<number>((resolve, reject) => {
+      settle = () => {
+        const state = ctx.getPromiseState(r)
+        if (state.type === 'pending') return
+        settle = undefined
+        if (state.type === 'fulfilled') resolve(ctx.getNumber(state.value))
+        else reject(new Error(JSON.stringify(ctx.dump(state.error))))
+        ;(state.type === 'fulfilled' ? state.value : state.error).dispose()
+      }
+      pump()
+    })
+    r.dispose()
+    ctx.dispose()
+    return ms
+  }
+  const oursMs: number[] = []
+  const baseMs: number[] = []
+  for (let round = 0; round < size(8, 2); round++) {
+    const o = await runJs.run(loop('vfs.exists'))
+    if (!o.success) throw new Error(`calls failed: ${JSON.stringify(o.error)}`)
+    const b = await bare()
+    if (round > 0) {
+      oursMs.push(o.result as number)
+      baseMs.push(b)
+    }
+  }
+  rt.dispose()
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  add({
+    name: 'runjs.vfs.calls.bare',
+    unit: 'calls/s',
+    better: 'higher',
+    ours: calls / (median(oursMs) / 1000),
+    baseline: calls / (median(baseMs) / 1000),
+    target: 'ratio >= 0.8',
+    baselineLabel: 'bare QuickJS in this process: newFunction → deferred promise resolved in a microtask, jobs pumped, no checks',
+  })
+}
+
+/**
+ * `runjs.resume.replay`: a program that writes 100 files and then asks; ours is its resume (100
+ * writes replayed from the journal, the answer, the end), the baseline its first run up to the
+ * question (100 writes done live). Target: within 2×.
+ */
+async function resumeReplay() {
+  if (!wanted('runjs.resume.replay')) return
+  const vfs = await workspace()
+  const ask = () => {
+    throw new RunJsSuspension({ question: 'go on?' })
+  }
+  const runJs = createRunJs({ vfs, archiveDir: false, tools: { ask } })
+  const program = `for (let i = 0; i < 100; i++) await vfs.write('/w/' + i + '.txt', 'line ' + i); const a = await external_ask({}); return a`
+  const n = size(20, 2)
+  const first: number[] = []
+  const resumed: number[] = []
+  for (let round = 0; round < n + 2; round++) {
+    const t0 = performance.now()
+    const parked = await runJs.run(program, { suspendable: true })
+    const t1 = performance.now()
+    if (!parked.suspended) throw new Error(`did not park: ${JSON.stringify(parked.error)}`)
+    const journal = JSON.parse(JSON.stringify(parked.suspended.journal))
+    const t2 = performance.now()
+    const done = await runJs.run(program, { resume: { journal, answer: { value: 'yes' } } })
+    const t3 = performance.now()
+    if (done.result !== 'yes') throw new Error(`bad resume: ${JSON.stringify(done.error)}`)
+    if (round >= 2) {
+      first.push(t1 - t0)
+      resumed.push(t3 - t2)
+    }
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  add({
+    name: 'runjs.resume.replay',
+    unit: 'ms per run',
+    better: 'lower',
+    ours: median(resumed),
+    baseline: median(first),
+    target: 'ratio <= 2',
+    baselineLabel: 'the same program run once up to its question (100 writes done live, journaled)',
   })
 }
 
@@ -355,6 +475,8 @@ function writeTable() {
 await overhead()
 await overheadBare()
 await readCalls()
+await callsBare()
+await resumeReplay()
 await read1mb()
 await cold()
 await bombs()

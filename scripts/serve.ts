@@ -31,7 +31,7 @@ import { describePostgresFailure } from './serve/postgres-error.js'
 import { pacedProfile } from '../fixtures/script-appendix/paced.js'
 import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { postgresStore, type VfsStore } from 'agent-vfs'
-import { createRunJs, type RunVfs } from 'agent-vfs'
+import { createRunJs, type RunJsTool, type RunVfs } from 'agent-vfs'
 import { workerThreads } from 'agent-vfs/run-js/node'
 import { mountSessionMcp } from 'agent-vfs/mcp'
 import {
@@ -120,7 +120,13 @@ function inThreads(profile: AgentProfile): AgentProfile {
       const tenant = execution.owner
       return {
         ...setup,
-        ...(setup.runJs ? { runJs: (vfs: RunVfs) => createRunJs({ vfs, executor: threads, ...(tenant ? { tenant } : {}) }) } : {}),
+        // Programs that ask (tools: ask_user) run on this thread: a suspendable run's journal stays with its context.
+        ...(setup.runJs
+          ? {
+              runJs: (vfs: RunVfs, tools: Record<string, RunJsTool>) =>
+                createRunJs({ vfs, tools, executor: threads, ...(tenant ? { tenant } : {}) }),
+            }
+          : {}),
       }
     },
   }

@@ -9,9 +9,10 @@ import { runProgram, type RunEnv } from './run.js'
 import { failure } from './host/result.js'
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_QUEUED, resolveCount, RunQueue, runQueued } from './host/run-queue.js'
 import { HostCalls } from './host/host-calls.js'
+import { Journal } from './host/journal.js'
 import { bindTools } from './host/tools.js'
 import { defaultTypeScriptLoader } from './host/typescript.js'
-import type { RunJs, RunJsJob, RunJsOptions, RunJsResult, RunOptions } from './types.js'
+import type { GuestError, RunJs, RunJsJob, RunJsOptions, RunJsResult, RunOptions } from './types.js'
 
 /**
  * Creates a runner for model-written programs over one workspace. Each `run` gets a fresh QuickJS
@@ -51,7 +52,7 @@ export function createRunner(options: RunnerOptions): RunJs {
   const execute = executorOf(options, env)
   return {
     run(code: string, runOptions: RunOptions = {}): Promise<RunJsResult> {
-      return runQueued(queue, limits.timeMs, runOptions.signal, timeMs => execute(code, timeMs, runOptions.signal))
+      return runQueued(queue, limits.timeMs, runOptions.signal, timeMs => execute(code, timeMs, runOptions.signal, runOptions))
     },
     close(): void {
       env.pool.close()
@@ -85,11 +86,11 @@ function withFetch(options: RunnerOptions): RunJsOptions['tools'] {
 }
 
 /** Runs one program with `timeMs` left: on this thread, or through the runner's executor. */
-type Execute = (code: string, timeMs: number, signal: AbortSignal | undefined) => Promise<RunJsResult>
+type Execute = (code: string, timeMs: number, signal: AbortSignal | undefined, options: RunOptions) => Promise<RunJsResult>
 
 function executorOf(options: RunnerOptions, env: RunEnv): Execute {
   const { executor } = options
-  if (!executor) return (code, timeMs, signal) => runProgram(env, code, signal, timeMs)
+  if (!executor) return (code, timeMs, signal, runOptions) => runProgram(env, code, signal, timeMs, runOptions)
   if (typeof executor.execute !== 'function') throw new TypeError('run_js: options.executor must have an execute(job) method')
   // Both are functions of this thread; the executor's side has its own.
   if (options.engine)
@@ -101,11 +102,23 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
       'run_js: a custom typescript loader cannot be combined with an executor (it loads ts-blank-space itself); leave it unset or pass false',
     )
   const toolIds = [...env.tools.keys()]
-  return async (code, timeMs, signal) => {
+  return async (code, timeMs, signal, runOptions) => {
     // Nothing that is not a string crosses; the in-thread path answers it without starting anything.
     if (typeof code !== 'string') return runProgram(env, code, signal)
     // The workspace and the tools stay here: the executor calls them through the job until it settles.
-    const host = new HostCalls(env.vfs, env.tools)
+    // A suspendable run's journal is kept here too; the program is stopped (its signal) when it parks.
+    const { suspendable, resume } = runOptions
+    const journal = suspendable || resume ? new Journal(typeof suspendable === 'object' ? suspendable : undefined, resume) : undefined
+    const stop = journal ? new AbortController() : undefined
+    let parked: { call: string; request: unknown } | { diverged: GuestError } | undefined
+    const host = new HostCalls(env.vfs, env.tools, journal, park => {
+      parked = park
+      stop!.abort('parked')
+    })
+    if (stop && signal) {
+      if (signal.aborted) stop.abort(signal.reason)
+      else signal.addEventListener('abort', () => stop.abort(signal.reason), { once: true })
+    }
     const job: RunJsJob = {
       code,
       limits: env.limits,
@@ -116,11 +129,12 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
       typescript: options.typescript !== false,
       imports: env.imports,
       ...(typeof options.tenant === 'string' ? { tenant: options.tenant } : {}),
-      signal,
+      signal: stop ? stop.signal : signal,
       call: (kind, name, args) => host.call(kind, name, args),
     }
     try {
-      return await executor.execute(job)
+      const result = await executor.execute(job)
+      return journal ? await parkedResult(result, parked, journal, host) : result
     } catch (error) {
       return failure({
         name: 'InternalError',
@@ -132,10 +146,30 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
   }
 }
 
+/** An executor's result when the program parked (asked, or left its journal on replay): what the in-thread run says then. */
+async function parkedResult(
+  result: RunJsResult,
+  parked: { call: string; request: unknown } | { diverged: GuestError } | undefined,
+  journal: Journal,
+  host: HostCalls,
+): Promise<RunJsResult> {
+  const where = result.scriptPath
+  if (parked && 'diverged' in parked) return failure(parked.diverged, result.logs, where)
+  if (parked) {
+    await host.quiesce()
+    const message = `the program is waiting for a person: ${parked.call} asked; resume the run with the answer`
+    return { ...failure({ name: 'SuspendedError', message }, result.logs, where), suspended: { ...parked, journal: journal.data() } }
+  }
+  const left = result.success ? journal.unfinished() : undefined
+  return left ? failure(left, result.logs, where) : result
+}
+
 // The public run_js API (the root re-exports it); src/internal.ts takes what other entries need.
 export { sanitizeToolId } from './host/tools.js'
 export { variantEngine, type QuickJsEngine, type QuickJsModule, type VariantEngineOptions } from './engine/engine.js'
 export { DEFAULT_LIMITS } from './engine/limits.js'
+export { DEFAULT_JOURNAL_LIMITS } from './host/journal.js'
+export { RunJsSuspension, isRunJsSuspension } from './host/suspension.js'
 export { describeGuestApi, RUN_JS_DESCRIPTION } from './guest/guest-api.js'
 export type { TypeScriptLoader, TypeScriptStripper } from './host/typescript.js'
 export type {
@@ -155,4 +189,10 @@ export type {
   RunJsExecutor,
   RunJsJob,
   HostCallAnswer,
+  RunJsJournal,
+  RunJsJournalCall,
+  RunJsJournalLimits,
+  RunJsResume,
+  RunJsResumeAnswer,
+  RunJsSuspended,
 } from './types.js'

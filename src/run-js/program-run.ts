@@ -7,6 +7,7 @@ import { HelperFailed, Intrinsics } from './guest/intrinsics.js'
 import type { ResolvedLimits } from './engine/limits.js'
 import { usedBytes, type Instance, type InstanceHealth } from './engine/pool.js'
 import { installModuleLoader, type ModuleGraph } from './host/modules.js'
+import type { Journal } from './host/journal.js'
 import type { BoundTool } from './host/tools.js'
 import { WriteBudget } from './host/write-budget.js'
 import type { RunJsError, RunJsImports } from './types.js'
@@ -29,6 +30,8 @@ export type ProgramOutcome =
   | { kind: 'stopped'; stop: Stop }
   /** An exception escaped wasm into the host (native stack overflow, wasm abort): the instance is poisoned. */
   | { kind: 'host'; error: unknown }
+  /** A call asks a person: the program is parked (see {@link ProgramRun.quiesce} and host/journal.ts). */
+  | { kind: 'suspended'; call: string; request: unknown }
 
 /** What the result JSON is when the program returned `undefined` (JSON is never empty). */
 export const UNDEFINED_RESULT = ''
@@ -68,6 +71,8 @@ export class ProgramRun {
     private readonly env: ProgramEnv,
     private readonly instance: Instance,
     private readonly clock: RunClock,
+    /** A suspendable run's journal. */
+    readonly journal?: Journal,
   ) {
     const { limits } = env
     this.rt = instance.runtime ??= instance.module.newRuntime()
@@ -88,6 +93,9 @@ export class ProgramRun {
         maxBytes: maxCrossingBytes(limits.memoryBytes),
         onSettled: () => this.queuePump(),
         onHostError: error => this.poison(error),
+        journal,
+        onSuspend: (call, request) => this.settle?.({ kind: 'suspended', call, request }),
+        onDiverged: error => this.settle?.({ kind: 'error', error }),
       })
       this.dispatch.install()
     } catch (error) {
@@ -98,6 +106,11 @@ export class ProgramRun {
 
   logs(): string[] {
     return this.dispatch.logs.result()
+  }
+
+  /** Waits for the host work a parked program started, so that the journal holds its outcome. */
+  quiesce(): Promise<void> {
+    return this.dispatch.quiesce()
   }
 
   private shouldInterrupt(): boolean {
@@ -225,8 +238,11 @@ export class ProgramRun {
       this.pumpQueued = false
       this.pump()
     }
-    const now = performance.now()
-    if (++this.pumpsSinceYield >= YIELD_EVERY_PUMPS || now - this.lastYield > YIELD_EVERY_MS) {
+    // The clock is read every few pumps only: this is on the path of every host call.
+    if (
+      ++this.pumpsSinceYield >= YIELD_EVERY_PUMPS ||
+      ((this.pumpsSinceYield & 15) === 0 && performance.now() - this.lastYield > YIELD_EVERY_MS)
+    ) {
       this.pumpsSinceYield = 0
       yieldToHost(() => {
         this.lastYield = performance.now()
@@ -254,6 +270,9 @@ export class ProgramRun {
       state.value.dispose()
       if (json === ENDED) return
       if (this.clock.check()) return this.settle({ kind: 'stopped', stop: this.clock.stop! })
+      // A resumed program must reach the call that asked: ending before it means it took another path.
+      const left = this.journal?.unfinished()
+      if (left) return this.settle({ kind: 'error', error: left })
       if (typeof json === 'string') return this.settle({ kind: 'ok', json })
       return this.settle({ kind: 'error', error: json.error })
     }

@@ -8,7 +8,8 @@ import type { InstancePool } from './engine/pool.js'
 import { abortError, failure, preview, TIMEOUT } from './host/result.js'
 import { ProgramRun, UNDEFINED_RESULT, type ProgramEnv } from './program-run.js'
 import { explainNotStripped, stripperFor, stripWith, type TypeScriptLoader } from './host/typescript.js'
-import type { RunJsError, RunJsImports, RunJsResult } from './types.js'
+import { Journal } from './host/journal.js'
+import type { RunJsError, RunJsImports, RunJsResult, RunOptions } from './types.js'
 
 /** Everything a run needs from its runner. */
 export interface RunEnv extends ProgramEnv {
@@ -48,6 +49,7 @@ export async function runProgram(
   code: string,
   signal: AbortSignal | undefined,
   timeMs = env.limits.timeMs,
+  options: Pick<RunOptions, 'suspendable' | 'resume'> = {},
 ): Promise<RunJsResult> {
   if (typeof code !== 'string') return failure({ name: 'TypeError', message: `the program must be a string, got ${typeof code}` })
   const tooLarge = programTooLarge(code, env.limits.programBytes)
@@ -64,9 +66,11 @@ export async function runProgram(
     return failure({ name: 'InternalError', message: HOST_UNAVAILABLE, host: true })
   }
   const clock = new RunClock({ timeMs, interruptBudget: env.limits.interruptBudget }, signal)
+  const { suspendable, resume } = options
+  const journal = suspendable || resume ? new Journal(typeof suspendable === 'object' ? suspendable : undefined, resume) : undefined
   let programRun: ProgramRun
   try {
-    programRun = new ProgramRun(env, instance, clock)
+    programRun = new ProgramRun(env, instance, clock, journal)
   } catch (error) {
     env.pool.release(instance, 'poisoned')
     return failure({ name: 'InternalError', message: `QuickJS could not start a context: ${toGuestError(error).message}` })
@@ -167,6 +171,17 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
       return hostFailure(programRun, scriptPath)
     case 'error':
       return failure(outcome.error, logs, scriptPath)
+    case 'suspended': {
+      // Whatever the host was still doing for the program finishes and is journaled before the
+      // journal is handed out, so that a resumed run replays it instead of doing it again.
+      const quiet = await until(programRun.quiesce())
+      if (quiet === STOPPED) return stopFailure(scriptPath)
+      const message = `the program is waiting for a person: ${outcome.call} asked; resume the run with the answer`
+      return {
+        ...failure({ name: 'SuspendedError', message }, programRun.logs(), scriptPath),
+        suspended: { call: outcome.call, request: outcome.request, journal: programRun.journal!.data() },
+      }
+    }
     case 'ok': {
       const result = await until(shapeResult(env, outcome.json, logs, scriptPath, scriptNumber))
       // Nothing succeeds after the deadline, whatever the host was doing for the guest.

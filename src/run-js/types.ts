@@ -237,6 +237,66 @@ export type HostCallAnswer = { ok: true; value: unknown } | { ok: false; error: 
 export interface RunOptions {
   /** Aborting ends the run with `AbortError`; an already aborted signal runs nothing. */
   signal?: AbortSignal
+  /**
+   * Lets the program wait for a person: a host function that throws `RunJsSuspension` (a tool that
+   * asks) parks the program and the run ends with {@link RunJsResult.suspended}. Its host calls are
+   * journaled, and `Date.now`, `new Date()` and `Math.random` come from the journal too. Off, such a
+   * call fails with `SuspendError`.
+   */
+  suspendable?: boolean | RunJsJournalLimits
+  /** Resumes a suspended run: the same program, its journal and the answer (implies `suspendable`). */
+  resume?: RunJsResume
+}
+
+/** Bounds of a run's journal. Past either, nothing more is recorded and the program can no longer ask. */
+export interface RunJsJournalLimits {
+  /** Host calls recorded (default 10,000). */
+  maxCalls?: number
+  /** UTF-8 bytes of arguments' fingerprints and answers recorded (default 16 MiB). */
+  maxBytes?: number
+}
+
+/** One recorded host call: its name, its arguments' fingerprint and its answer. Plain JSON data. */
+export interface RunJsJournalCall {
+  /** `vfs.write`, `external_ask_user`, `Date.now` … */
+  call: string
+  /** The arguments' JSON when short, else their length and hash: a replay must match it. */
+  args: string
+  answer?: { text: string } | { bytes: string } | { json: string } | { none: true } | { error: GuestError }
+  /** The call asked a person this (what the host function's `RunJsSuspension` carried). */
+  asked?: unknown
+}
+
+/** A suspended run's journal: JSON data the caller keeps durably and passes back to resume. */
+export interface RunJsJournal {
+  v: 1
+  /** Seed of the program's `Math.random`. */
+  seed: number
+  calls: RunJsJournalCall[]
+  /** Index in {@link calls} of the call that waits for the answer. */
+  waiting?: number
+}
+
+/**
+ * The answer a suspended call gets: a value (its result, JSON), an error (it throws in the program),
+ * or `retry` (the host function runs again, live: an approved call).
+ */
+export type RunJsResumeAnswer = { value: unknown } | { error: GuestError } | { retry: true }
+
+/** How to resume a suspended run. */
+export interface RunJsResume {
+  journal: RunJsJournal
+  answer: RunJsResumeAnswer
+}
+
+/** What a suspended run waits for. */
+export interface RunJsSuspended {
+  /** What the call asked (the `request` of the host function's `RunJsSuspension`). */
+  request: unknown
+  /** The call that asked: `external_ask_user`, `vfs.write` … */
+  call: string
+  /** Keep it (durably) and pass it back in {@link RunOptions.resume}. */
+  journal: RunJsJournal
 }
 
 /** Why a run failed. `name` is the guest error's name (`TypeError`, `TimeoutError`, `AbortError` …). */
@@ -270,6 +330,8 @@ export interface RunJsResult {
   bytes?: number
   /** Milliseconds the program waited for a slot (of the runner, of a worker pool) before it ran; absent when it did not wait. */
   queuedMs?: number
+  /** The program is parked on a call that waits for a person (`success` is false, `error.name` 'SuspendedError'). */
+  suspended?: RunJsSuspended
 }
 
 /** A runner bound to one workspace. Runs share nothing but the workspace. */

@@ -416,22 +416,31 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
         return { r, seen }
       }
 
-      it('"ask outside /work": writes to /work pass, a write to /outputs fails with EACCES pointing to the file tools, nothing suspends', async () => {
+      it('"ask outside /work": writes to /work pass, a write to /outputs parks the program on an approval, nothing is written', async () => {
         const { r, seen } = await programs(
           [ASK_OUTSIDE_WORK],
           [
             `await vfs.write('/work/ok.md', 'fine'); return (await vfs.read('/outputs/o.md')).length`,
             `await vfs.write('/outputs/new.md', 'x'); return 'wrote'`,
-            `try { await vfs.write('/outputs/new.md', 'x') } catch (e) { return e.message }`,
           ],
         )
-        expect(r.status).toBe('completed')
-        expect(seen.map(s => s.ok)).toEqual([true, false, true])
+        // A program can wait for a person now (docs/run-js.md, "Programs that ask and wait").
+        expect(r.status).toBe('suspended')
+        expect(r.pending).toMatchObject({
+          kind: 'approval',
+          toolName: 'run_js',
+          reason: 'writes outside /work need approval',
+          access: { access: 'write', paths: ['/outputs/new.md'] },
+        })
+        expect(seen.map(s => s.ok)).toEqual([true])
         expect(seen[0].value).toMatchObject({ success: true, result: 2 })
-        expect(String(seen[1].value)).toMatch(/EACCES/)
-        expect(String(seen[1].value)).toMatch(/write_file/)
-        expect((seen[2].value as { result: string }).result).toMatch(/EACCES.*writes outside \/work need approval.*write_file/)
         expect(await run.readFile('/work/ok.md', 'utf8')).toBe('fine')
+        expect(await run.exists('/outputs/new.md')).toBe(false)
+      })
+
+      it('a runner that cannot wait: an ask fails the operation with EACCES pointing to the file tools', async () => {
+        const view = runJsView(run, () => [ASK_OUTSIDE_WORK])
+        await expect(view.writeFile('/outputs/new.md', 'x')).rejects.toThrow(/EACCES.*writes outside \/work need approval.*write_file/)
         expect(await run.exists('/outputs/new.md')).toBe(false)
       })
 
@@ -456,7 +465,10 @@ export function describeHostileAgentTools(name: string, setup: () => Promise<Hos
       it('deny rules on writes hold for each operation; nothing a refused program tried is left behind', async () => {
         const before = await snapshot()
         const { r, seen } = await programs(
-          [{ decision: 'deny', access: 'write', paths: ['/outputs/keep/**'], reason: 'frozen' }, ASK_OUTSIDE_WORK],
+          [
+            { decision: 'deny', access: 'write', paths: ['/outputs/keep/**'], reason: 'frozen' },
+            { decision: 'deny', access: 'write', exceptPaths: ['/work/**'], reason: 'only /work' },
+          ],
           [
             `await vfs.write('/outputs/keep/x.md', 'x'); return 1`,
             `await vfs.remove('/outputs/o.md'); return 1`,

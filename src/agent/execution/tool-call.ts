@@ -7,14 +7,20 @@ import { evaluatePolicy } from '../policy/policy.js'
 import type { PendingAction } from '../state/pending.js'
 import { planRuleError } from '../state/plan.js'
 import type { AcceptedResult } from '../tools/submit-tool.js'
-import { toToolError, ToolError, type AgentTool } from '../tools/tool.js'
+import { toToolError, ToolError, ToolSuspended, type AgentTool, type ProgramResume } from '../tools/tool.js'
 
 /**
  * Runs one tool call: rules, policy, execution, events, and what the tool's declared effect does
  * to the execution (suspend, checkpoint, complete). `approved` skips the policy's ask; `inputError`
  * (input the task loop cannot take, see parseInput) fails the call as invalid input.
  */
-export async function callTool(ctx: ExecutionContext, call: ToolCallPart, approved: boolean, inputError?: string): Promise<CallOutcome> {
+export async function callTool(
+  ctx: ExecutionContext,
+  call: ToolCallPart,
+  approved: boolean,
+  inputError?: string,
+  resumeProgram?: ProgramResume,
+): Promise<CallOutcome> {
   const { recorder, tools, plan, contract, limits } = ctx
   const record = recorder.record
   if (!approved) {
@@ -50,9 +56,15 @@ export async function callTool(ctx: ExecutionContext, call: ToolCallPart, approv
       }
       if (verdict.decision === 'ask') return pendingOutcome(call, { kind: 'approval', reason: verdict.reason, access })
     }
-    value = await tool.execute(call.input, { toolCallId: call.toolCallId, ...(ctx.signal ? { abortSignal: ctx.signal } : {}) })
+    value = await tool.execute(call.input, {
+      toolCallId: call.toolCallId,
+      ...(ctx.signal ? { abortSignal: ctx.signal } : {}),
+      ...(resumeProgram ? { resumeProgram } : {}),
+    })
     if (tool.kind === 'work') plan.noteWork()
   } catch (error) {
+    // A program that asked a person: pending, exactly like the model's own ask_user or an approval.
+    if (error instanceof ToolSuspended) return pendingOutcome(call, error.suspension)
     failure = toToolError(error)
   }
   if (failure) return failedOutcome(ctx, call, failure, end)
@@ -113,4 +125,22 @@ function questionOf(tool: AgentTool, input: unknown): { question: string; option
 function pendingOutcome(call: ToolCallPart, rest: Partial<PendingAction> & { kind: PendingAction['kind'] }): CallOutcome {
   const suspend = { toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, ...rest }
   return { part: errorPart(call, 'pending'), ok: false, suspend }
+}
+
+/**
+ * How a parked run_js program continues with the person's answer: a question's answer is the
+ * result of its `ask_user` call; a denial fails the operation that asked (EACCES); an approval runs
+ * that operation, granted once.
+ */
+export function programResume(p: PendingAction): ProgramResume {
+  const { journal } = p.program!
+  const answer = p.answer!
+  if ('answer' in answer) return { journal, answer: { value: { answer: answer.answer } } }
+  if (answer.decision === 'deny') {
+    const message = `the user denied this${answer.message ? `: ${answer.message}` : ''}; do not retry it, continue another way`
+    return { journal, answer: { error: { name: 'Error', code: 'EACCES', message } } }
+  }
+  const path = p.access?.paths[0]
+  const access = p.access?.access
+  return { journal, answer: { retry: true }, ...(path && (access === 'read' || access === 'write') ? { approved: { access, path } } : {}) }
 }

@@ -9,7 +9,7 @@ import type { Plan } from '../state/plan.js'
 import type { CallOutcome, ExecutionContext, WindowEnd, WindowStart } from './execution-context.js'
 import { completeExecution, executionResult, failExecution, interruptExecution, suspendExecution } from './execution-end.js'
 import { errorPart, okPart, parseInput, type TaskResult } from './task-result.js'
-import { callTool } from './tool-call.js'
+import { callTool, programResume } from './tool-call.js'
 import { windowOpening } from './window-opening.js'
 
 export type { WindowStart } from './execution-context.js'
@@ -191,7 +191,13 @@ export class WindowLoop {
     this.ctx.plan.restoreWork(p.window.workSinceUpdate ?? 0)
     await this.ctx.recorder.emit({ type: 'window-start', window: p.window.number, reason: 'resume' })
     let outcome: CallOutcome
-    if ('answer' in answer) {
+    if (p.program) {
+      // A parked program: every answer resumes it (replayed against its journal); see programResume.
+      if ('decision' in answer && answer.decision === 'always')
+        await this.ctx.policy.save(allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] }))
+      outcome = await callTool(this.ctx, call, true, undefined, programResume(p))
+      if (outcome.suspend) return suspendExecution(this.ctx, call, outcome.suspend, p.window.messages, p.window.before, p.window.after)
+    } else if ('answer' in answer) {
       outcome = { part: okPart(call, { answer: answer.answer }), ok: true }
       await this.ctx.recorder.emit({
         type: 'tool-result',

@@ -1,5 +1,5 @@
-import { RUN_ROOTS, STATE_ROOT, restrict, VfsError, type RunVfs, type Vfs } from 'agent-vfs'
-import { asAccessCheck, type OperationCheck } from './guarded-vfs.js'
+import { RUN_ROOTS, RunJsSuspension, STATE_ROOT, restrict, VfsError, type RunVfs, type Vfs } from 'agent-vfs'
+import { asAccessCheck, type FileOperation, type OperationCheck } from './guarded-vfs.js'
 import { evaluateOperation, type PolicyRule } from './policy.js'
 
 /**
@@ -20,8 +20,36 @@ export function stateReadOnly(vfs: Vfs, check?: OperationCheck): RunVfs {
  * rules saved during the run apply at once. Over a run view, a read passes one layer more than
  * the run view's own.
  */
-export function runJsView(vfs: Vfs, rules: () => readonly PolicyRule[]): RunVfs {
-  return stateReadOnly(vfs, policyCheck(rules, 'run_js'))
+export function runJsView(vfs: Vfs, rules: () => readonly PolicyRule[], approvals?: ProgramApprovals): RunVfs {
+  return stateReadOnly(vfs, policyCheck(rules, 'run_js', approvals))
+}
+
+/**
+ * The approvals of a program's file operations that the policy routes to a person. With it, an
+ * `ask` parks a suspendable program (a `RunJsSuspension` carrying an approval request) instead of
+ * failing the operation; a resumed, approved program gets a one-shot grant for exactly that
+ * operation ({@link grant}), used up by the first operation that matches it.
+ */
+export class ProgramApprovals {
+  private grants: FileOperation[] = []
+
+  /** Lets the next operation `op` pass the `ask` once. */
+  grant(op: FileOperation): void {
+    this.grants.push(op)
+  }
+
+  /** Drops the grants not used (the program took another path). */
+  clear(): void {
+    this.grants = []
+  }
+
+  /** True (and the grant is used up) if `op` was granted. */
+  take(op: FileOperation): boolean {
+    const i = this.grants.findIndex(g => g.access === op.access && g.path === op.path)
+    if (i < 0) return false
+    this.grants.splice(i, 1)
+    return true
+  }
 }
 
 const FILE_TOOLS = { read: 'read_file, ls, glob or grep', write: 'write_file, edit_file, move or delete' }
@@ -31,13 +59,20 @@ const FILE_TOOLS = { read: 'read_file, ls, glob or grep', write: 'write_file, ed
  * guard, with {@link evaluateOperation}; a refusal is an EACCES `VfsError` naming the reason.
  * With no rules it is the `/state` guard alone, which is how the file tools see the workspace.
  */
-export function policyCheck(rules: () => readonly PolicyRule[], toolName: string): OperationCheck {
+export function policyCheck(rules: () => readonly PolicyRule[], toolName: string, approvals?: ProgramApprovals): OperationCheck {
   return op => {
     const verdict = evaluateOperation(rules(), toolName, op)
     if (verdict.decision === 'allow') return
     const what = op.access === 'write' ? 'change' : 'read'
     if (verdict.decision === 'deny')
       throw new VfsError('EACCES', op.path, `the policy does not let ${toolName} ${what} this path: ${verdict.reason}`)
+    if (approvals) {
+      if (approvals.take(op)) return
+      throw new RunJsSuspension(
+        { kind: 'approval', reason: verdict.reason, access: { access: op.access, paths: [op.path] } },
+        `the policy asks a person before anything may ${what} ${op.path} (${verdict.reason})`,
+      )
+    }
     throw new VfsError(
       'EACCES',
       op.path,

@@ -2,7 +2,7 @@ import { isVfsError, type Vfs } from 'agent-vfs'
 import { PENDING_DIR } from './paths.js'
 import type { ModelUsageTotals } from './execution-records.js'
 import type { PromptMessage, ToolResultPart } from '../model/model.js'
-import type { ToolAccess } from '../tools/tool.js'
+import type { ProgramSuspension, ToolAccess } from '../tools/tool.js'
 
 /** How a person answers a pending approval (`always` also saves an allow rule) or question. */
 export type PendingAnswer = { decision: 'approve' | 'deny' | 'always'; message?: string } | { answer: string }
@@ -24,6 +24,8 @@ export interface PendingAction {
   options?: string[]
   answer?: PendingAnswer
   answeredAt?: number
+  /** The call is a run_js program parked on this question or approval: its journal, to resume it (not in summaries). */
+  program?: ProgramSuspension
   /** The window to continue: its messages, the results before this call and the results after it. */
   window: {
     number: number
@@ -36,13 +38,13 @@ export interface PendingAction {
   }
 }
 
-/** A pending action without its window transcript, as returned to callers. */
-export type PendingSummary = Omit<PendingAction, 'window'>
+/** A pending action without its window transcript and a program's journal, as returned to callers. */
+export type PendingSummary = Omit<PendingAction, 'window' | 'program'> & { program?: { call: string } }
 
-/** Strips the transcript from a pending action. */
+/** Strips the transcript (and a parked program's journal) from a pending action. */
 export function summarizePending(p: PendingAction): PendingSummary {
-  const { window: _window, ...rest } = p
-  return rest
+  const { window: _window, program, ...rest } = p
+  return program ? { ...rest, program: { call: program.call } } : rest
 }
 
 /** Reads one pending action. */

@@ -1,3 +1,4 @@
+import { RunJsSuspension, type RunJsTool } from 'agent-vfs'
 import { z } from 'zod'
 import { defineTool, ToolError } from './tool.js'
 
@@ -30,4 +31,17 @@ export function askUserTool(ask?: AskUser) {
       return { answer: await ask(question, options) }
     },
   })
+}
+
+/**
+ * `ask_user` for run_js programs (`external_ask_user({ question, options })`): it parks the program
+ * with a question; the execution suspends as for the model's own `ask_user`, and the program resumes
+ * with `{ answer }` as the call's result (see docs/run-js.md, "Programs that ask and wait").
+ */
+export const programAskUser: RunJsTool = {
+  inputSchema: askUserSchema,
+  execute(input) {
+    const { question, options } = input as z.output<typeof askUserSchema>
+    throw new RunJsSuspension({ kind: 'question', question, ...(options ? { options } : {}) }, 'the program asks the user a question')
+  },
 }

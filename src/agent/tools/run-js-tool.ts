@@ -1,6 +1,7 @@
-import { RUN_JS_DESCRIPTION } from 'agent-vfs'
+import { RUN_JS_DESCRIPTION, type RunJsJournal, type RunJsResume } from 'agent-vfs'
 import { z } from 'zod'
-import { defineTool, ToolError } from './tool.js'
+import type { ProgramApprovals } from '../policy/run-js-view.js'
+import { defineTool, ToolError, ToolSuspended, type ToolAccess } from './tool.js'
 
 /** Why a run_js program failed; `host` when the host could not run it at all (not the program's fault). */
 export interface RunJsOutcomeError {
@@ -21,11 +22,13 @@ export interface RunJsOutcome {
   /** Where a large result was written instead of being returned. */
   resultPath?: string
   bytes?: number
+  /** The program waits for a person (a run started with `suspendable`). */
+  suspended?: { call: string; request: unknown; journal: RunJsJournal }
 }
 
 /** Anything that runs a model-written program against the workspace, e.g. `createRunJs({ vfs })`. */
 export interface RunJsRunner {
-  run(code: string, options?: { signal?: AbortSignal }): Promise<RunJsOutcome>
+  run(code: string, options?: { signal?: AbortSignal; suspendable?: boolean; resume?: RunJsResume }): Promise<RunJsOutcome>
 }
 
 export { RUN_JS_DESCRIPTION }
@@ -39,23 +42,37 @@ export interface RunJsToolOptions {
    * `createWorkspaceTools` builds); otherwise the policy treats a call as touching anything.
    */
   guarded?: boolean
+  /** One-shot grants for a resumed program's approved file operation (the view's `ProgramApprovals`). */
+  approvals?: ProgramApprovals
 }
 
 /**
  * `run_js`: runs one program (an async function body) with the workspace API. A failed program is a
  * {@link ToolError} whose message carries the error, its line and the last logs, so the model can fix it.
  */
-export function runJsTool(runner: RunJsRunner, options: RunJsToolOptions = {}) {
-  const guarded = options.guarded === true
+export function runJsTool(runner: RunJsRunner, toolOptions: RunJsToolOptions = {}) {
+  const guarded = toolOptions.guarded === true
   return defineTool({
-    description: options.description ?? RUN_JS_DESCRIPTION,
+    description: toolOptions.description ?? RUN_JS_DESCRIPTION,
     inputSchema: z.object({
       code: z.string().min(1).describe('The program: an async function body in JavaScript or TypeScript. `return` the result.'),
       description: z.string().max(300).optional().describe('What it does, for the log'),
     }),
     access: () => ({ access: 'write', paths: [], ...(guarded ? { perOperation: true } : {}) }),
     async execute({ code }, options) {
-      const outcome = await runner.run(code, { signal: options.abortSignal })
+      const resume = options.resumeProgram
+      if (resume?.approved) toolOptions.approvals?.grant(resume.approved)
+      let outcome: RunJsOutcome
+      try {
+        outcome = await runner.run(code, {
+          signal: options.abortSignal,
+          suspendable: true,
+          ...(resume ? { resume: { journal: resume.journal, answer: resume.answer } } : {}),
+        })
+      } finally {
+        toolOptions.approvals?.clear()
+      }
+      if (outcome.suspended) throw new ToolSuspended(suspensionOf(outcome.suspended))
       if (!outcome.success) {
         const e: RunJsOutcomeError = outcome.error ?? { name: 'Error', message: 'the program failed' }
         if (e.host) {
@@ -79,4 +96,20 @@ export function runJsTool(runner: RunJsRunner, options: RunJsToolOptions = {}) {
       return outcome
     },
   })
+}
+
+/** What a parked program asks, as a pending action: a question (`ask_user`) or an approval (a file operation the policy asks for). */
+function suspensionOf(s: NonNullable<RunJsOutcome['suspended']>): ToolSuspended['suspension'] {
+  const program = { call: s.call, journal: s.journal }
+  const r = (s.request ?? {}) as { kind?: unknown; question?: unknown; options?: unknown; reason?: unknown; access?: unknown }
+  if (r.kind === 'approval')
+    return {
+      kind: 'approval',
+      reason: typeof r.reason === 'string' ? r.reason : 'the policy asks',
+      access: r.access as ToolAccess,
+      program,
+    }
+  const question = typeof r.question === 'string' ? r.question : `The program asks (${s.call}).`
+  const options = Array.isArray(r.options) ? r.options.filter((o): o is string => typeof o === 'string') : undefined
+  return { kind: 'question', question, ...(options ? { options } : {}), program }
 }

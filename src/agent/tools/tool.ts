@@ -1,10 +1,42 @@
 import { z } from 'zod'
-import { isVfsError } from 'agent-vfs'
+import { isVfsError, type RunJsJournal, type RunJsResumeAnswer } from 'agent-vfs'
 
 /** What the caller of a tool passes besides the input (the AI SDK passes the same names). */
 export interface ToolCallOptions {
   toolCallId?: string
   abortSignal?: AbortSignal
+  /** A suspended run_js program to continue: its journal and the person's answer (runTask passes it). */
+  resumeProgram?: ProgramResume
+}
+
+/** What a suspended run_js program needs to continue (kept in its pending action). */
+export interface ProgramResume {
+  journal: RunJsJournal
+  answer: RunJsResumeAnswer
+  /** The file operation the person approved, granted once to the resumed program. */
+  approved?: { access: 'read' | 'write'; path: string }
+}
+
+/**
+ * Thrown by a tool whose work waits for a person (a run_js program that asked): runTask turns it
+ * into a durable pending action, as it does for `ask_user` and policy approvals.
+ */
+export class ToolSuspended extends Error {
+  override readonly name = 'ToolSuspended'
+  constructor(
+    readonly suspension:
+      | { kind: 'question'; question: string; options?: string[]; program: ProgramSuspension }
+      | { kind: 'approval'; reason: string; access: ToolAccess; program: ProgramSuspension },
+  ) {
+    super('the tool waits for a person')
+  }
+}
+
+/** A parked run_js program, as its pending action keeps it. */
+export interface ProgramSuspension {
+  /** The program's call that asked (`external_ask_user`, `vfs.write` …). */
+  call: string
+  journal: RunJsJournal
 }
 
 /** How a call touches the workspace, for policy rules. */
@@ -165,6 +197,7 @@ export function defineTool<S extends z.ZodType, O>(spec: ToolSpec<S, O>): AgentT
       try {
         return await spec.execute(parse(input), options)
       } catch (error) {
+        if (error instanceof ToolSuspended) throw error // not a failure: runTask makes it a pending action
         throw toToolError(error)
       }
     },

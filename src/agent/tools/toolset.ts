@@ -1,23 +1,24 @@
-import type { RunVfs, Vfs } from 'agent-vfs'
+import type { RunJsTool, RunVfs, Vfs } from 'agent-vfs'
 import { z } from 'zod'
 import { guardVfs } from '../policy/guarded-vfs.js'
 import type { PolicyRule } from '../policy/policy.js'
-import { askUserTool, type AskUser } from './ask-tool.js'
+import { askUserTool, programAskUser, type AskUser } from './ask-tool.js'
 import type { FunctionToolSpec } from '../model/model.js'
 import { lsTool, readFileTool } from './read-tools.js'
 import { runJsTool, type RunJsRunner } from './run-js-tool.js'
-import { policyCheck, runJsView } from '../policy/run-js-view.js'
+import { policyCheck, ProgramApprovals, runJsView } from '../policy/run-js-view.js'
 import { globTool, grepTool } from './search-tools.js'
 import type { ToolSet } from './tool.js'
 import { fileToolContext, type ReadLedger, type ToolLimits } from './tool-context.js'
 import { deleteTool, editFileTool, mkdirTool, moveTool, writeFileTool } from './write-tools.js'
 
 /**
- * Makes the run_js runner from the workspace view it must use (`(view) => createRunJs({ vfs: view })`).
- * A factory, not a runner: a runner made beforehand holds a workspace in which a program could
- * write `/state` (and grant itself approvals) or escape the policy.
+ * Makes the run_js runner from the workspace view it must use and the tools programs get
+ * (`(view, tools) => createRunJs({ vfs: view, tools })`; `tools` holds `ask_user`, with which a
+ * program asks the user and waits). A factory, not a runner: a runner made beforehand holds a
+ * workspace in which a program could write `/state` (and grant itself approvals) or escape the policy.
  */
-export type RunJsSlot = (vfs: RunVfs) => RunJsRunner
+export type RunJsSlot = (vfs: RunVfs, tools: Record<string, RunJsTool>) => RunJsRunner
 
 /** Options of {@link createWorkspaceTools}. */
 export interface WorkspaceToolsOptions {
@@ -61,7 +62,12 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     glob: globTool(ctx),
     grep: grepTool(ctx),
   }
-  if (options.runJs) tools.run_js = runJsTool(options.runJs(runJsView(options.vfs, options.policy ?? noRules)), { guarded: true })
+  if (options.runJs) {
+    // A file operation the policy asks for parks the program until a person answers (one-shot grants after an approval).
+    const approvals = new ProgramApprovals()
+    const view = runJsView(options.vfs, options.policy ?? noRules, approvals)
+    tools.run_js = runJsTool(options.runJs(view, { ask_user: programAskUser }), { guarded: true, approvals })
+  }
   if (options.askUser) tools.ask_user = askUserTool(options.askUser)
   return tools
 }

@@ -8,7 +8,10 @@ import { HelperFailed, type Intrinsics } from '../guest/intrinsics.js'
 import { GuestValues, Refused, type GuestValue } from '../guest/values.js'
 import type { GuestError } from '../types.js'
 import { LogBuffer } from './logs.js'
+import type { Journal } from './journal.js'
+import { isRunJsSuspension } from './suspension.js'
 import { validateInput, type BoundTool } from './tools.js'
+import { installDeterminism } from '../guest/determinism.js'
 
 /** What a dispatch needs from its program run. */
 export interface DispatchOptions {
@@ -33,6 +36,12 @@ export interface DispatchOptions {
   onSettled: () => void
   /** An exception came out of wasm while answering the guest: the instance cannot be trusted. */
   onHostError: (error: unknown) => void
+  /** A suspendable run's journal: host calls are replayed from it or recorded in it. */
+  journal?: Journal
+  /** A call of a suspendable run asks a person: the program parks (no guest code runs any more). */
+  onSuspend?: (call: string, request: unknown) => void
+  /** The replay left the journal: the run fails with this error and nothing more is done. */
+  onDiverged?: (error: GuestError) => void
 }
 
 /**
@@ -47,7 +56,12 @@ export class HostDispatch {
   readonly values: GuestValues
   private readonly inFlight = new Set<QuickJSDeferredPromise>()
   private closed = false
+  /** The program parked on a call that asks: no answer reaches the guest any more, calls are ignored. */
+  private parked = false
+  /** Host work still running (a parked run waits for it, so that its outcome is journaled). */
+  private readonly working = new Set<Promise<unknown>>()
   private readonly vfsCall: VfsCall | undefined
+  private readonly journal: Journal | undefined
 
   constructor(
     private readonly ctx: QuickJSContext,
@@ -57,6 +71,7 @@ export class HostDispatch {
   ) {
     this.logs = new LogBuffer(options.logChars)
     this.values = new GuestValues(ctx, handles, k, options.maxBytes)
+    this.journal = options.journal
     this.vfsCall = options.vfs
       ? { vfs: options.vfs, clock: options.clock, readText: options.readText, archiveDir: options.archiveDir, writes: options.writes }
       : undefined
@@ -73,6 +88,13 @@ export class HostDispatch {
         call: (input: QuickJSHandle | undefined) => this.entry(() => this.toolFunction(tool, input)),
       })),
     })
+    const journal = this.journal
+    if (journal) installDeterminism(this.ctx, this.handles, journal.seed, () => this.entry(() => this.now(journal)))
+  }
+
+  /** Resolves once no host work started for the guest is running (its outcomes are journaled by then). */
+  async quiesce(): Promise<void> {
+    while (this.working.size > 0) await Promise.allSettled([...this.working])
   }
 
   /** Number of host calls whose guest promise is still open. */
@@ -92,10 +114,13 @@ export class HostDispatch {
    * else the host does may throw into QuickJS's callback (which would print and return null).
    */
   private entry(body: () => HostReturn): HostReturn {
+    if (this.closed) return undefined
+    // Parked: what the guest still does before it is interrupted reaches nothing (and is not journaled).
+    if (this.parked) return this.neverSettled()
     // Once the run is stopped no host function runs guest helpers: an interrupt landing inside one
     // comes back to the guest as an ordinary, catchable error (QuickJS loses "uncatchable" when the
     // host rethrows it), so `for (;;) try { console.log(o) } catch {}` looped forever, the host blocked.
-    if (this.closed || this.options.clock.stop !== undefined) return undefined
+    if (this.options.clock.stop !== undefined) return undefined
     try {
       return body()
     } catch (error) {
@@ -115,27 +140,99 @@ export class HostDispatch {
       if (taken instanceof Refused) return this.rejected(taken.error)
       args.push(taken)
     }
+    const turn = this.journal?.next(where, args)
+    if (turn && !('live' in turn)) return this.replayed(turn)
+    const index = turn?.live
     if (f.now) {
       let answer: Answer | undefined
       try {
         answer = f.now(call, args)
       } catch (error) {
-        return this.rejected(toGuestError(error))
+        if (isRunJsSuspension(error)) return this.ask(index, where, error.request)
+        const e = toGuestError(error)
+        if (index !== undefined) this.journal!.record(index, { error: e })
+        return this.rejected(e)
       }
-      if (answer) return this.resolved(answer)
+      if (answer) {
+        if (index !== undefined) this.journal!.record(index, { answer })
+        return this.resolved(answer)
+      }
     }
-    return this.later(() => f.call(call, args))
+    return this.later(() => f.call(call, args), undefined, where, index)
+  }
+
+  /** A call answered from the journal, or the end of a replay that left it. */
+  private replayed(turn: Exclude<ReturnType<Journal['next']>, { live: number }>): HostReturn {
+    if ('replay' in turn) return this.resolved(turn.replay)
+    if ('replayError' in turn) return this.rejected(turn.replayError)
+    this.parked = true
+    this.options.onDiverged?.(turn.diverged)
+    return this.neverSettled()
+  }
+
+  /** `Date.now()` of a journaled run: the recorded time on replay, else the host's, recorded. */
+  private now(journal: Journal): HostReturn {
+    const turn = journal.next('Date.now', [])
+    if ('diverged' in turn) return this.replayed(turn)
+    let time: number
+    if ('replay' in turn && turn.replay.kind === 'json' && typeof turn.replay.value === 'number') time = turn.replay.value
+    else {
+      time = Date.now()
+      if ('live' in turn) journal.record(turn.live, { answer: { kind: 'json', value: time } })
+    }
+    return this.ctx.newNumber(time)
+  }
+
+  /**
+   * A call asks a person. A suspendable run parks the program here (the call's promise never
+   * settles in this run); otherwise, or past the journal's bound, the call fails with SuspendError.
+   */
+  private ask(index: number | undefined, call: string, request: unknown): HostReturn {
+    const refused = this.refusal(index, call, request)
+    if (refused) return this.rejected(refused)
+    this.park(call, request)
+    return this.neverSettled()
+  }
+
+  /** Why the call at `index` cannot park the program, if it cannot; else it is journaled as the one that asks. */
+  private refusal(index: number | undefined, call: string, request: unknown): GuestError | undefined {
+    if (index !== undefined) return this.journal!.ask(index, request)
+    return {
+      name: 'SuspendError',
+      message: `${call} waits for a person, but this run cannot wait for an answer (it was not started as suspendable)`,
+    }
+  }
+
+  private park(call: string, request: unknown): void {
+    if (this.parked) return
+    this.parked = true
+    this.options.onSuspend?.(call, request)
+  }
+
+  /** A guest promise that stays pending for the rest of this run (disposed at close). */
+  private neverSettled(): QuickJSHandle {
+    const deferred = this.ctx.newPromise()
+    this.inFlight.add(deferred)
+    // Returned as is: quickjs-emscripten takes its own reference and disposes this one (no dup per call).
+    return deferred.handle.dup()
   }
 
   private toolFunction(tool: BoundTool, input: QuickJSHandle | undefined): HostReturn {
     const taken = this.values.take(input, 'input', `the input of ${tool.globalName}`, tool.globalName)
     if (taken instanceof Refused) return this.rejected(taken.error)
     const signal = this.options.clock.signal
-    return this.later(async () => {
-      const value = await validateInput(tool, taken)
-      const output = await tool.execute(value, { signal })
-      return output === undefined ? { kind: 'none' } : { kind: 'json', value: output }
-    }, `${tool.globalName} returned a value that`)
+    const turn = this.journal?.next(tool.globalName, [taken])
+    if (turn && !('live' in turn)) return this.replayed(turn)
+    return this.later(
+      async () => {
+        const value = await validateInput(tool, taken)
+        const output = await tool.execute(value, { signal })
+        return output === undefined ? { kind: 'none' } : { kind: 'json', value: output }
+      },
+      `${tool.globalName} returned a value that`,
+      tool.globalName,
+      turn?.live,
+    )
   }
 
   private log(handles: QuickJSHandle[]): HostReturn {
@@ -174,8 +271,11 @@ export class HostDispatch {
     return r.error ? { error: r.error } : r.value
   }
 
-  /** A pending guest promise, settled when `work` does. */
-  private later(work: () => Promise<Answer>, whatReturned?: string): QuickJSHandle {
+  /**
+   * A pending guest promise, settled when `work` does. In a journaled run (`index` defined) the
+   * outcome is recorded first, and a work that asks a person parks the program instead.
+   */
+  private later(work: () => Promise<Answer>, whatReturned?: string, call = '', index?: number): QuickJSHandle {
     const deferred = this.ctx.newPromise()
     this.inFlight.add(deferred)
     let promise: Promise<Answer>
@@ -184,17 +284,47 @@ export class HostDispatch {
     } catch (error) {
       promise = Promise.reject(error)
     }
-    promise
-      .then(
-        answer => this.settle(deferred, () => this.values.toGuest(answer, whatReturned)),
-        (error: unknown) => this.settle(deferred, () => ({ handle: this.values.error(toGuestError(error)), error: true })),
-      )
-      .catch((error: unknown) => this.hostError(error))
+    const journal = this.journal
+    // One reaction per call (no chained catch): this is the per-call path of every asynchronous host call.
+    const done = promise.then(
+      answer => {
+        try {
+          if (index !== undefined) journal!.record(index, { answer })
+          this.settle(deferred, () => this.values.toGuest(answer, whatReturned))
+        } catch (error) {
+          this.hostError(error)
+        }
+      },
+      (error: unknown) => {
+        try {
+          if (isRunJsSuspension(error)) {
+            const refused = this.refusal(index, call, error.request)
+            if (refused) return this.settleRejected(deferred, refused)
+            return this.park(call, error.request)
+          }
+          const e = toGuestError(error)
+          if (index !== undefined) journal!.record(index, { error: e })
+          this.settleRejected(deferred, e)
+        } catch (failure) {
+          this.hostError(failure)
+        }
+      },
+    )
+    // A parked program waits for these to be journaled (quiesce); other runs need not track them.
+    if (journal) {
+      this.working.add(done)
+      void done.finally(() => this.working.delete(done))
+    }
+    // Returned as is: quickjs-emscripten takes its own reference and disposes this one (no dup per call).
     return deferred.handle.dup()
   }
 
+  private settleRejected(deferred: QuickJSDeferredPromise, error: GuestError): void {
+    this.settle(deferred, () => ({ handle: this.values.error(error), error: true }))
+  }
+
   private settle(deferred: QuickJSDeferredPromise, make: () => GuestValue): void {
-    if (this.closed || !deferred.alive) return
+    if (this.closed || this.parked || !deferred.alive) return
     this.inFlight.delete(deferred)
     try {
       let made: GuestValue

@@ -1,8 +1,11 @@
 import type { Vfs } from '../../vfs/types.js'
 import { toGuestError } from '../guest/host-error.js'
 import { stringifyForGuest } from '../guest/host-json.js'
+import type { Answer } from '../guest/guest-api.js'
+import type { Journal } from './journal.js'
+import { isRunJsSuspension } from './suspension.js'
 import { validateInput, type BoundTool } from './tools.js'
-import type { HostCallAnswer } from '../types.js'
+import type { GuestError, HostCallAnswer } from '../types.js'
 
 /**
  * The workspace methods an executor's program may call on the host: what the guest API and the
@@ -22,11 +25,23 @@ const METHODS: ReadonlySet<string> = new Set(HOST_VFS_METHODS)
  */
 export class HostCalls {
   private readonly ended = new AbortController()
+  private readonly working = new Set<Promise<unknown>>()
+  /** The program asked a person or left its journal: no call is answered any more. */
+  private parked = false
 
   constructor(
     private readonly vfs: Vfs | undefined,
     private readonly tools: ReadonlyMap<string, BoundTool>,
+    /** A suspendable run's journal (the same rules as the in-thread dispatch: host/journal.ts). */
+    private readonly journal?: Journal,
+    /** A call asks a person (`request`), or the replay left the journal (`diverged`): stop the program. */
+    private readonly onPark?: (park: { call: string; request: unknown } | { diverged: GuestError }) => void,
   ) {}
+
+  /** Resolves once no call started for the program is running (their outcomes are journaled by then). */
+  async quiesce(): Promise<void> {
+    while (this.working.size > 0) await Promise.allSettled([...this.working])
+  }
 
   /** The run is over: refuse later calls and tell running tools and searches to stop. */
   end(): void {
@@ -34,14 +49,54 @@ export class HostCalls {
   }
 
   /** Answers one call; never rejects. */
-  async call(kind: 'vfs' | 'tool', name: string, args: unknown[]): Promise<HostCallAnswer> {
+  call(kind: 'vfs' | 'tool', name: string, args: unknown[]): Promise<HostCallAnswer> {
+    if (this.parked) return new Promise(() => {}) // the program is being stopped
+    // Named as the program sees it: `external_ask_user`, `vfs.writeFile` (the Vfs method behind `vfs.write`).
+    const call = kind === 'tool' ? (this.tools.get(name)?.globalName ?? name) : `vfs.${name}`
+    const journal = this.journal
+    if (!journal || !Array.isArray(args)) return this.live(kind, name, args).then(a => ('parked' in a ? refusedAsk(call) : a))
+    // A search's deadline is the run's own, different on every run: not part of what must match.
+    const compared = SEARCHES.has(name) && isObject(args[1]) ? [args[0], { ...args[1], deadline: 0 }] : args
+    const turn = journal.next(call, compared)
+    if ('replay' in turn) return Promise.resolve({ ok: true, value: fromAnswer(turn.replay, kind) })
+    if ('replayError' in turn) return Promise.resolve({ ok: false, error: turn.replayError })
+    if ('diverged' in turn) {
+      this.park({ diverged: turn.diverged })
+      return Promise.resolve({ ok: false, error: turn.diverged })
+    }
+    const index = turn.live
+    const work = this.live(kind, name, args).then((answer): HostCallAnswer | Parked => {
+      if ('parked' in answer) {
+        const refused = journal.ask(index, answer.parked)
+        if (refused) return { ok: false, error: refused }
+        this.park({ call, request: answer.parked })
+        return answer
+      }
+      journal.record(index, answer.ok ? { answer: toAnswer(answer.value) } : { error: answer.error })
+      return answer
+    })
+    this.working.add(work)
+    void work.finally(() => this.working.delete(work))
+    // The call that asked keeps its question in the journal; the program gets no answer in this run.
+    return work.then(a => ('parked' in a ? new Promise<HostCallAnswer>(() => {}) : a))
+  }
+
+  private park(park: Parameters<NonNullable<HostCalls['onPark']>>[0]): void {
+    if (this.parked) return
+    this.parked = true
+    this.onPark?.(park)
+  }
+
+  /** Does the call; `parked` holds what a host function that waits for a person asks. */
+  private async live(kind: 'vfs' | 'tool', name: string, args: unknown[]): Promise<HostCallAnswer | Parked> {
     try {
       if (this.ended.signal.aborted) throw new Error('the run has ended')
       if (!Array.isArray(args)) throw new TypeError('the arguments of a host call must be an array')
       const value = kind === 'tool' ? await this.callTool(name, args[0]) : await this.callVfs(name, args)
       return { ok: true, value }
     } catch (error) {
-      return { ok: false, error: toGuestError(error) }
+      if (!isRunJsSuspension(error)) return { ok: false, error: toGuestError(error) }
+      return { parked: error.request }
     }
   }
 
@@ -72,4 +127,41 @@ function named(name: string, message: string): Error {
   const error = new Error(message)
   error.name = name
   return error
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** An executor's answer value as the journal keeps it. */
+function toAnswer(value: unknown): Answer {
+  if (value === undefined) return { kind: 'none' }
+  if (typeof value === 'string') return { kind: 'text', text: value }
+  if (value instanceof Uint8Array) return { kind: 'bytes', bytes: value }
+  return { kind: 'json', value }
+}
+
+/** A journaled answer as the executor takes it (a tool's value is its JSON text, '' for undefined). */
+function fromAnswer(answer: Answer, kind: 'vfs' | 'tool'): unknown {
+  if (kind === 'tool' && answer.kind !== 'text') return answer.kind === 'json' ? (JSON.stringify(answer.value) ?? '') : ''
+  switch (answer.kind) {
+    case 'none':
+      return undefined
+    case 'text':
+      return answer.text
+    case 'bytes':
+      return answer.bytes
+    case 'json':
+      return answer.value
+  }
+}
+
+/** A host function waits for a person: what it asks. */
+interface Parked {
+  parked: unknown
+}
+
+function refusedAsk(name: string): HostCallAnswer {
+  const message = `${name} waits for a person, but this run cannot wait for an answer (it was not started as suspendable)`
+  return { ok: false, error: { name: 'SuspendError', message } }
 }
