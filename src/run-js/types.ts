@@ -205,6 +205,8 @@ export interface RunJsResult {
   bytes?: number
   /** Milliseconds the program waited for a slot (of the runner, of a worker pool) before it ran; absent when it did not wait. */
   queuedMs?: number
+  /** Milliseconds spent running the program's guest code inside QuickJS (not waiting for host calls): its CPU time. */
+  cpuMs?: number
 }
 
 /** A runner bound to one workspace. Runs share nothing but the workspace. */

@@ -7,6 +7,7 @@ import type { PendingAction } from '../state/pending.js'
 import type { PlanController } from '../state/plan.js'
 import type { ResultContract } from '../tools/contract.js'
 import type { ToolSet } from '../tools/tool.js'
+import type { BudgetGate } from '../budget/gate.js'
 
 /**
  * Everything one execution needs while it runs, and the shapes its parts pass each other. Its own
@@ -26,6 +27,8 @@ export interface ExecutionContext {
   recorder: ExecutionRecorder
   plan: PlanController
   tools: ToolSet
+  /** The execution's budgets (a gate without budgets lets everything through). */
+  budget: BudgetGate
 }
 
 /** How a window ended: the first four open another window, the rest end (or pause) the execution. */

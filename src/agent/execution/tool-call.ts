@@ -50,7 +50,13 @@ export async function callTool(ctx: ExecutionContext, call: ToolCallPart, approv
       }
       if (verdict.decision === 'ask') return pendingOutcome(call, { kind: 'approval', reason: verdict.reason, access })
     }
-    value = await tool.execute(call.input, { toolCallId: call.toolCallId, ...(ctx.signal ? { abortSignal: ctx.signal } : {}) })
+    // Bytes are measured only under a budget: the workspace's size before and after the call.
+    const bytesBefore = ctx.budget.active ? ctx.vfs.usage().bytes : undefined
+    try {
+      value = await tool.execute(call.input, { toolCallId: call.toolCallId, ...(ctx.signal ? { abortSignal: ctx.signal } : {}) })
+    } finally {
+      if (bytesBefore !== undefined) ctx.budget.addBytes(ctx.vfs.usage().bytes - bytesBefore)
+    }
     if (tool.kind === 'work') plan.noteWork()
   } catch (error) {
     failure = toToolError(error)

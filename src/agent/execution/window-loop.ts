@@ -8,6 +8,7 @@ import type { CallOutcome, ExecutionContext, WindowEnd, WindowStart } from './ex
 import { completeExecution, executionResult, failExecution, interruptExecution, suspendExecution } from './execution-end.js'
 import { errorPart, okPart, parseInput, type TaskResult } from './task-result.js'
 import { callTool } from './tool-call.js'
+import { stopOnBudget } from './budget-stop.js'
 import { windowOpening } from './window-opening.js'
 
 export type { WindowStart } from './execution-context.js'
@@ -108,12 +109,19 @@ export class WindowLoop {
     const { model, limits, signal, recorder } = this.ctx
     for (let step = 0; step < limits.maxStepsPerWindow; step++) {
       if (signal?.aborted) return interruptExecution(this.ctx)
+      const over = await this.ctx.budget.reached()
+      if (over) return stopOnBudget(this.ctx, over)
+      this.record.modelCalls++
+      // With a budget, a started call is counted durably first: a run resumed after a crash cannot spend past it.
+      if (this.ctx.budget.active) await recorder.save()
+      const cap = this.ctx.budget.maxOutputTokens
       let response
       try {
         response = await model.doGenerate({
           prompt: messages,
           tools: this.specs,
           toolChoice: { type: 'auto' },
+          ...(cap !== undefined ? { maxOutputTokens: cap } : {}),
           ...(signal ? { abortSignal: signal } : {}),
         })
       } catch (error) {
@@ -126,6 +134,7 @@ export class WindowLoop {
         return this.endWindow(progressed, { kind: 'model-error' })
       }
       this.addUsage(response.usage)
+      if (this.ctx.budget.active) await recorder.save()
       const texts: TextPart[] = []
       const calls: ToolCallPart[] = []
       const badInputs = new Map<ToolCallPart, string>()
@@ -164,6 +173,8 @@ export class WindowLoop {
           )
           continue
         }
+        const over = await this.ctx.budget.reached()
+        if (over) return stopOnBudget(this.ctx, over)
         const outcome = await callTool(this.ctx, call, false, badInputs.get(call))
         if (outcome.suspend) {
           const after = calls
@@ -235,7 +246,6 @@ export class WindowLoop {
     t.inputTokens += u?.inputTokens ?? 0
     t.outputTokens += u?.outputTokens ?? 0
     t.totalTokens += u?.totalTokens ?? (u?.inputTokens ?? 0) + (u?.outputTokens ?? 0)
-    this.record.modelCalls++
   }
 }
 

@@ -3,6 +3,7 @@ import { EXECUTIONS_DIR } from './paths.js'
 import type { ExecutionEvent, ExecutionEventBody, ExecutionEventListener, ExecutionStatus } from './events.js'
 import type { Plan } from './plan.js'
 import type { SubmissionState } from '../tools/submit-tool.js'
+import type { BudgetExceeded } from '../budget/budget.js'
 
 /** Tokens used, summed over model calls. */
 export interface ModelUsageTotals {
@@ -20,8 +21,14 @@ export interface ExecutionRecord {
   startedAt: number
   endedAt?: number
   usage: ModelUsageTotals
+  /** Model calls started (counted before each call). */
   modelCalls: number
   toolCalls: number
+  /** Milliseconds run_js programs ran guest code, and bytes tool calls added to the workspace (budgets count them). */
+  runJsCpuMs?: number
+  bytesWritten?: number
+  /** Set while the execution is interrupted because a budget was reached (`error.code` is `budget-exceeded`). */
+  budgetExceeded?: BudgetExceeded
   windows: number
   /** Windows opened since the last checkpoint, and consecutive windows without any successful tool call. */
   windowsSinceCheckpoint: number

@@ -21,6 +21,8 @@ export interface RunJsOutcome {
   /** Where a large result was written instead of being returned. */
   resultPath?: string
   bytes?: number
+  /** Milliseconds the program ran guest code (what a run_js CPU budget counts). */
+  cpuMs?: number
 }
 
 /** Anything that runs a model-written program against the workspace, e.g. `createRunJs({ vfs })`. */
@@ -39,6 +41,8 @@ export interface RunJsToolOptions {
    * `createWorkspaceTools` builds); otherwise the policy treats a call as touching anything.
    */
   guarded?: boolean
+  /** Hears every outcome, failed ones too (e.g. to count CPU time). */
+  onOutcome?: (outcome: RunJsOutcome) => void
 }
 
 /**
@@ -47,6 +51,7 @@ export interface RunJsToolOptions {
  */
 export function runJsTool(runner: RunJsRunner, options: RunJsToolOptions = {}) {
   const guarded = options.guarded === true
+  const onOutcome = options.onOutcome
   return defineTool({
     description: options.description ?? RUN_JS_DESCRIPTION,
     inputSchema: z.object({
@@ -56,6 +61,7 @@ export function runJsTool(runner: RunJsRunner, options: RunJsToolOptions = {}) {
     access: () => ({ access: 'write', paths: [], ...(guarded ? { perOperation: true } : {}) }),
     async execute({ code }, options) {
       const outcome = await runner.run(code, { signal: options.abortSignal })
+      onOutcome?.(outcome)
       if (!outcome.success) {
         const e: RunJsOutcomeError = outcome.error ?? { name: 'Error', message: 'the program failed' }
         if (e.host) {

@@ -5,7 +5,7 @@ import type { PolicyRule } from '../policy/policy.js'
 import { askUserTool, type AskUser } from './ask-tool.js'
 import type { FunctionToolSpec } from '../model/model.js'
 import { lsTool, readFileTool } from './read-tools.js'
-import { runJsTool, type RunJsRunner } from './run-js-tool.js'
+import { runJsTool, type RunJsOutcome, type RunJsRunner } from './run-js-tool.js'
 import { policyCheck, runJsView } from '../policy/run-js-view.js'
 import { globTool, grepTool } from './search-tools.js'
 import type { ToolSet } from './tool.js'
@@ -33,6 +33,8 @@ export interface WorkspaceToolsOptions {
    * stays the caller's job.
    */
   policy?: () => readonly PolicyRule[]
+  /** Hears every run_js outcome (the task loop counts its CPU time against the budget). */
+  onRunJs?: (outcome: RunJsOutcome) => void
   /** Adds `ask_user`, answered by this function. */
   askUser?: AskUser
 }
@@ -61,7 +63,11 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     glob: globTool(ctx),
     grep: grepTool(ctx),
   }
-  if (options.runJs) tools.run_js = runJsTool(options.runJs(runJsView(options.vfs, options.policy ?? noRules)), { guarded: true })
+  if (options.runJs)
+    tools.run_js = runJsTool(options.runJs(runJsView(options.vfs, options.policy ?? noRules)), {
+      guarded: true,
+      ...(options.onRunJs ? { onOutcome: options.onRunJs } : {}),
+    })
   if (options.askUser) tools.ask_user = askUserTool(options.askUser)
   return tools
 }
