@@ -19,6 +19,7 @@ import { ReadLedger } from '../tools/tool-context.js'
 import { createWorkspaceTools, toolSpecs, type RunJsSlot } from '../tools/toolset.js'
 import { checkBudget, type Budget } from '../budget/budget.js'
 import { BudgetGate, type SharedBudget } from '../budget/gate.js'
+import { endExecutionSpan, startExecutionSpan } from '../telemetry/spans.js'
 
 /** A refused runTask or resumeTask call (e.g. resuming with nothing to resume). */
 export class TaskError extends Error {
@@ -172,6 +173,7 @@ async function driveExecution(
   const plan = loaded ?? new PlanController(vfs, recorder.record.id)
   if (!loaded) await plan.load()
   const unsubscribe = options.onEvent ? recorder.subscribe(options.onEvent) : () => {}
+  const span = startExecutionSpan(options.model, recorder.record.id, resumed)
   try {
     const limits = { ...defaultTaskLimits, ...options.limits }
     const policy = new RunPolicy(vfs, options.policy ?? [])
@@ -207,6 +209,7 @@ async function driveExecution(
         plan,
         tools,
         budget,
+        trace: span.ctx,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.steering ? { steering: options.steering } : {}),
       },
@@ -216,6 +219,7 @@ async function driveExecution(
     // Every way a run ends emits its final events before its last save, so nothing is left to flush.
     return await loop.drive(first)
   } finally {
+    endExecutionSpan(span.span, recorder.record)
     unsubscribe()
   }
 }

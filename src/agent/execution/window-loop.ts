@@ -9,6 +9,7 @@ import { completeExecution, executionResult, failExecution, interruptExecution, 
 import { errorPart, okPart, parseInput, type TaskResult } from './task-result.js'
 import { callTool } from './tool-call.js'
 import { stopOnBudget } from './budget-stop.js'
+import { traceModelCall, traceToolCall } from '../telemetry/spans.js'
 import { windowOpening } from './window-opening.js'
 
 export type { WindowStart } from './execution-context.js'
@@ -117,13 +118,15 @@ export class WindowLoop {
       const cap = this.ctx.budget.maxOutputTokens
       let response
       try {
-        response = await model.doGenerate({
-          prompt: messages,
-          tools: this.specs,
-          toolChoice: { type: 'auto' },
-          ...(cap !== undefined ? { maxOutputTokens: cap } : {}),
-          ...(signal ? { abortSignal: signal } : {}),
-        })
+        response = await traceModelCall(this.ctx.trace, model, cap, () =>
+          model.doGenerate({
+            prompt: messages,
+            tools: this.specs,
+            toolChoice: { type: 'auto' },
+            ...(cap !== undefined ? { maxOutputTokens: cap } : {}),
+            ...(signal ? { abortSignal: signal } : {}),
+          }),
+        )
       } catch (error) {
         if (signal?.aborted) return interruptExecution(this.ctx)
         await recorder.emit({
@@ -175,7 +178,7 @@ export class WindowLoop {
         }
         const over = await this.ctx.budget.reached()
         if (over) return stopOnBudget(this.ctx, over)
-        const outcome = await callTool(this.ctx, call, false, badInputs.get(call))
+        const outcome = await traceToolCall(this.ctx.trace, call, () => callTool(this.ctx, call, false, badInputs.get(call)))
         if (outcome.suspend) {
           const after = calls
             .slice(i + 1)
@@ -234,7 +237,7 @@ export class WindowLoop {
       if (answer.decision === 'always') {
         await this.ctx.policy.save(allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] }))
       }
-      outcome = await callTool(this.ctx, call, true)
+      outcome = await traceToolCall(this.ctx.trace, call, () => callTool(this.ctx, call, true))
     }
     const messages = [...p.window.messages, { role: 'tool' as const, content: [...p.window.before, outcome.part, ...p.window.after] }]
     if (outcome.end) return outcome.end.kind === 'checkpoint' ? this.endWindow(true, outcome.end) : outcome.end

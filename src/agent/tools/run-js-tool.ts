@@ -1,6 +1,7 @@
 import { RUN_JS_DESCRIPTION } from 'agent-vfs'
 import { z } from 'zod'
 import { defineTool, ToolError } from './tool.js'
+import { traceRunJs } from '../telemetry/spans.js'
 
 /** Why a run_js program failed; `host` when the host could not run it at all (not the program's fault). */
 export interface RunJsOutcomeError {
@@ -60,7 +61,7 @@ export function runJsTool(runner: RunJsRunner, options: RunJsToolOptions = {}) {
     }),
     access: () => ({ access: 'write', paths: [], ...(guarded ? { perOperation: true } : {}) }),
     async execute({ code }, options) {
-      const outcome = await runner.run(code, { signal: options.abortSignal })
+      const outcome = await traceRunJs(() => runner.run(code, { signal: options.abortSignal }))
       onOutcome?.(outcome)
       if (!outcome.success) {
         const e: RunJsOutcomeError = outcome.error ?? { name: 'Error', message: 'the program failed' }
