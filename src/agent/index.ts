@@ -51,8 +51,14 @@ export type {
   ToolCallPart,
   FunctionToolSpec,
   ModelUsage,
+  FinishReason,
+  ReportedUsage,
+  ReportedFinishReason,
+  SpecificationVersion,
   JsonValue,
 } from './model/model.js'
+export type { TextDelta } from './model/model-call.js'
+export type { ExecutionDelta } from './execution/execution-context.js'
 
 export {
   defineTool,

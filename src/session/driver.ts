@@ -246,16 +246,18 @@ export class SessionDriver {
 
   /** The model, checking for a durable abort before every call (an abort from another process is honoured here at the latest). */
   private guarded(model: LanguageModel, sessionId: string): LanguageModel {
+    const before = async (options: { abortSignal?: AbortSignal }) => {
+      await this.checkAbort(sessionId)
+      options.abortSignal?.throwIfAborted()
+    }
+    const doStream = model.doStream
     return {
       specificationVersion: model.specificationVersion,
       provider: model.provider,
       modelId: model.modelId,
       supportedUrls: model.supportedUrls,
-      doGenerate: async options => {
-        await this.checkAbort(sessionId)
-        options.abortSignal?.throwIfAborted()
-        return model.doGenerate(options)
-      },
+      doGenerate: async options => (await before(options), model.doGenerate(options)),
+      ...(typeof doStream === 'function' ? { doStream: async options => (await before(options), doStream.call(model, options)) } : {}),
     }
   }
 

@@ -38,6 +38,8 @@ describe('runTask', () => {
       new Set([
         'execution-start',
         'window-start',
+        // one per model call, with its usage (issue 19)
+        'model-call',
         'text',
         'tool-call',
         'tool-result',

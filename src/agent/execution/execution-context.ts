@@ -1,6 +1,7 @@
 import type { Vfs } from 'agent-vfs'
 import type { TaskLimits } from './limits.js'
 import type { LanguageModel, ToolResultPart } from '../model/model.js'
+import type { TextDelta } from '../model/model-call.js'
 import type { RunPolicy } from '../policy/policy.js'
 import type { ExecutionRecorder } from '../state/execution-records.js'
 import type { PendingAction } from '../state/pending.js'
@@ -25,6 +26,10 @@ export interface ExecutionContext {
   signal?: AbortSignal
   /** Steering messages for this execution; see `TaskRunOptions.steering`. */
   steering?: () => Promise<string[]>
+  /** Call the model's `doStream` when it has one. */
+  stream: boolean
+  /** Live text and reasoning deltas; see `TaskRunOptions.onDelta`. */
+  onDelta?: (delta: ExecutionDelta) => void
   recorder: ExecutionRecorder
   plan: PlanController
   tools: ToolSet
@@ -33,6 +38,9 @@ export interface ExecutionContext {
   /** The OpenTelemetry context of the execution's span: model and tool call spans are its children. */
   trace: Context
 }
+
+/** A {@link TextDelta} of one execution. */
+export type ExecutionDelta = TextDelta & { executionId: string }
 
 /** How a window ended: the first four open another window, the rest end (or pause) the execution. */
 export type WindowEnd =

@@ -16,6 +16,10 @@ export interface TaskLimits extends ToolLimits {
   maxSubmissions: number
   /** Tool calls per execution. Default 2 000. */
   maxToolCalls: number
+  /** Retries of one model call that failed retryably (429 and 5xx answers, dropped connections). Default 2. */
+  maxModelRetries: number
+  /** The longest wait before a retry, in ms; a longer `retry-after` is not waited for (the backoff, 0.5 s doubling, applies). Default 60 000. */
+  maxRetryDelayMs: number
 }
 
 /** The defaults of {@link TaskLimits}. */
@@ -28,4 +32,6 @@ export const defaultTaskLimits: Readonly<TaskLimits> = Object.freeze({
   maxStalledCheckpoints: 5,
   maxSubmissions: 5,
   maxToolCalls: 2_000,
+  maxModelRetries: 2,
+  maxRetryDelayMs: 60_000,
 })

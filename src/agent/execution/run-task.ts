@@ -11,7 +11,7 @@ import { updatePlanTool } from '../tools/plan-tool.js'
 import { RunPolicy, type PolicyRule } from '../policy/policy.js'
 import { askUserTool } from '../tools/ask-tool.js'
 import { submitResultTool } from '../tools/submit-tool.js'
-import type { WindowStart } from './execution-context.js'
+import type { ExecutionDelta, WindowStart } from './execution-context.js'
 import { WindowLoop } from './window-loop.js'
 import { taskResult, type TaskResult } from './task-result.js'
 import type { ToolSet } from '../tools/tool.js'
@@ -36,7 +36,7 @@ export class TaskError extends Error {
 export interface TaskRunOptions<T = unknown> {
   /** The workspace, usually a run scope (`scopeRun(vfs, { runId })`). Executions are recorded under its /state. */
   vfs: Vfs
-  /** Any AI-SDK language model (specification v2), or `scriptedModel(...)`. */
+  /** Any AI-SDK language model (specification v2, v3 or v4), or `scriptedModel(...)`. */
   model: LanguageModel
   /** What the result must satisfy; `submit_result` checks it. Pass the same contract to `resumeTask`. */
   contract?: ResultContract<T>
@@ -60,6 +60,13 @@ export interface TaskRunOptions<T = unknown> {
   sharedBudgets?: SharedBudget[]
   /** Receives every event as it is logged. */
   onEvent?: ExecutionEventListener
+  /**
+   * Receives assistant text and reasoning as the model streams it (never logged: the `text` event
+   * with the same `streamId` holds the whole text once the call ends). Errors thrown are ignored.
+   */
+  onDelta?: (delta: ExecutionDelta) => void
+  /** Call the model's `doStream` when it has one (live deltas); false: always `doGenerate`. Default true. */
+  stream?: boolean
   /** Aborting ends the run as `interrupted` (resumable) after the current model call or tool call. */
   signal?: AbortSignal
   /**
@@ -212,6 +219,8 @@ async function driveExecution(
         trace: span.ctx,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.steering ? { steering: options.steering } : {}),
+        stream: options.stream ?? true,
+        ...(options.onDelta ? { onDelta: safeListener(options.onDelta) } : {}),
       },
       toolSpecs(tools),
     )
@@ -250,5 +259,20 @@ function checkOptions(options: TaskRunOptions<any>): void {
   if (!options?.vfs || typeof options.vfs.readFile !== 'function')
     throw new TypeError('pass vfs: a workspace from openVfs(...) or scopeRun(...)')
   if (!options.model || typeof options.model.doGenerate !== 'function')
-    throw new TypeError('pass model: an AI-SDK language model (v2) or scriptedModel(...)')
+    throw new TypeError('pass model: an AI-SDK language model (v2, v3 or v4) or scriptedModel(...)')
+  if (!['v2', 'v3', 'v4'].includes(options.model.specificationVersion))
+    throw new TypeError(
+      `model: specification ${JSON.stringify(options.model.specificationVersion)} is not supported (v2, v3 and v4 are); upgrade agent-vfs or the provider package`,
+    )
+}
+
+/** A listener whose failure must not change the run. */
+function safeListener<T>(listener: (value: T) => void): (value: T) => void {
+  return value => {
+    try {
+      listener(value)
+    } catch {
+      // ignored, as for onEvent
+    }
+  }
 }

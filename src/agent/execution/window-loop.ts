@@ -1,5 +1,7 @@
 import type { TaskErrorCode } from '../state/events.js'
 import type { FunctionToolSpec, PromptMessage, TextPart, ToolCallPart, ToolResultPart } from '../model/model.js'
+import { callModel, type ModelTurn, type TextDelta } from '../model/model-call.js'
+import { addUsage } from '../model/model-output.js'
 import type { WindowReason } from '../model/prompt.js'
 import { allowRuleFor } from '../policy/policy.js'
 import type { PendingAction } from '../state/pending.js'
@@ -107,26 +109,14 @@ export class WindowLoop {
   /** One window: model turns and tool calls until a checkpoint, the step limit, or the end. */
   private async window(messages: PromptMessage[], progressedBefore = false): Promise<WindowEnd> {
     let progressed = progressedBefore
-    const { model, limits, signal, recorder } = this.ctx
+    const { limits, signal, recorder } = this.ctx
     for (let step = 0; step < limits.maxStepsPerWindow; step++) {
       if (signal?.aborted) return interruptExecution(this.ctx)
       const over = await this.ctx.budget.reached()
       if (over) return stopOnBudget(this.ctx, over)
-      this.record.modelCalls++
-      // With a budget, a started call is counted durably first: a run resumed after a crash cannot spend past it.
-      if (this.ctx.budget.active) await recorder.save()
-      const cap = this.ctx.budget.maxOutputTokens
-      let response
+      let turn: ModelTurn
       try {
-        response = await traceModelCall(this.ctx.trace, model, cap, () =>
-          model.doGenerate({
-            prompt: messages,
-            tools: this.specs,
-            toolChoice: { type: 'auto' },
-            ...(cap !== undefined ? { maxOutputTokens: cap } : {}),
-            ...(signal ? { abortSignal: signal } : {}),
-          }),
-        )
+        turn = await this.callModel(messages)
       } catch (error) {
         if (signal?.aborted) return interruptExecution(this.ctx)
         await recorder.emit({
@@ -136,26 +126,19 @@ export class WindowLoop {
         })
         return this.endWindow(progressed, { kind: 'model-error' })
       }
-      this.addUsage(response.usage)
-      if (this.ctx.budget.active) await recorder.save()
-      const texts: TextPart[] = []
+      const texts: TextPart[] = turn.texts.filter(t => t.text !== '').map(t => ({ type: 'text', text: t.text }))
       const calls: ToolCallPart[] = []
       const badInputs = new Map<ToolCallPart, string>()
-      for (const c of response.content) {
-        if (c.type === 'text' && typeof c.text === 'string' && c.text !== '') texts.push({ type: 'text', text: c.text })
-        if (c.type === 'tool-call') {
-          const parsed = parseInput(c.input)
-          const call: ToolCallPart = {
-            type: 'tool-call',
-            toolCallId: String(c.toolCallId),
-            toolName: String(c.toolName),
-            input: parsed.input,
-          }
-          calls.push(call)
-          if (parsed.error) badInputs.set(call, parsed.error)
-        }
+      for (const c of turn.toolCalls) {
+        const parsed = parseInput(c.input)
+        const call: ToolCallPart = { type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: parsed.input }
+        calls.push(call)
+        if (parsed.error) badInputs.set(call, parsed.error)
       }
-      for (const t of texts) await recorder.emit({ type: 'text', text: t.text })
+      for (const r of turn.reasoning)
+        if (r.text !== '') await recorder.emit({ type: 'reasoning', text: r.text, ...(r.streamId ? { streamId: r.streamId } : {}) })
+      for (const t of turn.texts)
+        if (t.text !== '') await recorder.emit({ type: 'text', text: t.text, ...(t.streamId ? { streamId: t.streamId } : {}) })
       messages.push({ role: 'assistant', content: [...texts, ...calls] })
       if (calls.length === 0) {
         // Without a contract, a text answer ends the task once the plan (if any) is complete.
@@ -244,11 +227,61 @@ export class WindowLoop {
     return this.window(messages, outcome.ok)
   }
 
-  private addUsage(u: { inputTokens?: number; outputTokens?: number; totalTokens?: number } | undefined): void {
-    const t = this.record.usage
-    t.inputTokens += u?.inputTokens ?? 0
-    t.outputTokens += u?.outputTokens ?? 0
-    t.totalTokens += u?.totalTokens ?? (u?.inputTokens ?? 0) + (u?.outputTokens ?? 0)
+  /** One model call (streamed when the model can, retried when it fails retryably); its usage is counted and logged. */
+  private async callModel(messages: PromptMessage[]): Promise<ModelTurn> {
+    const { model, limits, signal, recorder } = this.ctx
+    const call = this.record.modelCalls + 1
+    const onDelta = this.ctx.onDelta
+    // Counted when started; with a budget, durably first: a run resumed after a crash cannot spend past it.
+    this.record.modelCalls = call
+    if (this.ctx.budget.active) await recorder.save()
+    const cap = this.ctx.budget.maxOutputTokens
+    const request = {
+      prompt: messages,
+      tools: this.specs,
+      toolChoice: { type: 'auto' as const },
+      ...(cap !== undefined ? { maxOutputTokens: cap } : {}),
+    }
+    const turn = await traceModelCall(this.ctx.trace, model, cap, () =>
+      callModel(
+        model,
+        { ...request, ...(signal ? { abortSignal: signal } : {}) },
+        {
+          stream: this.ctx.stream,
+          maxRetries: limits.maxModelRetries,
+          maxRetryDelayMs: limits.maxRetryDelayMs,
+          streamId: `${this.record.id}.${call}`,
+          ...(signal ? { signal } : {}),
+          ...(onDelta ? { onDelta: (d: TextDelta) => onDelta({ ...d, executionId: this.record.id }) } : {}),
+          onRetry: async ({ attempt, delayMs, error }) => {
+            this.record.modelRetries = (this.record.modelRetries ?? 0) + 1
+            await recorder.emit({
+              type: 'model-retry',
+              call,
+              attempt,
+              delayMs,
+              ...(error.statusCode !== undefined ? { statusCode: error.statusCode } : {}),
+              message: error.message.slice(0, 500),
+            })
+          },
+        },
+      ),
+    )
+    addUsage(this.record.usage, turn.usage)
+    await recorder.emit({
+      type: 'model-call',
+      call,
+      window: this.record.windows,
+      provider: model.provider,
+      modelId: model.modelId,
+      usage: turn.usage,
+      finishReason: turn.finishReason,
+      retries: turn.retries,
+      durationMs: turn.durationMs,
+      streamed: turn.streamed,
+    })
+    if (this.ctx.budget.active) await recorder.save()
+    return turn
   }
 }
 

@@ -1,7 +1,9 @@
 /**
- * The part of the AI SDK's `LanguageModelV2` specification (`@ai-sdk/provider`, the spec Mastra
- * 1.71 accepts) runTask uses, declared structurally so this entry needs no AI SDK import: any
- * real V2 model object satisfies {@link LanguageModel}.
+ * The part of the AI SDK's language-model specifications v2, v3 and v4 (`@ai-sdk/provider` 2, 3
+ * and 4; Mastra 1.71 accepts v2) that runTask uses, declared structurally so this entry needs no
+ * AI SDK import: any real model object of those versions satisfies {@link LanguageModel}. The
+ * versions share the prompt, tool and content formats runTask uses; they differ in what a call
+ * reports (usage, finish reason), which `model-output.ts` reads into one shape.
  */
 
 /** JSON a tool result may carry. */
@@ -60,11 +62,37 @@ export interface ModelCallOptions {
   abortSignal?: AbortSignal
 }
 
-/** Token counts; providers may leave any of them undefined. */
-export interface ModelUsage {
+/** Usage as a v2 model reports it: flat counts, any of them undefined. */
+export interface ReportedUsageV2 {
   inputTokens: number | undefined
   outputTokens: number | undefined
   totalTokens: number | undefined
+  reasoningTokens?: number | undefined
+  cachedInputTokens?: number | undefined
+}
+
+/** Usage as a v3 or v4 model reports it: nested objects (`raw` is the provider's own shape). */
+export interface ReportedUsageV3 {
+  inputTokens: { total: number | undefined; noCache?: number | undefined; cacheRead?: number | undefined; cacheWrite?: number | undefined }
+  outputTokens: { total: number | undefined; text?: number | undefined; reasoning?: number | undefined }
+  raw?: unknown
+}
+
+/** What a model of any supported version reports as usage. */
+export type ReportedUsage = ReportedUsageV2 | ReportedUsageV3
+
+/**
+ * Token counts of one model call, the same shape for every specification version (see
+ * `readUsage`): counts a provider did not report are 0; `totalTokens` is the provider's total or
+ * input + output. `reasoningTokens` (part of the output) and `cachedInputTokens` (part of the
+ * input: read from the provider's prompt cache) are present when the provider reported them.
+ */
+export interface ModelUsage {
+  inputTokens: number
+  outputTokens: number
+  totalTokens: number
+  reasoningTokens?: number
+  cachedInputTokens?: number
 }
 
 /** Content the model generated: text and tool calls (`input` is a JSON string); other parts are ignored. */
@@ -73,20 +101,30 @@ export type GeneratedContent =
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
   | { type: string; [key: string]: unknown }
 
-/** Why the model stopped. */
-export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' | 'unknown'
+/** Why the model stopped (v4's `interrupted`: the stream ended without a finish). */
+export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'interrupted' | 'other' | 'unknown'
 
-/** What `doGenerate` resolves to. */
+/** A finish reason as reported: a v2 string, or v3/v4's `{ unified, raw }` (`raw`: the provider's own word). */
+export type ReportedFinishReason = FinishReason | { unified: string; raw?: string | undefined }
+
+/** What `doGenerate` resolves to (any version). */
 export interface GenerateResult {
   content: GeneratedContent[]
-  finishReason: FinishReason
-  usage: ModelUsage
+  finishReason: ReportedFinishReason
+  usage: ReportedUsage
   warnings?: unknown[]
 }
 
-/** An AI-SDK language model (specification v2). Only `doGenerate` is called by runTask. */
+/** The specification versions runTask accepts. */
+export type SpecificationVersion = 'v2' | 'v3' | 'v4'
+
+/**
+ * An AI-SDK language model of specification v2, v3 or v4 (`LanguageModelV2`/`V3`/`V4` of
+ * `@ai-sdk/provider`). runTask streams with `doStream` when the model has one (text reaches live
+ * observers as it is generated) and calls `doGenerate` otherwise.
+ */
 export interface LanguageModel {
-  readonly specificationVersion: 'v2'
+  readonly specificationVersion: SpecificationVersion
   readonly provider: string
   readonly modelId: string
   readonly supportedUrls?: unknown

@@ -1,4 +1,5 @@
-import type { FinishReason, GenerateResult, LanguageModel, ModelCallOptions, PromptMessage } from './model.js'
+import type { GenerateResult, LanguageModel, ModelCallOptions, PromptMessage } from './model.js'
+import { CHAT_FINISH, chatCompletionParts, type ChatStreamPart } from './openai-compatible-stream.js'
 
 /** Options of {@link openAiCompatibleModel}. Give `baseUrl` (or its alias `baseURL`). */
 export interface OpenAiCompatibleOptions {
@@ -25,18 +26,28 @@ interface ChatMessage {
   tool_call_id?: string
 }
 
-const FINISH: Record<string, FinishReason> = {
-  stop: 'stop',
-  tool_calls: 'tool-calls',
-  length: 'length',
-  content_filter: 'content-filter',
-  function_call: 'tool-calls',
+/**
+ * An HTTP error of the endpoint, shaped as the AI SDK's `APICallError` (`statusCode`,
+ * `responseHeaders`, `isRetryable`), so the runner retries 429 and 5xx answers after their `retry-after`.
+ */
+export class ModelHttpError extends Error {
+  override readonly name = 'ModelHttpError'
+  readonly isRetryable: boolean
+  constructor(
+    readonly url: string,
+    readonly statusCode: number,
+    readonly responseHeaders: Record<string, string>,
+    readonly responseBody: string,
+  ) {
+    super(`${url} answered ${statusCode}: ${responseBody.slice(0, 500)}`)
+    this.isRetryable = statusCode === 408 || statusCode === 409 || statusCode === 429 || statusCode >= 500
+  }
 }
 
 /**
  * A language model over any OpenAI-compatible `/chat/completions` endpoint (OpenAI, vLLM, Ollama,
- * llama.cpp, LM Studio …), using only `fetch`, so it runs in browsers, Workers and Node. Only
- * `doGenerate` is provided; runTask needs nothing else.
+ * llama.cpp, LM Studio …), using only `fetch`, so it runs in browsers, Workers and Node. `doStream`
+ * asks for server-sent chunks (`stream: true`), so text reaches live observers as it comes.
  */
 export function openAiCompatibleModel(options: OpenAiCompatibleOptions): LanguageModel {
   const baseUrl = options?.baseUrl ?? options?.baseURL
@@ -46,41 +57,48 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): Languag
   }
   const url = baseUrl.replace(/\/+$/, '') + '/chat/completions'
   const doFetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args))
+  const post = async (call: ModelCallOptions, stream: boolean): Promise<Response> => {
+    const body = {
+      model: options.modelId,
+      messages: toChatMessages(call.prompt),
+      ...(call.tools?.length
+        ? {
+            tools: call.tools.map(t => ({
+              type: 'function',
+              function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema },
+            })),
+            tool_choice: call.toolChoice?.type ?? 'auto',
+          }
+        : {}),
+      ...(call.maxOutputTokens ? { max_tokens: call.maxOutputTokens } : {}),
+      ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    }
+    const response = await doFetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+        ...options.headers,
+      },
+      body: JSON.stringify(body),
+      ...(call.abortSignal ? { signal: call.abortSignal } : {}),
+    })
+    if (!response.ok) throw new ModelHttpError(url, response.status, Object.fromEntries(response.headers), await response.text())
+    return response
+  }
   return {
     specificationVersion: 'v2',
     provider: 'openai-compatible',
     modelId: options.modelId,
     supportedUrls: {},
     async doGenerate(call: ModelCallOptions): Promise<GenerateResult> {
-      const body = {
-        model: options.modelId,
-        messages: toChatMessages(call.prompt),
-        ...(call.tools?.length
-          ? {
-              tools: call.tools.map(t => ({
-                type: 'function',
-                function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema },
-              })),
-              tool_choice: call.toolChoice?.type ?? 'auto',
-            }
-          : {}),
-        ...(call.maxOutputTokens ? { max_tokens: call.maxOutputTokens } : {}),
-        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-      }
-      const response = await doFetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-          ...options.headers,
-        },
-        body: JSON.stringify(body),
-        ...(call.abortSignal ? { signal: call.abortSignal } : {}),
-      })
-      const text = await response.text()
-      if (!response.ok) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 500)}`)
+      const text = await (await post(call, false)).text()
       let json: {
-        choices?: Array<{ message?: { content?: string | null; tool_calls?: ChatMessage['tool_calls'] }; finish_reason?: string }>
+        choices?: Array<{
+          message?: { content?: string | null; reasoning_content?: string | null; tool_calls?: ChatMessage['tool_calls'] }
+          finish_reason?: string
+        }>
         usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }
       }
       try {
@@ -91,12 +109,13 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): Languag
       const choice = json.choices?.[0]
       if (!choice?.message) throw new Error(`${url} answered without choices[0].message`)
       const content: GenerateResult['content'] = []
+      if (choice.message.reasoning_content) content.push({ type: 'reasoning', text: choice.message.reasoning_content })
       if (choice.message.content) content.push({ type: 'text', text: choice.message.content })
       for (const tc of choice.message.tool_calls ?? [])
         content.push({ type: 'tool-call', toolCallId: tc.id, toolName: tc.function.name, input: tc.function.arguments || '{}' })
       return {
         content,
-        finishReason: FINISH[choice.finish_reason ?? ''] ?? 'other',
+        finishReason: CHAT_FINISH[choice.finish_reason ?? ''] ?? 'other',
         usage: {
           inputTokens: json.usage?.prompt_tokens,
           outputTokens: json.usage?.completion_tokens,
@@ -104,6 +123,12 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): Languag
         },
         warnings: [],
       }
+    },
+    /** The same call with `stream: true`: server-sent chat-completion chunks as v2 stream parts. */
+    async doStream(call: ModelCallOptions): Promise<{ stream: ReadableStream<ChatStreamPart> }> {
+      const response = await post(call, true)
+      if (!response.body) throw new Error(`${url} answered a stream request without a body`)
+      return { stream: chatCompletionParts(response.body, url) }
     },
   }
 }

@@ -10,7 +10,18 @@ export interface ScriptedCall {
 /** What a scripted model says in one turn: text, tool calls, or both. No tool calls ends the turn. */
 export interface ScriptedTurn {
   text?: string
+  /** Reasoning shown before the text (streamed as reasoning parts, generated as a reasoning part). */
+  reasoning?: string
   toolCalls?: ScriptedCall[]
+}
+
+/** Options of {@link scriptedModel}. */
+export interface ScriptedModelOptions {
+  modelId?: string
+  /** `doStream` sends text and reasoning in pieces of this many characters. Default: each whole, in one piece. */
+  chunkChars?: number
+  /** `doStream` waits this long before each piece (a model that takes its time). Default 0. */
+  chunkDelayMs?: number
 }
 
 /** A tool result as the scripted model sees it. */
@@ -44,6 +55,7 @@ export interface ScriptedView {
 
 /** A {@link LanguageModel} that never calls a network; `calls` counts its turns. */
 export interface ScriptedModel extends LanguageModel {
+  readonly specificationVersion: 'v2'
   readonly supportedUrls: Record<string, RegExp[]>
   readonly calls: number
   doGenerate(options: ModelCallOptions): Promise<ScriptedGenerateResult>
@@ -57,23 +69,35 @@ export type ScriptedStreamPart =
   | { type: 'text-start'; id: string }
   | { type: 'text-delta'; id: string; delta: string }
   | { type: 'text-end'; id: string }
+  | { type: 'reasoning-start'; id: string }
+  | { type: 'reasoning-delta'; id: string; delta: string }
+  | { type: 'reasoning-end'; id: string }
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
   | { type: 'finish'; finishReason: ScriptedGenerateResult['finishReason']; usage: ScriptedGenerateResult['usage'] }
 
 /** What a scripted model's `doGenerate` returns: text and tool-call parts only. */
 export interface ScriptedGenerateResult extends GenerateResult {
-  content: Array<{ type: 'text'; text: string } | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }>
+  content: Array<
+    | { type: 'text'; text: string }
+    | { type: 'reasoning'; text: string }
+    | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
+  >
+  finishReason: 'stop' | 'tool-calls'
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number }
   warnings: []
 }
 
 /**
  * An offline stand-in for a language model: `decide` looks at what a real model would see (the
  * prompt, including tool results) and returns the next turn. It emits real tool calls through the
- * AI-SDK v2 protocol, so it never touches the workspace except through tools.
+ * AI-SDK v2 protocol, so it never touches the workspace except through tools. `doStream` sends the
+ * same turn as stream parts (in pieces with `chunkChars`, paced by `chunkDelayMs`). It is not an
+ * enumerable property: a copy that replaces `doGenerate` (`{ ...model, doGenerate }`) has no
+ * `doStream`, so the runner calls the replacement (as with a real AI SDK model, a class instance).
  */
 export function scriptedModel(
   decide: (view: ScriptedView) => ScriptedTurn | Promise<ScriptedTurn>,
-  options: { modelId?: string } = {},
+  options: ScriptedModelOptions = {},
 ): ScriptedModel {
   let calls = 0
   let ids = 0
@@ -81,6 +105,7 @@ export function scriptedModel(
     const view = viewOf(opts, calls++)
     const turn = await decide(view)
     const content: ScriptedGenerateResult['content'] = []
+    if (turn.reasoning) content.push({ type: 'reasoning', text: turn.reasoning })
     if (turn.text) content.push({ type: 'text', text: turn.text })
     for (const call of turn.toolCalls ?? []) {
       content.push({
@@ -99,7 +124,7 @@ export function scriptedModel(
       warnings: [],
     }
   }
-  return {
+  const model = {
     specificationVersion: 'v2',
     provider: 'agent-vfs',
     modelId: options.modelId ?? 'scripted',
@@ -108,29 +133,44 @@ export function scriptedModel(
       return calls
     },
     doGenerate: generate,
-    async doStream(opts: ModelCallOptions) {
-      const r = await generate(opts)
-      const parts: ScriptedStreamPart[] = [{ type: 'stream-start', warnings: [] }]
-      for (const [i, c] of r.content.entries()) {
-        if (c.type === 'text')
-          parts.push(
-            { type: 'text-start', id: `t${i}` },
-            { type: 'text-delta', id: `t${i}`, delta: c.text },
-            { type: 'text-end', id: `t${i}` },
-          )
-        else parts.push(c)
-      }
-      parts.push({ type: 'finish', finishReason: r.finishReason, usage: r.usage })
-      return {
-        stream: new ReadableStream<ScriptedStreamPart>({
-          start(controller) {
-            for (const p of parts) controller.enqueue(p)
-            controller.close()
-          },
-        }),
+  } as Omit<ScriptedModel, 'doStream'>
+  const doStream = async (opts: ModelCallOptions) => ({ stream: streamOf(await generate(opts), options, opts.abortSignal) })
+  return Object.defineProperty(model, 'doStream', { value: doStream, enumerable: false }) as ScriptedModel
+}
+
+/** A generated turn as v2 stream parts, text and reasoning in pieces. */
+function streamOf(
+  r: ScriptedGenerateResult,
+  options: ScriptedModelOptions,
+  signal: AbortSignal | undefined,
+): ReadableStream<ScriptedStreamPart> {
+  const size = options.chunkChars !== undefined && options.chunkChars >= 1 ? Math.floor(options.chunkChars) : Infinity
+  const delayMs = Math.max(0, options.chunkDelayMs ?? 0)
+  const parts: Array<ScriptedStreamPart | 'pause'> = [{ type: 'stream-start', warnings: [] }]
+  for (const [i, c] of r.content.entries()) {
+    if (c.type === 'tool-call') {
+      parts.push(c)
+      continue
+    }
+    const kind = c.type
+    const id = `${kind[0]}${i}`
+    parts.push({ type: `${kind}-start`, id })
+    for (let at = 0; at < c.text.length; at += size) parts.push('pause', { type: `${kind}-delta`, id, delta: c.text.slice(at, at + size) })
+    parts.push({ type: `${kind}-end`, id })
+  }
+  parts.push({ type: 'finish', finishReason: r.finishReason, usage: r.usage })
+  let next = 0
+  return new ReadableStream<ScriptedStreamPart>({
+    async pull(controller) {
+      for (;;) {
+        const p = parts[next++]
+        if (p === undefined) return controller.close()
+        if (p !== 'pause') return controller.enqueue(p)
+        if (delayMs > 0) await new Promise(resolve => setTimeout(resolve, delayMs))
+        if (signal?.aborted) return controller.error(signal.reason)
       }
     },
-  }
+  })
 }
 
 function viewOf(opts: ModelCallOptions, call: number): ScriptedView {

@@ -1,6 +1,7 @@
 import type { Plan } from './plan.js'
 import type { WindowReason } from '../model/prompt.js'
 import type { BudgetExceeded } from '../budget/budget.js'
+import type { FinishReason, ModelUsage } from '../model/model.js'
 
 /** Where an execution stands. `interrupted` and `running` (after a crash) can be resumed; `suspended` waits for an answer. */
 export type ExecutionStatus = 'running' | 'suspended' | 'interrupted' | 'completed' | 'failed'
@@ -24,7 +25,28 @@ export type TaskErrorCode =
 export type ExecutionEventBody =
   | { type: 'execution-start'; instructions: string; resumed: boolean }
   | { type: 'window-start'; window: number; reason: WindowReason; planRevision?: number }
-  | { type: 'text'; text: string }
+  /** Assistant text of one model call; `streamId` when it was streamed (live deltas with that id come before it). */
+  | { type: 'text'; text: string; streamId?: string }
+  /** Reasoning the provider sent, when it sends any (the same `streamId` rule as `text`). */
+  | { type: 'reasoning'; text: string; streamId?: string }
+  /**
+   * One model call that answered: its usage (the same shape for every model version), why it
+   * stopped, and the failed attempts before it. `call` counts the execution's calls from 1.
+   */
+  | {
+      type: 'model-call'
+      call: number
+      window: number
+      provider: string
+      modelId: string
+      usage: ModelUsage
+      finishReason: FinishReason
+      retries: number
+      durationMs: number
+      streamed: boolean
+    }
+  /** A model call failed retryably and is tried again after `delayMs` (the provider's `retry-after`, or a backoff). */
+  | { type: 'model-retry'; call: number; attempt: number; delayMs: number; statusCode?: number; message: string }
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
   | {
       type: 'tool-result'

@@ -4,13 +4,10 @@ import type { ExecutionEvent, ExecutionEventBody, ExecutionEventListener, Execut
 import type { Plan } from './plan.js'
 import type { SubmissionState } from '../tools/submit-tool.js'
 import type { BudgetExceeded } from '../budget/budget.js'
+import type { ModelUsage } from '../model/model.js'
 
-/** Tokens used, summed over model calls. */
-export interface ModelUsageTotals {
-  inputTokens: number
-  outputTokens: number
-  totalTokens: number
-}
+/** Tokens used, summed over model calls (each call's usage is on its `model-call` event). */
+export type ModelUsageTotals = ModelUsage
 
 /** The durable record of one execution. */
 export interface ExecutionRecord {
@@ -23,6 +20,8 @@ export interface ExecutionRecord {
   usage: ModelUsageTotals
   /** Model calls started (counted before each call). */
   modelCalls: number
+  /** Model call attempts that failed retryably and were tried again (absent: none). */
+  modelRetries?: number
   toolCalls: number
   /** Milliseconds run_js programs ran guest code, and bytes tool calls added to the workspace (budgets count them). */
   runJsCpuMs?: number
