@@ -95,6 +95,7 @@ export { PLAN_PATH, POLICY_PATH, PENDING_DIR, EXECUTIONS_DIR } from './state/pat
 export {
   addBudgetUsage,
   budgetMessage,
+  checkBudget,
   noUsage,
   reachedBudget,
   type Budget,

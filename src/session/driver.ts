@@ -8,6 +8,7 @@ import { catchUpLog } from './log-catch-up.js'
 import { acquireLease, releaseLease } from './leases.js'
 import { decide, type Decision, type NextStep } from './state.js'
 import { segmentOf } from './storage.js'
+import { budgetOptions, recordSessionUsage } from './usage.js'
 
 /** A step that does something. */
 type Step = Exclude<NextStep, { kind: 'none' }>
@@ -200,6 +201,7 @@ export class SessionDriver {
       ...(setup.runJs ? { runJs: setup.runJs } : {}),
       ...(setup.tools ? { tools: setup.tools } : {}),
       ...(setup.limits ? { limits: setup.limits } : {}),
+      ...budgetOptions(ctx, setup.budget, meta.record.owner, sessionId, executionId, ws),
       signal: controller.signal,
       onEvent: (e: { seq: number; at: number; executionId: string; type: string }) => {
         const { seq, at: _at, ...body } = e
@@ -235,6 +237,8 @@ export class SessionDriver {
       await Promise.all(appends)
       // What the execution wrote counts against the owner's byte quota from now on.
       await ctx.recordBytes(meta.record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
+      // And what it spent counts against the owner's budget.
+      await recordSessionUsage(ctx, meta.record.owner, sessionId, ws).catch(() => undefined)
     }
   }
 

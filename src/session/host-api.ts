@@ -3,6 +3,7 @@ import type { ExecutionEvent, ExecutionRecord, PendingAnswer, PendingSummary } f
 import type { TailListener } from './log-tail.js'
 import type { ObserveOptions } from './observe.js'
 import type { OwnerIndex } from './owner-index.js'
+import type { HostBudgets, OwnerUsage, SessionUsage } from './usage.js'
 import type { SessionSignals } from './signals.js'
 import type { AgentProfile, EventLine, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
 
@@ -40,6 +41,12 @@ export interface SessionHostOptions {
    * takes it over without waiting for it to expire. Default false.
    */
   exclusive?: boolean
+  /**
+   * Hard stops (docs/usage-budgets.md): `execution`, every execution's (a profile's
+   * `ExecutionSetup.budget` can only tighten it); `owner`, all of one owner's sessions together.
+   * Default: none (unlimited).
+   */
+  budgets?: HostBudgets
 }
 
 /** One file to write into a session's workspace. */
@@ -115,6 +122,10 @@ export interface SessionHost {
   /** Writes files into the workspace in one commit, within the owner's quota. */
   writeFiles(sessionId: string, files: UploadFile[]): Promise<string[]>
   deleteFile(sessionId: string, path: string): Promise<void>
+  /** What the session's executions spent (tokens, model and tool calls, run_js CPU time, bytes written), each and in total. */
+  usage(sessionId: string): Promise<SessionUsage>
+  /** What the owner's sessions spent, each (live ones) and in total (deleted ones included). */
+  ownerUsage(owner: string): Promise<OwnerUsage>
   /** Resumes executions whose host died (lease expired). Resolves to the sessions it took on. */
   recover(): Promise<string[]>
   gc(options: GcOptions): Promise<GcReport>

@@ -10,6 +10,7 @@ import { storeOwnerIndex } from './owner-index.js'
 import { readingMethods } from './reading.js'
 import { combineSignals, localSignals } from './signals.js'
 import { SEGMENT_EVENTS } from './storage.js'
+import { checkHostBudgets, usageMethods } from './usage-methods.js'
 
 export type { GcOptions, GcReport, SessionHost, SessionHostOptions, UploadFile } from './host-api.js'
 
@@ -40,6 +41,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       pollMs: options.pollMs ?? 1000,
       heartbeatMs: options.heartbeatMs ?? 15_000,
       quota: options.quota ?? {},
+      budgets: checkHostBudgets(options.budgets),
       exclusive: options.exclusive ?? false,
     },
     combineSignals(localSignals(), options.signals),
@@ -55,6 +57,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     ...conversationMethods(parts),
     ...readingMethods(parts, options),
     ...fileMethods(parts),
+    ...usageMethods(parts),
     ...maintenanceMethods(parts, id => lifecycle.delete(id)),
     settled: sessionId => driver.settled(sessionId),
     async stop() {

@@ -41,6 +41,8 @@ export type {
 } from './types.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
+export { usageRoutes, addUsageRoutes } from './http/usage-routes.js'
+export type { UsageTotals, ExecutionUsage, SessionUsage, OwnerUsage, HostBudgets } from './usage.js'
 export {
   bodyLimits,
   resolveBodyLimits,

@@ -6,6 +6,7 @@ import type { PolicyRule } from 'agent-vfs/agent'
 import type { ToolSet } from 'agent-vfs/agent'
 import type { RunJsSlot } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
+import type { Budget } from 'agent-vfs/agent'
 
 /** Where a session stands. `waiting_*` means an execution is suspended on a pending action. */
 export type SessionStatus = 'idle' | 'running' | 'waiting_input' | 'waiting_approval' | 'closed'
@@ -88,6 +89,8 @@ export interface ExecutionSetup {
   runJs?: RunJsSlot
   tools?: ToolSet
   limits?: Partial<TaskLimits>
+  /** This execution's budget; the host's `budgets.execution` still applies (the tighter figure wins). */
+  budget?: Budget
 }
 
 /**

@@ -9,6 +9,7 @@ import { readMultipart, serveFile, uploadDir } from './files.js'
 import { batchingWriter, sseMessage } from './sse-batch.js'
 import { bodyLimits, resolveBodyLimits } from './limits.js'
 import { sessionRoutes as R } from './routes.js'
+import { addUsageRoutes } from './usage-routes.js'
 
 /** Options of {@link createSessionApp}. */
 export interface SessionAppOptions {
@@ -73,6 +74,7 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
   // After auth (a stranger's body is not even buffered), before any handler: no body is read past its limit.
   // (hono's `/sessions/*` matches `/sessions` too: once is enough.)
   app.use('/sessions/*', bodyLimits(limits))
+  addUsageRoutes(app, host, auth)
 
   /** The session, if the caller owns it: another owner's session is "not found", like a missing one. */
   const owned = async (c: { get(k: 'owner'): string }, id: string) => host.get(id, c.get('owner'))
