@@ -103,7 +103,7 @@ export function storeOwnerIndex(
         const n = (usage.created ?? 0) + 1
         return {
           ops: [
-            putJson('/usage.json', { sessions: usage.sessions + 1, created: n }, versionOf(current, '/usage.json')),
+            putJson('/usage.json', { ...usage, sessions: usage.sessions + 1, created: n }, versionOf(current, '/usage.json')),
             putJson(entryPath(record.id), { id: record.id, n, createdAt: record.createdAt, bytes: 0 } satisfies OwnerEntry, 0),
           ],
           value: undefined,

@@ -91,7 +91,7 @@ describe('budgets: hard stops', () => {
     expect(stop.used).toBeGreaterThanOrEqual(50)
     // Each program's CPU time is on its result; the run stopped at the first call after they reached 50 ms.
     const cpu = events.filter(e => e.type === 'tool-result').map(e => (e as { output?: { cpuMs?: number } }).output?.cpuMs ?? 0)
-    for (const ms of cpu) expect(ms).toBeGreaterThanOrEqual(30)
+    for (const ms of cpu) expect(ms).toBeGreaterThanOrEqual(25)
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
     expect(sum(cpu.slice(0, -1))).toBeLessThan(50)
     expect(sum(cpu)).toBeGreaterThanOrEqual(50)

@@ -50,9 +50,14 @@ export function addBudgetUsage(a: BudgetUsage, b: Partial<BudgetUsage>): BudgetU
 }
 
 /** The first figure of `budget` that `used` has reached (a budget of 10 calls is reached at the 10th). */
-export function reachedBudget(budget: Budget | undefined, used: BudgetUsage, scope: string): BudgetExceeded | undefined {
+export function reachedBudget(
+  budget: Budget | undefined,
+  used: BudgetUsage,
+  scope: string,
+  names: readonly BudgetName[] = BUDGET_NAMES,
+): BudgetExceeded | undefined {
   if (!budget) return undefined
-  for (const name of BUDGET_NAMES) {
+  for (const name of names) {
     const limit = budget[name]
     if (limit !== undefined && used[name] >= limit) return { scope, budget: name, limit, used: used[name] }
   }

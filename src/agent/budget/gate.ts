@@ -1,5 +1,5 @@
 import type { ExecutionRecord } from '../state/execution-records.js'
-import { addBudgetUsage, reachedBudget, type Budget, type BudgetExceeded, type BudgetUsage } from './budget.js'
+import { addBudgetUsage, reachedBudget, type Budget, type BudgetExceeded, type BudgetName, type BudgetUsage } from './budget.js'
 
 /**
  * A budget shared with more than this execution (an owner's, over all their sessions): `used`
@@ -43,20 +43,23 @@ export class BudgetGate {
     return this.budget !== undefined || this.shared.length > 0
   }
 
-  /** The first budget reached, looking at the record and at every shared budget's other spending. */
-  async reached(): Promise<BudgetExceeded | undefined> {
+  /**
+   * The first budget reached, looking at the record and at every shared budget's other spending.
+   * `names`: only these figures (before a tool call, what tools spend: a model call's tokens are paid already).
+   */
+  async reached(names?: readonly BudgetName[]): Promise<BudgetExceeded | undefined> {
     if (!this.active) return undefined
     const own = recordUsage(this.record)
-    const hit = reachedBudget(this.budget, own, 'execution')
+    const hit = reachedBudget(this.budget, own, 'execution', names)
     let left = this.budget?.tokens !== undefined ? this.budget.tokens - own.tokens : undefined
     if (hit) return hit
     for (const s of this.shared) {
       const total = addBudgetUsage(await s.used(), own)
-      const over = reachedBudget(s.budget, total, s.scope)
+      const over = reachedBudget(s.budget, total, s.scope, names)
       if (over) return over
       if (s.budget.tokens !== undefined) left = Math.min(left ?? Infinity, s.budget.tokens - total.tokens)
     }
-    this.tokensLeft = left
+    if (!names) this.tokensLeft = left
     return undefined
   }
 
@@ -64,6 +67,9 @@ export class BudgetGate {
   get maxOutputTokens(): number | undefined {
     return this.tokensLeft === undefined ? undefined : Math.max(1, Math.floor(this.tokensLeft))
   }
+
+  /** What a tool call can spend. */
+  static readonly TOOL_FIGURES: readonly BudgetName[] = ['runJsCpuMs', 'bytesWritten']
 
   /** Counts guest CPU time of a run_js program. */
   addRunJsCpu(ms: number | undefined): void {

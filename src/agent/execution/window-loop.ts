@@ -11,6 +11,7 @@ import { completeExecution, executionResult, failExecution, interruptExecution, 
 import { errorPart, okPart, parseInput, type TaskResult } from './task-result.js'
 import { callTool } from './tool-call.js'
 import { stopOnBudget } from './budget-stop.js'
+import { BudgetGate } from '../budget/gate.js'
 import { traceModelCall, traceToolCall } from '../telemetry/spans.js'
 import { windowOpening } from './window-opening.js'
 
@@ -159,7 +160,7 @@ export class WindowLoop {
           )
           continue
         }
-        const over = await this.ctx.budget.reached()
+        const over = await this.ctx.budget.reached(BudgetGate.TOOL_FIGURES)
         if (over) return stopOnBudget(this.ctx, over)
         const outcome = await traceToolCall(this.ctx.trace, call, () => callTool(this.ctx, call, false, badInputs.get(call)))
         if (outcome.suspend) {
