@@ -30,8 +30,8 @@ function host(options: Partial<SessionHostOptions> & Pick<SessionHostOptions, 'a
 }
 
 describe('session budgets and usage', () => {
-  it("the host's execution budget stops a run (budget-exceeded); a raised profile budget resumes it; usage on the API", async () => {
-    let budget: Budget | undefined = { modelCalls: 10 }
+  it("the host's execution budget stops a run (budget-exceeded); the profile's cannot lift it; usage on the API", async () => {
+    const budget: Budget | undefined = { modelCalls: 10 }
     const { host: h, get } = host({ agents: { a: lister(() => budget) }, budgets: { execution: { modelCalls: 3 } } })
     const s = await h.create({ owner: 'ana', profile: 'a' })
     await h.send(s.id, { text: 'go' })
