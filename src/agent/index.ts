@@ -104,3 +104,4 @@ export {
   type BudgetExceeded,
 } from './budget/budget.js'
 export { recordUsage, type SharedBudget } from './budget/gate.js'
+export { TRACER_NAME } from './telemetry/spans.js'

@@ -42,7 +42,16 @@ export type {
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
 export { usageRoutes, addUsageRoutes } from './http/usage-routes.js'
-export type { UsageTotals, ExecutionUsage, SessionUsage, OwnerUsage, HostBudgets } from './usage.js'
+export { traceRequests } from './http/request-spans.js'
+export {
+  sumUsage,
+  zeroUsage,
+  type UsageTotals,
+  type ExecutionUsage,
+  type SessionUsage,
+  type OwnerUsage,
+  type HostBudgets,
+} from './usage.js'
 export {
   bodyLimits,
   resolveBodyLimits,

@@ -1,4 +1,4 @@
-import type { AgentProfile, OwnerQuota } from 'agent-vfs/session'
+import type { AgentProfile, HostBudgets, OwnerQuota } from 'agent-vfs/session'
 import type { SessionObject } from './session-object.js'
 
 /** The bindings `agent-vfs/worker` reads (declare them in wrangler.toml; see the README). */
@@ -20,6 +20,8 @@ export interface EdgeOptions {
    * 4 running executions, 50 open streams); a quota given replaces it whole (`{}`: no limits).
    */
   quota?: OwnerQuota
+  /** Budgets of every execution and of every owner (docs/usage-budgets.md). Default: none. */
+  budgets?: HostBudgets
   /** Closed sessions are deleted (their object's storage and their D1 row) this long after they closed, by the object's alarm. Default: kept. */
   retention?: { closedMs: number }
   /**

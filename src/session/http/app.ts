@@ -10,6 +10,7 @@ import { batchingWriter, sseMessage } from './sse-batch.js'
 import { bodyLimits, resolveBodyLimits } from './limits.js'
 import { sessionRoutes as R } from './routes.js'
 import { addUsageRoutes } from './usage-routes.js'
+import { traceRequests } from './request-spans.js'
 
 /** Options of {@link createSessionApp}. */
 export interface SessionAppOptions {
@@ -65,6 +66,7 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     },
   })
   app.onError((error, c) => toErrorResponse(error, c))
+  app.use('*', traceRequests())
   app.notFound(c => errorResponse(c, 404, 'not-found', 'no such route'))
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'agent-vfs sessions', version: '1' } })
