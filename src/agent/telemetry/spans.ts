@@ -85,8 +85,7 @@ export async function traceModelCall<R>(
     ...(maxOutputTokens !== undefined ? { 'gen_ai.request.max_tokens': maxOutputTokens } : {}),
   }
   const span = tracer().startSpan(`chat ${model.modelId}`, { kind: SpanKind.CLIENT, attributes }, parent)
-  try {
-    const result = await context.with(trace.setSpan(parent, span), call)
+  return within(span, parent, call, result => {
     const r = result as {
       finishReason?: unknown
       usage?: { inputTokens?: unknown; outputTokens?: unknown }
@@ -102,13 +101,7 @@ export async function traceModelCall<R>(
       ...(typeof r?.response?.modelId === 'string' ? { 'gen_ai.response.model': r.response.modelId } : {}),
       ...(typeof r?.response?.id === 'string' ? { 'gen_ai.response.id': r.response.id } : {}),
     })
-    return result
-  } catch (error) {
-    failSpan(span, error)
-    throw error
-  } finally {
-    span.end()
-  }
+  })
 }
 
 /** Runs one tool call in an `execute_tool {tool}` span under `parent`; the tool runs with the span active (run_js nests under it). */
@@ -130,20 +123,12 @@ export async function traceToolCall<R extends { ok: boolean; part?: { output?: {
     },
     parent,
   )
-  try {
-    const outcome = await context.with(trace.setSpan(parent, span), run)
-    if (!outcome.ok) {
-      const message = outcome.part?.output?.value
-      span.setAttribute('error.type', 'tool_error')
-      span.setStatus({ code: SpanStatusCode.ERROR, ...(typeof message === 'string' ? { message: message.slice(0, 500) } : {}) })
-    }
-    return outcome
-  } catch (error) {
-    failSpan(span, error)
-    throw error
-  } finally {
-    span.end()
-  }
+  return within(span, parent, run, outcome => {
+    if (outcome.ok) return
+    const message = outcome.part?.output?.value
+    span.setAttribute('error.type', 'tool_error')
+    span.setStatus({ code: SpanStatusCode.ERROR, ...(typeof message === 'string' ? { message: message.slice(0, 500) } : {}) })
+  })
 }
 
 /** Runs one run_js program in a `run_js` span under the active context (the `execute_tool run_js` span in the task loop). */
@@ -151,17 +136,23 @@ export async function traceRunJs<R extends { success: boolean; cpuMs?: number; e
   run: () => Promise<R>,
 ): Promise<R> {
   const span = tracer().startSpan('run_js', { kind: SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'execute_tool' } })
-  try {
-    const outcome = await run()
+  return within(span, context.active(), run, outcome => {
     span.setAttributes({
       'agent_vfs.run_js.success': outcome.success,
       ...(outcome.cpuMs !== undefined ? { 'agent_vfs.run_js.cpu_ms': outcome.cpuMs } : {}),
     })
-    if (!outcome.success) {
-      span.setAttribute('error.type', outcome.error?.name ?? 'Error')
-      span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error?.message ?? 'the program failed' })
-    }
-    return outcome
+    if (outcome.success) return
+    span.setAttribute('error.type', outcome.error?.name ?? 'Error')
+    span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error?.message ?? 'the program failed' })
+  })
+}
+
+/** Runs `run` with `span` active under `parent`; `done` reads its result onto the span; a throw marks it failed. The span ends either way. */
+async function within<R>(span: Span, parent: Context, run: () => PromiseLike<R>, done: (result: R) => void): Promise<R> {
+  try {
+    const result = await context.with(trace.setSpan(parent, span), run)
+    done(result)
+    return result
   } catch (error) {
     failSpan(span, error)
     throw error
