@@ -74,7 +74,8 @@ function executionUsage(r: ExecutionRecord): ExecutionUsage {
     inputTokens: r.usage.inputTokens,
     outputTokens: r.usage.outputTokens,
     totalTokens: r.usage.totalTokens,
-    modelCalls: r.modelCalls,
+    // Started (failed calls too): the figure budgets count.
+    modelCalls: r.modelCallsStarted ?? r.modelCalls,
     toolCalls: r.toolCalls,
     runJsCpuMs: r.runJsCpuMs ?? 0,
     bytesWritten: r.bytesWritten ?? 0,

@@ -7,7 +7,7 @@
 export interface Budget {
   /** Model tokens (input + output, as the provider reports them). */
   tokens?: number
-  /** Model calls started. */
+  /** Model calls started (a failed call counts too). */
   modelCalls?: number
   /** Milliseconds run_js programs spent running guest code. */
   runJsCpuMs?: number

@@ -16,7 +16,7 @@ export interface SharedBudget {
 export function recordUsage(r: ExecutionRecord): BudgetUsage {
   return {
     tokens: r.usage.totalTokens,
-    modelCalls: r.modelCalls,
+    modelCalls: r.modelCallsStarted ?? r.modelCalls,
     runJsCpuMs: r.runJsCpuMs ?? 0,
     bytesWritten: r.bytesWritten ?? 0,
   }

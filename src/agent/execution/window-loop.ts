@@ -233,8 +233,8 @@ export class WindowLoop {
     const { model, limits, signal, recorder } = this.ctx
     const call = this.record.modelCalls + 1
     const onDelta = this.ctx.onDelta
-    // Counted when started; with a budget, durably first: a run resumed after a crash cannot spend past it.
-    this.record.modelCalls = call
+    // Counted for budgets when started; with a budget, durably first: a run resumed after a crash cannot spend past it.
+    this.record.modelCallsStarted = (this.record.modelCallsStarted ?? this.record.modelCalls) + 1
     if (this.ctx.budget.active) await recorder.save()
     const cap = this.ctx.budget.maxOutputTokens
     const request = {
@@ -269,6 +269,7 @@ export class WindowLoop {
       ),
     )
     addUsage(this.record.usage, turn.usage)
+    this.record.modelCalls = call
     await recorder.emit({
       type: 'model-call',
       call,

@@ -18,8 +18,10 @@ export interface ExecutionRecord {
   startedAt: number
   endedAt?: number
   usage: ModelUsageTotals
-  /** Model calls started (counted before each call). */
+  /** Model calls that answered. */
   modelCalls: number
+  /** Model calls started, failed ones included (counted before each call): what a `modelCalls` budget counts. */
+  modelCallsStarted?: number
   /** Model call attempts that failed retryably and were tried again (absent: none). */
   modelRetries?: number
   toolCalls: number
