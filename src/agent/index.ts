@@ -34,6 +34,7 @@ export type {
 export {
   scriptedModel,
   type ScriptedModel,
+  type ScriptedModelOptions,
   type ScriptedTurn,
   type ScriptedCall,
   type ScriptedView,

@@ -11,6 +11,7 @@ import type { OwnerIndex } from './owner-index.js'
 import type { SessionSignals } from './signals.js'
 import type { AgentProfile, EventLine, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
 import { Workspaces } from './workspace.js'
+import { LiveTexts } from './live-text.js'
 
 /** What the meta scope of a session holds. */
 export interface SessionMeta {
@@ -47,6 +48,8 @@ export class HostContext {
   readonly storage: SessionStorage
   /** The owners' index (set by the host right after construction: the default one reads records through this context). */
   index!: OwnerIndex
+  /** Live text of the executions running here (never stored): the driver publishes, observers subscribe. */
+  readonly live = new LiveTexts()
   private readonly logs = new Map<string, EventLog>()
 
   constructor(

@@ -1,5 +1,5 @@
 import { readExecution, type ExecutionRecord } from 'agent-vfs/agent'
-import type { LanguageModel } from 'agent-vfs/agent'
+import type { ExecutionDelta, LanguageModel } from 'agent-vfs/agent'
 import { resumeTask, runTask } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
 import type { HostContext } from './context.js'
@@ -203,7 +203,10 @@ export class SessionDriver {
       ...(setup.limits ? { limits: setup.limits } : {}),
       ...budgetOptions(ctx, setup.budget, meta.record.owner, sessionId, executionId, ws),
       signal: controller.signal,
-      onEvent: (e: { seq: number; at: number; executionId: string; type: string }) => {
+      onDelta: (d: ExecutionDelta) => ctx.live.publish(sessionId, d),
+      onEvent: (e: { seq: number; at: number; executionId: string; type: string; streamId?: string }) => {
+        // The durable text of a streamed call replaces its live text from now on.
+        if (e.streamId !== undefined) ctx.live.end(sessionId, e.streamId)
         const { seq, at: _at, ...body } = e
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an execution event's body, re-tagged as a session event
         appends.push(ctx.emit(sessionId, { ...(body as any), executionSeq: seq }).catch(() => undefined))
@@ -234,6 +237,7 @@ export class SessionDriver {
       )
     } finally {
       this.active.delete(sessionId)
+      ctx.live.endExecution(sessionId, executionId)
       await Promise.all(appends)
       // What the execution wrote counts against the owner's byte quota from now on.
       await ctx.recordBytes(meta.record.owner, sessionId, ws.usage().bytes).catch(() => undefined)

@@ -2,6 +2,7 @@ import type { RunVfs, VfsStore } from 'agent-vfs'
 import type { ExecutionEvent, ExecutionRecord, PendingAnswer, PendingSummary } from 'agent-vfs/agent'
 import type { TailListener } from './log-tail.js'
 import type { ObserveOptions } from './observe.js'
+import type { LiveDelta, LiveListener, LiveSubscription } from './live-text.js'
 import type { OwnerIndex } from './owner-index.js'
 import type { HostBudgets, OwnerUsage, SessionUsage } from './usage.js'
 import type { SessionSignals } from './signals.js'
@@ -105,8 +106,16 @@ export interface SessionHost {
    * (with at least one event) once a page holds 4 MiB of text; ask again after the last `seq`.
    */
   eventLines(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventLine[]>
-  /** Events after `after`, stored then live; see {@link ObserveOptions}. */
-  observe(sessionId: string, options?: ObserveOptions): AsyncIterable<SessionEvent | Heartbeat>
+  /**
+   * Events after `after`, stored then live; see {@link ObserveOptions}. With `live: true`, also the
+   * assistant text and reasoning of an execution running on this host as the model streams it
+   * ({@link LiveDelta}s, never stored: first the text so far, then the rest).
+   */
+  observe(sessionId: string, options: ObserveOptions & { live: true }): AsyncIterable<SessionEvent | Heartbeat | LiveDelta>
+  observe(sessionId: string, options?: ObserveOptions & { live?: false }): AsyncIterable<SessionEvent | Heartbeat>
+  observe(sessionId: string, options: ObserveOptions & { live?: boolean }): AsyncIterable<SessionEvent | Heartbeat | LiveDelta>
+  /** Hears the live text of the session's execution running on this host, coalesced; for hosts that fan events out themselves. */
+  liveText(sessionId: string, listener: LiveListener): LiveSubscription
   /**
    * Joins the session's shared tail (the one reader its observers share on this host): `listener`
    * hears every stored event above the returned `head`, a batch per store read; the events up to

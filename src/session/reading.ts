@@ -3,7 +3,8 @@ import { SessionError } from './errors.js'
 import type { SessionHost, SessionHostOptions } from './host-api.js'
 import type { HostParts } from './host-parts.js'
 import { LogTails, type TailListener } from './log-tail.js'
-import { observeLog } from './observe.js'
+import { observeLog, type ObserveOptions } from './observe.js'
+import { withLiveText } from './observe-live.js'
 import { StreamCounter } from './stream-quota.js'
 import { sessionTailSource } from './tail-source.js'
 import type { SessionEvent } from './types.js'
@@ -15,7 +16,7 @@ import type { SessionEvent } from './types.js'
 export function readingMethods(
   parts: HostParts,
   options: Pick<SessionHostOptions, 'streamsElsewhere'>,
-): Pick<SessionHost, 'executions' | 'execution' | 'events' | 'eventLines' | 'observe' | 'tail' | 'openStream' | 'workspace'> {
+): Pick<SessionHost, 'executions' | 'execution' | 'events' | 'eventLines' | 'observe' | 'liveText' | 'tail' | 'openStream' | 'workspace'> {
   const { ctx } = parts
   const tails = new LogTails(id => sessionTailSource(ctx, id), ctx.settings.pollMs)
   const streams = new StreamCounter(ctx.settings.quota.maxStreams, options.streamsElsewhere)
@@ -46,16 +47,20 @@ export function readingMethods(
       return ctx.eventLines(sessionId, pageAfter(after), pageLimit(limit, 10_000))
     },
 
-    observe(sessionId, observeOptions = {}) {
-      return (async function* () {
+    observe: ((sessionId: string, observeOptions: ObserveOptions & { live?: boolean } = {}) => {
+      const { live, ...rest } = observeOptions
+      const stored = (async function* () {
         await ctx.require(sessionId)
         const source = {
           read: (after: number, limit: number) => ctx.log(sessionId).readLines(after, limit),
           subscribe: (listener: TailListener, pollMs?: number) => tails.subscribe(sessionId, listener, pollMs),
         }
-        yield* observeLog(source, { heartbeatMs: ctx.settings.heartbeatMs, ...observeOptions })
+        yield* observeLog(source, { heartbeatMs: ctx.settings.heartbeatMs, ...rest })
       })()
-    },
+      return live ? withLiveText(stored, listener => ctx.live.subscribe(sessionId, listener)) : stored
+    }) as SessionHost['observe'],
+
+    liveText: (sessionId, listener) => ctx.live.subscribe(sessionId, listener),
 
     tail: (sessionId, listener, pollMs) => tails.subscribe(sessionId, listener, pollMs),
 

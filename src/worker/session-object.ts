@@ -46,6 +46,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       read: (id, after, limit) => this.#hostOf().eventLines(id, { after, limit }),
       // The object's own commits are the only writes to its log and they wake the tail: no poll, so it may hibernate.
       tail: (id, listener) => this.#hostOf().tail(id, listener, Infinity),
+      live: (id, listener) => this.#hostOf().liveText(id, listener),
     })
   }
 
@@ -81,6 +82,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
           session.after,
           request.headers.get('sec-websocket-protocol'),
           new URL(request.url).searchParams.get('batch') === '1',
+          new URL(request.url).searchParams.get('live') === '1',
         ),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),

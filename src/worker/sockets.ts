@@ -1,4 +1,5 @@
-import type { EventLine, TailEvent, TailListener } from 'agent-vfs/session'
+import type { EventLine, LiveListener, LiveSubscription, TailEvent, TailListener } from 'agent-vfs/session'
+import { SocketLiveText } from './socket-live.js'
 
 /** What a hibernatable socket carries across evictions: its session and the last sequence sent. */
 interface SocketState {
@@ -8,6 +9,8 @@ interface SocketState {
   owner?: string
   /** Asked with `?batch=1`: each message is a JSON array of the events of one read (a catch-up page, a tail batch). */
   batch?: true
+  /** Asked with `?live=1`: also the live text of a running execution (see socket-live.ts). */
+  live?: true
 }
 
 /** Where the sockets' events come from: the store for catch-ups, the host's shared tail for the rest. */
@@ -16,6 +19,8 @@ export interface SocketLog {
   read(sessionId: string, after: number, limit: number): Promise<EventLine[]>
   /** Joins the session's shared tail (the one its SSE observers read too); see `SessionHost.tail`. */
   tail(sessionId: string, listener: TailListener): Promise<{ head: number; off: () => void }>
+  /** The host's live text of a session (see `SessionHost.liveText`). */
+  live?(sessionId: string, listener: LiveListener): LiveSubscription
 }
 
 /** Events read per page while catching a socket up. */
@@ -48,18 +53,27 @@ export class SocketHub {
   readonly #states = new WeakMap<WebSocket, SocketState | null>()
   /** Catch-up reads in flight, by `session:after`: sockets at the same sequence share one. */
   readonly #reads = new Map<string, Promise<EventLine[]>>()
+  readonly #liveText: SocketLiveText | undefined
 
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly log: SocketLog,
-  ) {}
+  ) {
+    this.#liveText = log.live ? new SocketLiveText(log.live) : undefined
+  }
 
   /** Accepts a socket for `sessionId` that has seen events up to `after`; resolves to the 101 response. */
-  accept(sessionId: string, owner: string, after: number, protocols: string | null, batch = false): Response {
+  accept(sessionId: string, owner: string, after: number, protocols: string | null, batch = false, live = false): Response {
     const pair = new WebSocketPair()
     const [client, server] = [pair[0], pair[1]]
     this.ctx.acceptWebSocket(server)
-    const state: SocketState = { session: sessionId, sent: after, owner, ...(batch ? { batch: true as const } : {}) }
+    const state: SocketState = {
+      session: sessionId,
+      sent: after,
+      owner,
+      ...(batch ? { batch: true as const } : {}),
+      ...(live ? { live: true as const } : {}),
+    }
     server.serializeAttachment(state)
     this.#states.set(server, state)
     void this.#catchUp(server)
@@ -94,6 +108,7 @@ export class SocketHub {
     const state = this.#state(ws)
     this.#live.delete(ws)
     this.#catching.delete(ws)
+    this.#liveText?.leave(ws)
     if (state) this.#leaveIfAlone(state.session)
   }
 
@@ -128,6 +143,7 @@ export class SocketHub {
   #deliver(sessionId: string, joined: Joined, batch: TailEvent[]): void {
     if (batch.length === 0) return
     joined.head = Math.max(joined.head, batch[batch.length - 1].event.seq)
+    this.#liveText?.stored(sessionId, batch)
     for (const ws of this.#live) {
       const state = this.#state(ws)
       if (state?.session !== sessionId) continue
@@ -186,6 +202,7 @@ export class SocketHub {
       // No await since the last look at the head: every later batch reaches this socket.
       this.#catching.delete(ws)
       this.#live.add(ws)
+      if (state.live) this.#liveText?.join(ws, state.session, state.batch === true)
     } catch {
       // The store failed, or a session deleted under it: the next commit tries again.
       this.#catching.delete(ws)

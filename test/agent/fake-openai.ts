@@ -116,6 +116,7 @@ async function answer(r: FakeRequest, out: FakeReply, res: import('node:http').S
         : anthropicEvents(turn, model)
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
   res.flushHeaders()
+  if (turn.firstDelayMs) await new Promise(resolve => setTimeout(resolve, turn.firstDelayMs))
   for (const e of events) {
     if (e.delayMs) await new Promise(resolve => setTimeout(resolve, e.delayMs))
     if (res.destroyed) return

@@ -14,6 +14,8 @@ export interface FakeTurn {
   chunkChars?: number
   /** Streams wait this long before each piece (default 0). */
   chunkDelayMs?: number
+  /** Streams wait this long after the headers, before the first event: the model's time to first token. */
+  firstDelayMs?: number
 }
 
 /** A server-sent event: its `event:` name (if the format names events) and data. */

@@ -150,7 +150,8 @@ export class SessionClient {
   }
   /** Opens the SSE stream from `after` (sent as Last-Event-ID, as EventSource does on reconnect). */
   openStream(id: string, after: number, signal: AbortSignal): Promise<Response> {
-    return this.request(`/sessions/${id}/stream`, {
+    // ?live=1: the assistant's text as it is generated, too (delta messages, never stored).
+    return this.request(`/sessions/${id}/stream?live=1`, {
       headers: { accept: 'text/event-stream', 'last-event-id': String(after) },
       signal,
     })

@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser'
 import { ApiError, type SessionClient } from './client.js'
-import type { SessionEvent } from './types.js'
+import type { LiveDelta, SessionEvent } from './types.js'
 
 /** Where a feed stands, for the UI's connection indicator. */
 export type FeedState =
@@ -14,6 +14,8 @@ export interface FeedOptions {
   /** Receives new events in order, each seq once, in batches (one per network chunk). */
   onEvents(events: SessionEvent[]): void
   onState?(state: FeedState): void
+  /** Receives the live text of a running execution as it is generated (not stored; a reconnect sends the text so far again). */
+  onDelta?(delta: LiveDelta): void
   signal: AbortSignal
   /** Where the last seen seq is remembered across reloads. Default sessionStorage. */
   storage?: Pick<Storage, 'getItem' | 'setItem'>
@@ -69,7 +71,7 @@ export async function followEvents(client: SessionClient, sessionId: string, opt
         const res = await client.openStream(sessionId, last, signal)
         state({ kind: 'live' })
         attempt = 0
-        await readStream(res, deliver, signal)
+        await readStream(res, deliver, signal, options.onDelta)
         if (signal.aborted) break
         state({ kind: 'reconnecting', attempt: 1, reason: 'the stream ended' })
       } catch (error) {
@@ -99,11 +101,26 @@ export async function followEvents(client: SessionClient, sessionId: string, opt
 }
 
 /** Reads one SSE response to its end, delivering the events of each chunk together. */
-async function readStream(res: Response, deliver: (batch: SessionEvent[]) => void, signal: AbortSignal): Promise<void> {
+async function readStream(
+  res: Response,
+  deliver: (batch: SessionEvent[]) => void,
+  signal: AbortSignal,
+  onDelta?: (delta: LiveDelta) => void,
+): Promise<void> {
   if (!res.body) throw new Error('the stream has no body')
   let batch: SessionEvent[] = []
   const parser = createParser({
     onEvent(message) {
+      if (message.event === 'delta') {
+        // Stored events that came in the same chunk go first: a delta never precedes what it follows.
+        if (batch.length > 0) deliver(batch.splice(0))
+        try {
+          if (!signal.aborted) onDelta?.(JSON.parse(message.data) as LiveDelta)
+        } catch {
+          // A malformed delta is skipped: the stored text replaces it anyway.
+        }
+        return
+      }
       const seq = Number(message.id)
       if (!Number.isSafeInteger(seq)) return
       try {

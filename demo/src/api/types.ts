@@ -2,7 +2,7 @@
  * The wire types of the session HTTP API, taken from the library's own declarations (type-only:
  * nothing of the library enters the UI bundle through this file).
  */
-export type { SessionRecord, SessionEvent, SessionMessage, SessionStatus, Page } from 'agent-vfs/session'
+export type { SessionRecord, SessionEvent, SessionMessage, SessionStatus, Page, LiveDelta } from 'agent-vfs/session'
 import { DEMO_PROFILES } from './settings.js'
 
 export type { Plan, PlanStep, StepStatus, PendingSummary, PendingAnswer } from 'agent-vfs/agent'

@@ -34,6 +34,8 @@ export interface InTabHost {
 export async function openInTabHost(options: InTabHostOptions): Promise<InTabHost> {
   let settings = options.settings
   // The model is chosen per execution run, so a change of settings reaches the next run without a restart.
+  // The offline model writes its text a little at a time, as a real one would: the timeline shows it streaming.
+  const stream = { chunkChars: 2, chunkDelayMs: 30 }
   const profile = (extra: ScriptAppendixProfileOptions): AgentProfile => ({
     description: scriptAppendixProfile(extra).description,
     setup: e => pacedProfile(scriptAppendixProfile({ ...extra, ...currentModel(settings) }), options.modelDelayMs).setup(e),
@@ -43,8 +45,8 @@ export async function openInTabHost(options: InTabHostOptions): Promise<InTabHos
   const host = createSessionHost({
     store: indexedDbStore({ dbName: options.dbName }),
     agents: {
-      [DEMO_PROFILES.appendix]: profile({ runJs: { typescript } }),
-      [DEMO_PROFILES.appendixAsking]: profile({ runJs: { typescript }, askFirst: true, approveRunJs: true }),
+      [DEMO_PROFILES.appendix]: profile({ runJs: { typescript }, stream }),
+      [DEMO_PROFILES.appendixAsking]: profile({ runJs: { typescript }, stream, askFirst: true, approveRunJs: true }),
     },
     hostId: `tab-${crypto.randomUUID()}`,
     leaseMs: options.leaseMs,

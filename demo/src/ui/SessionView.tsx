@@ -10,6 +10,7 @@ import { PlanChecklist } from './PlanChecklist.js'
 import { Timeline } from './Timeline.js'
 import { addEvents, emptyModel, type SessionModel } from './timeline-model.js'
 import { sessionLabel } from './session-label.js'
+import { applyDelta, settleLive, type LiveText } from './live-text.js'
 
 // Events after which the pending list, the record or the files may have changed.
 const PENDING_EVENTS = new Set([
@@ -47,6 +48,7 @@ export function SessionView({
 }) {
   const [record, setRecord] = useState<SessionRecord | undefined>()
   const [model, setModel] = useState<SessionModel>(emptyModel)
+  const [live, setLive] = useState<LiveText[]>([])
   const [pending, setPending] = useState<PendingSummary[]>([])
   const [files, setFiles] = useState<FileEntry[] | undefined>()
   const [filesError, setFilesError] = useState<string | undefined>()
@@ -101,8 +103,10 @@ export function SessionView({
     void followEvents(client, sessionId, {
       signal: stop.signal,
       onState: setFeed,
+      onDelta: d => setLive(l => applyDelta(l, d)),
       onEvents(events: SessionEvent[]) {
         setModel(m => addEvents(m, events))
+        setLive(l => settleLive(l, events))
         if (events.some(e => PENDING_EVENTS.has(e.type))) {
           void refreshPending()
           void refreshRecord()
@@ -178,7 +182,7 @@ export function SessionView({
             onResume={async () => void (await act(() => client.resume(sessionId)))}
           />
           <PlanChecklist plan={model.plan} />
-          <Timeline items={model.items} onOpenFile={openPath} />
+          <Timeline items={model.items} live={live} onOpenFile={openPath} />
         </div>
         <div class="col-side">
           <FilePanel

@@ -3,6 +3,7 @@ import type { SessionEvent } from '../api/types.js'
 import { Code } from './Code.js'
 import { JsonTree } from './JsonTree.js'
 import type { TimelineItem, ToolItem } from './timeline-model.js'
+import type { LiveText } from './live-text.js'
 
 type OpenFile = (path: string) => void
 
@@ -37,14 +38,14 @@ function FileLink({ path, label, onOpen }: { path: string; label?: string; onOpe
  * The session's events in order: tool calls with their inputs and results, plan updates,
  * checkpoints, approvals and questions, rejections and corrections. New items are announced politely.
  */
-export function Timeline({ items, onOpenFile }: { items: TimelineItem[]; onOpenFile: OpenFile }) {
+export function Timeline({ items, live = [], onOpenFile }: { items: TimelineItem[]; live?: LiveText[]; onOpenFile: OpenFile }) {
   const list = useRef<HTMLOListElement>(null)
   const pinned = useRef(true)
   // Follow new items while the reader is at the bottom; leave them where they are once they scroll up.
   useLayoutEffect(() => {
     const el = list.current
     if (el && pinned.current) el.scrollTop = el.scrollHeight
-  }, [items.length])
+  }, [items.length, live.reduce((n, l) => n + l.text.length, 0)])
   const onScroll = () => {
     const el = list.current
     if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40
@@ -70,6 +71,15 @@ export function Timeline({ items, onOpenFile }: { items: TimelineItem[]; onOpenF
             <EventRow key={item.seq} event={item.event} onOpenFile={onOpenFile} />
           ),
         )}
+        {/* What the model is writing now; its stored event replaces it. */}
+        {live.map(l => (
+          <li key={l.streamId} class={`item ${l.kind} live`} data-testid="timeline-live" data-kind={l.kind} data-stream-id={l.streamId}>
+            {l.text}
+            <span class="cursor" aria-hidden="true">
+              ▍
+            </span>
+          </li>
+        ))}
       </ol>
     </section>
   )
@@ -176,6 +186,29 @@ function EventRow({ event: e, onOpenFile }: { event: SessionEvent; onOpenFile: O
         'text',
         <p>
           <span class="badge">agent</span> <TextWithPaths text={e.text} onOpen={onOpenFile} />
+        </p>,
+      )
+    case 'reasoning':
+      return row(
+        'reasoning',
+        <p>
+          <span class="badge">thinking</span> {e.text}
+        </p>,
+      )
+    case 'model-call':
+      return row(
+        'meta model-call',
+        <p>
+          Model call {e.call}: {e.usage.inputTokens} in, {e.usage.outputTokens} out
+          {e.usage.cachedInputTokens ? ` (${e.usage.cachedInputTokens} cached)` : ''}, {e.finishReason}
+          {e.retries > 0 ? `, after ${e.retries} retr${e.retries === 1 ? 'y' : 'ies'}` : ''}
+        </p>,
+      )
+    case 'model-retry':
+      return row(
+        'meta',
+        <p>
+          Model call {e.call} failed{e.statusCode ? ` (${e.statusCode})` : ''}: retrying in {Math.round(e.delayMs)} ms
         </p>,
       )
     case 'execution-start':

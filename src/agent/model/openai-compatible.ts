@@ -87,49 +87,55 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): Languag
     if (!response.ok) throw new ModelHttpError(url, response.status, Object.fromEntries(response.headers), await response.text())
     return response
   }
-  return {
+  const model: LanguageModel = {
     specificationVersion: 'v2',
     provider: 'openai-compatible',
     modelId: options.modelId,
     supportedUrls: {},
     async doGenerate(call: ModelCallOptions): Promise<GenerateResult> {
-      const text = await (await post(call, false)).text()
-      let json: {
-        choices?: Array<{
-          message?: { content?: string | null; reasoning_content?: string | null; tool_calls?: ChatMessage['tool_calls'] }
-          finish_reason?: string
-        }>
-        usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }
-      }
-      try {
-        json = JSON.parse(text)
-      } catch {
-        throw new Error(`${url} answered with something that is not JSON: ${text.slice(0, 200)}`)
-      }
-      const choice = json.choices?.[0]
-      if (!choice?.message) throw new Error(`${url} answered without choices[0].message`)
-      const content: GenerateResult['content'] = []
-      if (choice.message.reasoning_content) content.push({ type: 'reasoning', text: choice.message.reasoning_content })
-      if (choice.message.content) content.push({ type: 'text', text: choice.message.content })
-      for (const tc of choice.message.tool_calls ?? [])
-        content.push({ type: 'tool-call', toolCallId: tc.id, toolName: tc.function.name, input: tc.function.arguments || '{}' })
-      return {
-        content,
-        finishReason: CHAT_FINISH[choice.finish_reason ?? ''] ?? 'other',
-        usage: {
-          inputTokens: json.usage?.prompt_tokens,
-          outputTokens: json.usage?.completion_tokens,
-          totalTokens: json.usage?.total_tokens,
-        },
-        warnings: [],
-      }
+      return generateResult(await (await post(call, false)).text(), url)
     },
-    /** The same call with `stream: true`: server-sent chat-completion chunks as v2 stream parts. */
-    async doStream(call: ModelCallOptions): Promise<{ stream: ReadableStream<ChatStreamPart> }> {
-      const response = await post(call, true)
-      if (!response.body) throw new Error(`${url} answered a stream request without a body`)
-      return { stream: chatCompletionParts(response.body, url) }
+  }
+  // The same call with `stream: true`: server-sent chat-completion chunks as v2 stream parts. Not
+  // enumerable, as on a scripted model: a copy that replaces doGenerate ({ ...model, doGenerate }) generates.
+  const doStream = async (call: ModelCallOptions): Promise<{ stream: ReadableStream<ChatStreamPart> }> => {
+    const response = await post(call, true)
+    if (!response.body) throw new Error(`${url} answered a stream request without a body`)
+    return { stream: chatCompletionParts(response.body, url) }
+  }
+  return Object.defineProperty(model, 'doStream', { value: doStream, enumerable: false })
+}
+
+/** A chat-completions JSON body as a generate result. */
+function generateResult(text: string, url: string): GenerateResult {
+  let json: {
+    choices?: Array<{
+      message?: { content?: string | null; reasoning_content?: string | null; tool_calls?: ChatMessage['tool_calls'] }
+      finish_reason?: string
+    }>
+    usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }
+  }
+  try {
+    json = JSON.parse(text)
+  } catch {
+    throw new Error(`${url} answered with something that is not JSON: ${text.slice(0, 200)}`)
+  }
+  const choice = json.choices?.[0]
+  if (!choice?.message) throw new Error(`${url} answered without choices[0].message`)
+  const content: GenerateResult['content'] = []
+  if (choice.message.reasoning_content) content.push({ type: 'reasoning', text: choice.message.reasoning_content })
+  if (choice.message.content) content.push({ type: 'text', text: choice.message.content })
+  for (const tc of choice.message.tool_calls ?? [])
+    content.push({ type: 'tool-call', toolCallId: tc.id, toolName: tc.function.name, input: tc.function.arguments || '{}' })
+  return {
+    content,
+    finishReason: CHAT_FINISH[choice.finish_reason ?? ''] ?? 'other',
+    usage: {
+      inputTokens: json.usage?.prompt_tokens,
+      outputTokens: json.usage?.completion_tokens,
+      totalTokens: json.usage?.total_tokens,
     },
+    warnings: [],
   }
 }
 

@@ -209,9 +209,12 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
           signal: stop.signal,
           heartbeatMs: options.heartbeatMs ?? 15_000,
           idleTimeoutMs: options.idleTimeoutMs ?? 300_000,
+          live: c.req.valid('query').live === '1',
         })
         for await (const e of events) {
           if (e.type === 'heartbeat') await out.write(`: heartbeat ${e.after}\n\n`)
+          // No id: Last-Event-ID stays the last stored event, and a reconnect gets the text so far again, once.
+          else if (e.type === 'delta') await out.write(`event: delta\ndata: ${JSON.stringify(e)}\n\n`)
           // The stored text as it is (the same for every observer): no serialisation per stream.
           else await out.write(sseMessage(String(e.seq), e.type, storedJson(e) ?? JSON.stringify(e)))
           if (stream.aborted || stream.closed) break

@@ -206,7 +206,8 @@ export const sessionRoutes = {
     responses: {
       200: {
         content: { 'text/event-stream': { schema: z.string() } },
-        description: 'SSE: `id:` is the sequence; Last-Event-ID (or ?after=) resumes; `: heartbeat` comments',
+        description:
+          'SSE: `id:` is the sequence; Last-Event-ID (or ?after=) resumes; `: heartbeat` comments. With ?live=1 also `event: delta` messages without an id: the live text of a running execution (`{ streamId, kind, at, delta }`: text = text.slice(0, at) + delta; the stored `text` event with the same streamId replaces it)',
       },
       ...errors,
     },

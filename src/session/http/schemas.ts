@@ -94,7 +94,11 @@ export const EventsQuery = z.object({
   after: z.coerce.number().int().min(0).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 })
-export const StreamQuery = z.object({ after: z.coerce.number().int().min(0).optional() })
+export const StreamQuery = z.object({
+  after: z.coerce.number().int().min(0).optional(),
+  /** `1`: also the live text of a running execution (`delta` messages without a sequence, never stored). */
+  live: z.enum(['0', '1']).optional(),
+})
 
 export const FileQuery = z.object({ path: z.string().min(1).max(4096) })
 export const ListFilesQuery = z.object({ prefix: z.string().max(4096).optional() })

@@ -1,0 +1,52 @@
+import type { Browser } from 'playwright'
+import { afterAll, beforeAll, expect, inject, it } from 'vitest'
+import { DEMO_PROFILES } from '../../demo/src/api/settings.js'
+import { openBrowser, openDemo } from './browser.js'
+import { writeEpisodes, type InputFolder } from './inputs.js'
+import * as ui from './ui.js'
+
+// Streaming text in the timeline (issue 19): in this tab, the scripted model writes its text a
+// little at a time; the timeline shows it growing (`timeline-live`) until the stored text event
+// replaces it.
+let browser: Browser
+let input: InputFolder
+
+beforeAll(async () => {
+  browser = await openBrowser()
+  input = writeEpisodes({ count: 6, name: 'season-short' })
+})
+afterAll(async () => {
+  await browser?.close()
+  input?.remove()
+})
+
+it('shows the agent text as it is generated, then the stored text in its place', async () => {
+  const { page, errors } = await openDemo(browser, inject('demoUrl'))
+  await ui.connect(page)
+  await ui.createSession(page, { profile: DEMO_PROFILES.appendix, title: 'Streaming' })
+  const upload = await ui.uploadFolder(page, input.dir)
+  expect(upload.ok, upload.text).toBe(true)
+  // Every text the live element showed, as the page rendered it.
+  await page.evaluate(() => {
+    const seen: string[] = []
+    ;(window as unknown as { liveSeen: string[] }).liveSeen = seen
+    new MutationObserver(() => {
+      for (const el of document.querySelectorAll('[data-testid="timeline-live"]')) {
+        const text = (el.textContent ?? '').replace(/▍$/, '')
+        if (seen.at(-1) !== text) seen.push(text)
+      }
+    }).observe(document.body, { subtree: true, childList: true, characterData: true })
+  })
+  await ui.sendMessage(page, 'Write the production appendix for this season.')
+  const stored = page.locator('[data-testid="timeline-item"][data-type="text"]').first()
+  await stored.waitFor({ timeout: 60_000 })
+  const text = ((await stored.textContent()) ?? '').replace(/^agent\s*/, '')
+  const seen = await page.evaluate(() => (window as unknown as { liveSeen: string[] }).liveSeen)
+  // Seen growing, piece by piece, each a beginning of the stored text.
+  expect(seen.length).toBeGreaterThan(1)
+  expect(seen.every(s => text.startsWith(s))).toBe(true)
+  expect(new Set(seen.map(s => s.length)).size).toBeGreaterThan(1)
+  // The live element of that text is gone once the stored one is there.
+  await expect.poll(() => page.locator('[data-testid="timeline-live"]').filter({ hasText: text }).count()).toBe(0)
+  expect(errors).toEqual([])
+})
