@@ -135,6 +135,7 @@ await buildNodeQuickJs()
 mkdirSync('dist/migrations')
 copyFileSync('worker-edge/migrations/0002_sessions.sql', 'dist/migrations/0001_sessions.sql')
 copyFileSync('worker-edge/migrations/0003_running.sql', 'dist/migrations/0002_running.sql')
+copyFileSync('worker-edge/migrations/0004_usage.sql', 'dist/migrations/0003_usage.sql')
 for (const entry of entries.filter(e => e.prebundled)) await buildTypeScriptLoader(`dist/${entry.out}.js`, entry.in)
 
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })

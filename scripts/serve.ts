@@ -19,6 +19,9 @@
  * --max-upload-bytes / AGENT_VFS_MAX_UPLOAD_BYTES (20 MiB), --run-js-threads / AGENT_VFS_RUN_JS_THREADS
  * (worker threads for run_js: the machine's parallelism, 1 to 8; `0` runs programs on the server's
  * own thread, which a busy program then blocks).
+ *
+ * Budgets (docs/usage-budgets.md; none by default): --execution-budget / AGENT_VFS_EXECUTION_BUDGET and
+ * --owner-budget / AGENT_VFS_OWNER_BUDGET, each JSON such as '{"tokens":200000,"modelCalls":50}'.
  */
 import { serve } from '@hono/node-server'
 import { mkdirSync } from 'node:fs'
@@ -34,6 +37,7 @@ import { postgresStore, type VfsStore } from 'agent-vfs'
 import { createRunJs, type RunJsTool, type RunVfs } from 'agent-vfs'
 import { workerThreads } from 'agent-vfs/run-js/node'
 import { mountSessionMcp } from 'agent-vfs/mcp'
+import { checkBudget, type Budget } from 'agent-vfs/agent'
 import {
   createSessionApp,
   createSessionHost,
@@ -96,6 +100,19 @@ function quotaFromSettings(): OwnerQuota {
 }
 
 const quota = quotaFromSettings()
+
+/** A budget from `--name` / its env variable, as JSON (`{"tokens":200000}`); undefined when unset. */
+function budgetSetting(flag: string, variable: string): Budget | undefined {
+  const text = setting(flag, variable)
+  if (text === undefined || text === '') return undefined
+  try {
+    return checkBudget(JSON.parse(text), flag) ?? undefined
+  } catch (error) {
+    refuse(`--${flag} / ${variable} must be JSON such as '{"tokens":200000,"modelCalls":50}': ${(error as Error).message}`)
+  }
+}
+const executionBudget = budgetSetting('execution-budget', 'AGENT_VFS_EXECUTION_BUDGET')
+const ownerBudget = budgetSetting('owner-budget', 'AGENT_VFS_OWNER_BUDGET')
 const maxJsonBytes = count('max-json-bytes', 'AGENT_VFS_MAX_JSON_BYTES', undefined) || undefined
 const maxUploadBytes = count('max-upload-bytes', 'AGENT_VFS_MAX_UPLOAD_BYTES', undefined) || undefined
 const threadCount = count('run-js-threads', 'AGENT_VFS_RUN_JS_THREADS', undefined)
@@ -193,6 +210,7 @@ const host = createSessionHost({
   ...(opened.signals ? { signals: opened.signals } : {}),
   pollMs: opened.signals ? 5000 : 500,
   quota,
+  budgets: { ...(executionBudget ? { execution: executionBudget } : {}), ...(ownerBudget ? { owner: ownerBudget } : {}) },
 })
 
 let secret = env.AGENT_VFS_JWT_SECRET

@@ -94,3 +94,17 @@ export {
 export type { WindowState, WindowReason, EarlierExecution } from './model/prompt.js'
 // Where the runtime keeps its records under /state (moved here from the core's run layout).
 export { PLAN_PATH, POLICY_PATH, PENDING_DIR, EXECUTIONS_DIR } from './state/paths.js'
+
+export {
+  addBudgetUsage,
+  budgetMessage,
+  checkBudget,
+  noUsage,
+  reachedBudget,
+  type Budget,
+  type BudgetName,
+  type BudgetUsage,
+  type BudgetExceeded,
+} from './budget/budget.js'
+export { recordUsage, type SharedBudget } from './budget/gate.js'
+export { TRACER_NAME } from './telemetry/spans.js'

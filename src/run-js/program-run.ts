@@ -51,6 +51,8 @@ export class ProgramRun {
   /** Set once the outcome is known: from then on no guest code may run. */
   private finished = false
   poisoned = false
+  /** Milliseconds spent inside QuickJS (compiling, the program, its jobs): the run's CPU time. */
+  cpuMs = 0
   /** What poisoned the instance, for the run's error message. */
   hostError: unknown
   private outOfMemory = false
@@ -128,11 +130,14 @@ export class ProgramRun {
   /** Runs a host→QuickJS call; an exception thrown from inside wasm poisons the instance. */
   private guard<T>(fn: () => T): T | undefined {
     if (this.poisoned) return undefined
+    const started = performance.now()
     try {
       return fn()
     } catch (error) {
       this.poison(error)
       return undefined
+    } finally {
+      this.cpuMs += performance.now() - started
     }
   }
 

@@ -77,7 +77,8 @@ export async function runProgram(
   }
   try {
     clock.start()
-    return await runToEnd(env, programRun, clock, code)
+    const result = await runToEnd(env, programRun, clock, code)
+    return programRun.cpuMs > 0 ? { ...result, cpuMs: Math.round(programRun.cpuMs * 1000) / 1000 } : result
   } catch (error) {
     // Only host-side failures get here (the guest's own errors are results).
     return failure({ name: 'InternalError', message: `run_js failed on the host: ${toGuestError(error).message}` }, safeLogs(programRun))

@@ -332,6 +332,8 @@ export interface RunJsResult {
   queuedMs?: number
   /** The program is parked on a call that waits for a person (`success` is false, `error.name` 'SuspendedError'). */
   suspended?: RunJsSuspended
+  /** Milliseconds spent running the program's guest code inside QuickJS (not waiting for host calls): its CPU time. */
+  cpuMs?: number
 }
 
 /** A runner bound to one workspace. Runs share nothing but the workspace. */

@@ -1,3 +1,4 @@
+import type { HostBudgets } from './usage.js'
 import type { VfsStore } from 'agent-vfs'
 import { SessionError } from './errors.js'
 import { EventLog, LOG_PATH, type LogHint } from './event-log.js'
@@ -51,6 +52,8 @@ export interface HostSettings {
   quota: OwnerQuota
   /** Only this host ever runs the store's sessions: a lease held by another holder is stale at once. */
   exclusive: boolean
+  /** Budgets of every execution and of every owner (usage.ts). */
+  budgets: HostBudgets
 }
 
 /** State shared by the parts of one host: logs, message boxes, workspaces, signals. */

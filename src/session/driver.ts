@@ -10,6 +10,7 @@ import { catchUpLog } from './log-catch-up.js'
 import { acquireLease, releaseLease } from './leases.js'
 import { decide, type Decision, type NextStep } from './state.js'
 import { segmentOf } from './storage.js'
+import { budgetOptions, recordSessionUsage } from './usage.js'
 
 /** A step that does something. */
 type Step = Exclude<NextStep, { kind: 'none' }>
@@ -205,6 +206,7 @@ export class SessionDriver {
         ? { tools: { ...setup.tools, ...(setup.changeTools ? await executionChangeTools(ctx, sessionId, executionId) : {}) } }
         : {}),
       ...(setup.limits ? { limits: setup.limits } : {}),
+      ...budgetOptions(ctx, setup.budget, meta.record.owner, sessionId, executionId, ws),
       signal: controller.signal,
       onDelta: (d: ExecutionDelta) => ctx.live.publish(sessionId, d),
       onEvent: (e: { seq: number; at: number; executionId: string; type: string; streamId?: string }) => {
@@ -244,6 +246,8 @@ export class SessionDriver {
       await Promise.all([...appends, ctx.fileEvents.settled(sessionId)])
       // What the execution wrote counts against the owner's byte quota from now on.
       await ctx.recordBytes(meta.record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
+      // And what it spent counts against the owner's budget.
+      await recordSessionUsage(ctx, meta.record.owner, sessionId, ws).catch(() => undefined)
     }
   }
 

@@ -4,6 +4,7 @@ import type { TailListener } from './log-tail.js'
 import type { ObserveOptions } from './observe.js'
 import type { LiveDelta, LiveListener, LiveSubscription } from './live-text.js'
 import type { OwnerIndex } from './owner-index.js'
+import type { HostBudgets, OwnerUsage, SessionUsage } from './usage.js'
 import type { SessionSignals } from './signals.js'
 import type { SessionChanges } from './changes.js'
 import type { ForkPoint } from './fork.js'
@@ -43,6 +44,12 @@ export interface SessionHostOptions {
    * takes it over without waiting for it to expire. Default false.
    */
   exclusive?: boolean
+  /**
+   * Hard stops (docs/usage-budgets.md): `execution`, every execution's (a profile's
+   * `ExecutionSetup.budget` can only tighten it); `owner`, all of one owner's sessions together.
+   * Default: none (unlimited).
+   */
+  budgets?: HostBudgets
 }
 
 /** One file to write into a session's workspace. */
@@ -136,6 +143,10 @@ export interface SessionHost {
   readonly changes: SessionChanges
   /** A new session of the same owner whose workspace is this one's at the point (a branch) and whose log holds the events up to it. */
   fork(sessionId: string, at: ForkPoint, options?: { title?: string }): Promise<SessionRecord>
+  /** What the session's executions spent (tokens, model and tool calls, run_js CPU time, bytes written), each and in total. */
+  usage(sessionId: string): Promise<SessionUsage>
+  /** What the owner's sessions spent, each (live ones) and in total (deleted ones included). */
+  ownerUsage(owner: string): Promise<OwnerUsage>
   /** Resumes executions whose host died (lease expired). Resolves to the sessions it took on. */
   recover(): Promise<string[]>
   gc(options: GcOptions): Promise<GcReport>

@@ -12,6 +12,7 @@ import { storeOwnerIndex } from './owner-index.js'
 import { readingMethods } from './reading.js'
 import { combineSignals, localSignals } from './signals.js'
 import { SEGMENT_EVENTS } from './storage.js'
+import { checkHostBudgets, usageMethods } from './usage-methods.js'
 
 export type { GcOptions, GcReport, SessionHost, SessionHostOptions, UploadFile } from './host-api.js'
 
@@ -42,6 +43,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       pollMs: options.pollMs ?? 1000,
       heartbeatMs: options.heartbeatMs ?? 15_000,
       quota: options.quota ?? {},
+      budgets: checkHostBudgets(options.budgets),
       exclusive: options.exclusive ?? false,
     },
     combineSignals(localSignals(), options.signals),
@@ -59,6 +61,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     ...fileMethods(parts),
     ...changeMethods(parts),
     fork: (sessionId, at, forkOptions) => forkSession(parts, sessionId, at, forkOptions),
+    ...usageMethods(parts),
     ...maintenanceMethods(parts, id => lifecycle.delete(id)),
     settled: sessionId => driver.settled(sessionId),
     async stop() {

@@ -48,6 +48,17 @@ export type { ChangePoint } from './change-points.js'
 export type { ForkPoint } from './fork.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
+export { usageRoutes, addUsageRoutes } from './http/usage-routes.js'
+export { traceRequests } from './http/request-spans.js'
+export {
+  sumUsage,
+  zeroUsage,
+  type UsageTotals,
+  type ExecutionUsage,
+  type SessionUsage,
+  type OwnerUsage,
+  type HostBudgets,
+} from './usage.js'
 export {
   bodyLimits,
   resolveBodyLimits,

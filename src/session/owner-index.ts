@@ -3,6 +3,7 @@ import { SessionError } from './errors.js'
 import { deleteRecord, loadRecords, putJson, updateRecords, versionOf, type RecordMap } from './records.js'
 import { scopeNames } from './storage.js'
 import type { OwnerQuota, Page, SessionRecord } from './types.js'
+import { sumUsage, zeroUsage, type UsageTotals } from './usage.js'
 
 /**
  * The quotas `npm run serve` and the Cloudflare Worker apply when none are given (docs/limits.md):
@@ -44,12 +45,18 @@ export interface OwnerIndex {
   setRunning?(owner: string, sessionId: string, running: boolean, maxRunning?: number): Promise<void>
   /** The session record changed (status, title, …): an index that lists records keeps its copy current. */
   changed?(record: SessionRecord): Promise<void>
+  /** Stores what a session spent so far (usage.ts); an index without it keeps no owner usage and enforces no owner budget. */
+  setUsage?(owner: string, sessionId: string, usage: UsageTotals): Promise<void>
+  /** What the owner spent: in total (deleted sessions included, `except`'s entry left out) and per live session. */
+  usage?(owner: string, except?: string): Promise<{ total: UsageTotals; sessions: Array<{ id: string; total: UsageTotals }> }>
 }
 
 /** An owner's `/usage.json`: sessions held now, and sessions ever created (the order of the list). */
 interface OwnerUsage {
   sessions: number
   created: number
+  /** What deleted sessions had spent: an owner's usage (and budget) outlives their sessions. */
+  spent?: UsageTotals
 }
 
 /** An owner's entry for one session. */
@@ -60,6 +67,7 @@ interface OwnerEntry {
   bytes: number
   /** Running an execution (what `maxRunningExecutions` counts). */
   running?: boolean
+  usage?: UsageTotals
 }
 
 const entryPath = (id: string) => `/sessions/${id}.json`
@@ -95,7 +103,7 @@ export function storeOwnerIndex(
         const n = (usage.created ?? 0) + 1
         return {
           ops: [
-            putJson('/usage.json', { sessions: usage.sessions + 1, created: n }, versionOf(current, '/usage.json')),
+            putJson('/usage.json', { ...usage, sessions: usage.sessions + 1, created: n }, versionOf(current, '/usage.json')),
             putJson(entryPath(record.id), { id: record.id, n, createdAt: record.createdAt, bytes: 0 } satisfies OwnerEntry, 0),
           ],
           value: undefined,
@@ -107,10 +115,12 @@ export function storeOwnerIndex(
       await updateRecords(store, namespace, scope(owner), current => {
         if (!current.has(entryPath(sessionId))) return { ops: [], value: undefined }
         const usage = (current.get('/usage.json')?.value as OwnerUsage | undefined) ?? { sessions: 1, created: 0 }
+        const gone = (current.get(entryPath(sessionId))!.value as OwnerEntry).usage
+        const spent = gone ? { spent: sumUsage(usage.spent ?? zeroUsage(), gone) } : {}
         return {
           ops: [
             deleteRecord(entryPath(sessionId), versionOf(current, entryPath(sessionId))),
-            putJson('/usage.json', { ...usage, sessions: Math.max(0, usage.sessions - 1) }, versionOf(current, '/usage.json')),
+            putJson('/usage.json', { ...usage, ...spent, sessions: Math.max(0, usage.sessions - 1) }, versionOf(current, '/usage.json')),
           ],
           value: undefined,
         }
@@ -158,6 +168,27 @@ export function storeOwnerIndex(
         const ops = [putJson(entryPath(sessionId), { ...(entry.value as object), bytes }, entry.version)]
         return { ops: maxBytes !== undefined ? [...ops, touchUsage(current)] : ops, value: undefined }
       })
+    },
+
+    async setUsage(owner, sessionId, usage) {
+      await updateRecords(store, namespace, scope(owner), current => {
+        const entry = current.get(entryPath(sessionId))
+        if (!entry) return { ops: [], value: undefined }
+        return { ops: [putJson(entryPath(sessionId), { ...(entry.value as OwnerEntry), usage }, entry.version)], value: undefined }
+      })
+    },
+
+    async usage(owner, except) {
+      const all = await loadRecords(store, namespace, scope(owner))
+      let total = (all.get('/usage.json')?.value as OwnerUsage | undefined)?.spent ?? zeroUsage()
+      const sessions: Array<{ id: string; total: UsageTotals }> = []
+      for (const [path, r] of all) {
+        const e = r.value as OwnerEntry
+        if (!path.startsWith('/sessions/') || !e.usage) continue
+        sessions.push({ id: e.id, total: e.usage })
+        if (e.id !== except) total = sumUsage(total, e.usage)
+      }
+      return { total, sessions }
     },
 
     async setRunning(owner, sessionId, running, maxRunning) {

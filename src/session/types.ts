@@ -6,6 +6,7 @@ import type { PolicyRule } from 'agent-vfs/agent'
 import type { ToolSet } from 'agent-vfs/agent'
 import type { RunJsSlot } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
+import type { Budget } from 'agent-vfs/agent'
 
 /** Where a session stands. `waiting_*` means an execution is suspended on a pending action. */
 export type SessionStatus = 'idle' | 'running' | 'waiting_input' | 'waiting_approval' | 'closed'
@@ -112,6 +113,8 @@ export interface ExecutionSetup {
   limits?: Partial<TaskLimits>
   /** Adds `changes_since` and `diff_files` (what changed in the workspace since this execution started, line diffs). */
   changeTools?: boolean
+  /** This execution's budget; the host's `budgets.execution` still applies (the tighter figure wins). */
+  budget?: Budget
 }
 
 /**

@@ -1,8 +1,8 @@
 import { VfsError } from 'agent-vfs'
-import { SessionError, type OwnerIndex, type SessionRecord } from 'agent-vfs/session'
+import { SessionError, sumUsage, zeroUsage, type OwnerIndex, type SessionRecord, type UsageTotals } from 'agent-vfs/session'
 
 /**
- * The owners' index of the edge in D1 (table `sessions`, worker-edge/migrations/0002 and 0003, D1_SESSION_SCHEMA):
+ * The owners' index of the edge in D1 (table `sessions`, worker-edge/migrations/0002 to 0004, D1_SESSION_SCHEMA):
  * one row per session, written by the session's Durable Object and read by the Worker to list an
  * owner's sessions and to route a request only to a session its caller owns. A quota check and its
  * write are one D1 batch (a transaction): a guard row that violates a CHECK makes the whole batch
@@ -106,6 +106,21 @@ export function d1OwnerIndex(db: D1Database): OwnerIndex {
         () => `this owner already runs ${maxRunning} executions; the quota is ${maxRunning} at once`,
         'too-many-running',
       )
+    },
+
+    async setUsage(owner, sessionId, usage) {
+      await db.prepare('UPDATE sessions SET usage = ?1 WHERE id = ?2 AND owner = ?3').bind(JSON.stringify(usage), sessionId, owner).run()
+    },
+
+    // Live sessions only: D1 keeps no figures of deleted sessions (the store's index does).
+    async usage(owner, except) {
+      const { results } = await db
+        .prepare('SELECT id, usage FROM sessions WHERE owner = ?1 AND usage IS NOT NULL')
+        .bind(owner)
+        .all<{ id: string; usage: string }>()
+      const sessions = results.map(r => ({ id: r.id, total: JSON.parse(r.usage) as UsageTotals }))
+      const total = sessions.filter(s => s.id !== except).reduce((sum, s) => sumUsage(sum, s.total), zeroUsage())
+      return { total, sessions }
     },
 
     async changed(record) {

@@ -1,6 +1,6 @@
 /**
  * The D1 session index of agent-vfs/worker as data: the statements of the package's migrations
- * (dist/migrations, from worker-edge/migrations 0002 and 0003; a test keeps them identical), for apps
+ * (dist/migrations, from worker-edge/migrations 0002, 0003 and 0004; a test keeps them identical), for apps
  * that set up D1 from code instead of `wrangler d1 migrations apply`.
  */
 
@@ -20,6 +20,7 @@ export const D1_SESSION_SCHEMA: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS session_quota_guard (
   ok INTEGER NOT NULL CONSTRAINT session_quota_exceeded CHECK (ok = 1))`,
   'ALTER TABLE sessions ADD COLUMN running INTEGER NOT NULL DEFAULT 0',
+  'ALTER TABLE sessions ADD COLUMN usage TEXT',
 ]
 
 /** The minimum of D1 that {@link migrateD1} uses (a `D1Database` binding is one). */

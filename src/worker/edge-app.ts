@@ -10,6 +10,8 @@ import {
   sessionRoutes,
   SESSION_ID,
   toErrorResponse,
+  traceRequests,
+  usageRoutes,
 } from 'agent-vfs/session'
 import { d1OwnerIndex, sessionOwner } from './d1-owner-index.js'
 import { configureEdge, jwtSecret, type EdgeEnv, type EdgeOptions } from './options.js'
@@ -48,6 +50,7 @@ export function createEdgeApp(options: EdgeOptions): OpenAPIHono<EdgeAppEnv> {
     return response
   })
 
+  app.use('*', traceRequests())
   // The same document as the Node host's /openapi.json, built once per isolate; no token needed.
   let openApi: ReturnType<typeof sessionOpenApiDocument> | undefined
   app.get('/openapi.json', c => c.json((openApi ??= sessionOpenApiDocument())))
@@ -68,6 +71,7 @@ export function createEdgeApp(options: EdgeOptions): OpenAPIHono<EdgeAppEnv> {
   }
   app.use('/sessions', auth)
   app.use('/sessions/*', auth)
+  app.use('/usage', auth)
   // Bounded here, before a body reaches an object: read to its end (an object cannot read a request
   // stream once it answered), and handed on as bytes of a known length.
   app.use('/sessions/*', bodyLimits(resolveBodyLimits(options)))
@@ -96,6 +100,13 @@ export function createEdgeApp(options: EdgeOptions): OpenAPIHono<EdgeAppEnv> {
       }),
       200,
     )
+  })
+
+  // The owner's usage from D1 (each session's object stores its figures there when a run stops).
+  h.openapi(usageRoutes.ownerUsage, async c => {
+    const owner = c.get('owner')
+    const { total, sessions } = await d1OwnerIndex((c.env as EdgeEnv).DB).usage!(owner)
+    return c.json({ owner, total, sessions }, 200)
   })
 
   const forward: MiddlewareHandler<EdgeAppEnv> = async c => {

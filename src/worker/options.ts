@@ -1,5 +1,5 @@
 import type { Hono } from 'hono'
-import type { AgentProfile, OwnerQuota, SessionHost } from 'agent-vfs/session'
+import type { AgentProfile, HostBudgets, OwnerQuota, SessionHost } from 'agent-vfs/session'
 import type { SessionObject } from './session-object.js'
 
 /** The bindings `agent-vfs/worker` reads (declare them in wrangler.toml; see the README). */
@@ -21,6 +21,8 @@ export interface EdgeOptions {
    * 4 running executions, 50 open streams); a quota given replaces it whole (`{}`: no limits).
    */
   quota?: OwnerQuota
+  /** Budgets of every execution and of every owner (docs/usage-budgets.md). Default: none. */
+  budgets?: HostBudgets
   /** Closed sessions are deleted (their object's storage and their D1 row) this long after they closed, by the object's alarm. Default: kept. */
   retention?: { closedMs: number }
   /**

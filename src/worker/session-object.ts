@@ -59,6 +59,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       exclusive: true,
       ownerIndex: d1OwnerIndex(this.env.DB),
       quota: options.quota ?? DEFAULT_OWNER_QUOTA,
+      ...(options.budgets ? { budgets: options.budgets } : {}),
       // Hibernated WebSockets count against the owner's streams with the SSE streams this host serves.
       streamsElsewhere: owner => this.#sockets.count(owner),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),

@@ -8,6 +8,8 @@ import type { PendingAction } from '../state/pending.js'
 import type { PlanController } from '../state/plan.js'
 import type { ResultContract } from '../tools/contract.js'
 import type { ToolSet } from '../tools/tool.js'
+import type { BudgetGate } from '../budget/gate.js'
+import type { Context } from '@opentelemetry/api'
 
 /**
  * Everything one execution needs while it runs, and the shapes its parts pass each other. Its own
@@ -31,6 +33,10 @@ export interface ExecutionContext {
   recorder: ExecutionRecorder
   plan: PlanController
   tools: ToolSet
+  /** The execution's budgets (a gate without budgets lets everything through). */
+  budget: BudgetGate
+  /** The OpenTelemetry context of the execution's span: model and tool call spans are its children. */
+  trace: Context
 }
 
 /** A {@link TextDelta} of one execution. */

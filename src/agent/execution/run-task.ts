@@ -17,6 +17,9 @@ import { taskResult, type TaskResult } from './task-result.js'
 import type { ToolSet } from '../tools/tool.js'
 import { ReadLedger } from '../tools/tool-context.js'
 import { createWorkspaceTools, toolSpecs, type RunJsSlot } from '../tools/toolset.js'
+import { checkBudget, type Budget } from '../budget/budget.js'
+import { BudgetGate, type SharedBudget } from '../budget/gate.js'
+import { endExecutionSpan, startExecutionSpan } from '../telemetry/spans.js'
 
 /** A refused runTask or resumeTask call (e.g. resuming with nothing to resume). */
 export class TaskError extends Error {
@@ -47,6 +50,14 @@ export interface TaskRunOptions<T = unknown> {
   runJs?: RunJsSlot
   /** Extra tools, offered next to the built-in ones. */
   tools?: ToolSet
+  /**
+   * Hard stops for this execution (tokens, model calls, run_js CPU time, bytes written; each
+   * unlimited when absent). A run that reaches one ends `interrupted` with the error
+   * `budget-exceeded`; resume it with a larger budget to continue. See docs/usage-budgets.md.
+   */
+  budget?: Budget
+  /** Budgets this execution shares with others (an owner's), each with what the others spent. */
+  sharedBudgets?: SharedBudget[]
   /** Receives every event as it is logged. */
   onEvent?: ExecutionEventListener
   /**
@@ -146,6 +157,9 @@ export async function resumeTask<T = unknown>(options: ResumeTaskOptions<T>): Pr
   // A run that died after it was resumed with an answer, before its next checkpoint: the same answer again.
   const answered = r.answeredPendingId ? await readPending(options.vfs, r.answeredPendingId) : undefined
   r.status = 'running'
+  // An execution a budget stopped runs on (and is stopped again at once if the budget was not raised).
+  delete r.error
+  delete r.budgetExceeded
   await recorder.save()
   if (answered?.answer) return driveExecution(options, recorder, { pending: answered }, true, plan) as Promise<TaskResult<T>>
   const note =
@@ -166,9 +180,11 @@ async function driveExecution(
   const plan = loaded ?? new PlanController(vfs, recorder.record.id)
   if (!loaded) await plan.load()
   const unsubscribe = options.onEvent ? recorder.subscribe(options.onEvent) : () => {}
+  const span = startExecutionSpan(options.model, recorder.record.id, resumed)
   try {
     const limits = { ...defaultTaskLimits, ...options.limits }
     const policy = new RunPolicy(vfs, options.policy ?? [])
+    const budget = new BudgetGate(recorder.record, options.budget, options.sharedBudgets)
     const tools: ToolSet = {
       ...createWorkspaceTools({
         vfs,
@@ -176,6 +192,7 @@ async function driveExecution(
         reads: new ReadLedger(),
         policy: () => policy.rules(),
         ...(options.runJs ? { runJs: options.runJs } : {}),
+        onRunJs: outcome => budget.addRunJsCpu(outcome.cpuMs),
       }),
       ...options.tools,
       update_plan: updatePlanTool(plan),
@@ -198,6 +215,8 @@ async function driveExecution(
         recorder,
         plan,
         tools,
+        budget,
+        trace: span.ctx,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.steering ? { steering: options.steering } : {}),
         stream: options.stream ?? true,
@@ -209,6 +228,7 @@ async function driveExecution(
     // Every way a run ends emits its final events before its last save, so nothing is left to flush.
     return await loop.drive(first)
   } finally {
+    endExecutionSpan(span.span, recorder.record)
     unsubscribe()
   }
 }
@@ -234,6 +254,8 @@ function checkOptions(options: TaskRunOptions<any>): void {
       'runJs must be a factory such as (view) => createRunJs({ vfs: view }): a runner made beforehand holds a workspace in which programs could write /state',
     )
   }
+  checkBudget(options?.budget, 'budget')
+  for (const shared of options?.sharedBudgets ?? []) checkBudget(shared.budget, `sharedBudgets (${shared.scope})`)
   if (!options?.vfs || typeof options.vfs.readFile !== 'function')
     throw new TypeError('pass vfs: a workspace from openVfs(...) or scopeRun(...)')
   if (!options.model || typeof options.model.doGenerate !== 'function')

@@ -56,11 +56,17 @@ export async function callTool(
       }
       if (verdict.decision === 'ask') return pendingOutcome(call, { kind: 'approval', reason: verdict.reason, access })
     }
-    value = await tool.execute(call.input, {
-      toolCallId: call.toolCallId,
-      ...(ctx.signal ? { abortSignal: ctx.signal } : {}),
-      ...(resumeProgram ? { resumeProgram } : {}),
-    })
+    // Bytes are measured only under a budget: the workspace's size before and after the call.
+    const bytesBefore = ctx.budget.active ? ctx.vfs.usage().bytes : undefined
+    try {
+      value = await tool.execute(call.input, {
+        toolCallId: call.toolCallId,
+        ...(ctx.signal ? { abortSignal: ctx.signal } : {}),
+        ...(resumeProgram ? { resumeProgram } : {}),
+      })
+    } finally {
+      if (bytesBefore !== undefined) ctx.budget.addBytes(ctx.vfs.usage().bytes - bytesBefore)
+    }
     if (tool.kind === 'work') plan.noteWork()
   } catch (error) {
     // A program that asked a person: pending, exactly like the model's own ask_user or an approval.

@@ -10,6 +10,9 @@ import type { CallOutcome, ExecutionContext, WindowEnd, WindowStart } from './ex
 import { completeExecution, executionResult, failExecution, interruptExecution, suspendExecution } from './execution-end.js'
 import { errorPart, okPart, parseInput, type TaskResult } from './task-result.js'
 import { callTool, programResume } from './tool-call.js'
+import { stopOnBudget } from './budget-stop.js'
+import { BudgetGate } from '../budget/gate.js'
+import { traceModelCall, traceToolCall } from '../telemetry/spans.js'
 import { windowOpening } from './window-opening.js'
 
 export type { WindowStart } from './execution-context.js'
@@ -110,6 +113,8 @@ export class WindowLoop {
     const { limits, signal, recorder } = this.ctx
     for (let step = 0; step < limits.maxStepsPerWindow; step++) {
       if (signal?.aborted) return interruptExecution(this.ctx)
+      const over = await this.ctx.budget.reached()
+      if (over) return stopOnBudget(this.ctx, over)
       let turn: ModelTurn
       try {
         turn = await this.callModel(messages)
@@ -155,7 +160,9 @@ export class WindowLoop {
           )
           continue
         }
-        const outcome = await callTool(this.ctx, call, false, badInputs.get(call))
+        const over = await this.ctx.budget.reached(BudgetGate.TOOL_FIGURES)
+        if (over) return stopOnBudget(this.ctx, over)
+        const outcome = await traceToolCall(this.ctx.trace, call, () => callTool(this.ctx, call, false, badInputs.get(call)))
         if (outcome.suspend) {
           const after = calls
             .slice(i + 1)
@@ -220,7 +227,7 @@ export class WindowLoop {
       if (answer.decision === 'always') {
         await this.ctx.policy.save(allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] }))
       }
-      outcome = await callTool(this.ctx, call, true)
+      outcome = await traceToolCall(this.ctx.trace, call, () => callTool(this.ctx, call, true))
     }
     const messages = [...p.window.messages, { role: 'tool' as const, content: [...p.window.before, outcome.part, ...p.window.after] }]
     if (outcome.end) return outcome.end.kind === 'checkpoint' ? this.endWindow(true, outcome.end) : outcome.end
@@ -232,28 +239,40 @@ export class WindowLoop {
     const { model, limits, signal, recorder } = this.ctx
     const call = this.record.modelCalls + 1
     const onDelta = this.ctx.onDelta
-    const turn = await callModel(
-      model,
-      { prompt: messages, tools: this.specs, toolChoice: { type: 'auto' }, ...(signal ? { abortSignal: signal } : {}) },
-      {
-        stream: this.ctx.stream,
-        maxRetries: limits.maxModelRetries,
-        maxRetryDelayMs: limits.maxRetryDelayMs,
-        streamId: `${this.record.id}.${call}`,
-        ...(signal ? { signal } : {}),
-        ...(onDelta ? { onDelta: (d: TextDelta) => onDelta({ ...d, executionId: this.record.id }) } : {}),
-        onRetry: async ({ attempt, delayMs, error }) => {
-          this.record.modelRetries = (this.record.modelRetries ?? 0) + 1
-          await recorder.emit({
-            type: 'model-retry',
-            call,
-            attempt,
-            delayMs,
-            ...(error.statusCode !== undefined ? { statusCode: error.statusCode } : {}),
-            message: error.message.slice(0, 500),
-          })
+    // Counted for budgets when started; with a budget, durably first: a run resumed after a crash cannot spend past it.
+    this.record.modelCallsStarted = (this.record.modelCallsStarted ?? this.record.modelCalls) + 1
+    if (this.ctx.budget.active) await recorder.save()
+    const cap = this.ctx.budget.maxOutputTokens
+    const request = {
+      prompt: messages,
+      tools: this.specs,
+      toolChoice: { type: 'auto' as const },
+      ...(cap !== undefined ? { maxOutputTokens: cap } : {}),
+    }
+    const turn = await traceModelCall(this.ctx.trace, model, cap, () =>
+      callModel(
+        model,
+        { ...request, ...(signal ? { abortSignal: signal } : {}) },
+        {
+          stream: this.ctx.stream,
+          maxRetries: limits.maxModelRetries,
+          maxRetryDelayMs: limits.maxRetryDelayMs,
+          streamId: `${this.record.id}.${call}`,
+          ...(signal ? { signal } : {}),
+          ...(onDelta ? { onDelta: (d: TextDelta) => onDelta({ ...d, executionId: this.record.id }) } : {}),
+          onRetry: async ({ attempt, delayMs, error }) => {
+            this.record.modelRetries = (this.record.modelRetries ?? 0) + 1
+            await recorder.emit({
+              type: 'model-retry',
+              call,
+              attempt,
+              delayMs,
+              ...(error.statusCode !== undefined ? { statusCode: error.statusCode } : {}),
+              message: error.message.slice(0, 500),
+            })
+          },
         },
-      },
+      ),
     )
     addUsage(this.record.usage, turn.usage)
     this.record.modelCalls = call
@@ -269,6 +288,7 @@ export class WindowLoop {
       durationMs: turn.durationMs,
       streamed: turn.streamed,
     })
+    if (this.ctx.budget.active) await recorder.save()
     return turn
   }
 }

@@ -1,5 +1,6 @@
 import type { Plan } from './plan.js'
 import type { WindowReason } from '../model/prompt.js'
+import type { BudgetExceeded } from '../budget/budget.js'
 import type { FinishReason, ModelUsage } from '../model/model.js'
 
 /** Where an execution stands. `interrupted` and `running` (after a crash) can be resumed; `suspended` waits for an answer. */
@@ -13,6 +14,7 @@ export type TaskErrorCode =
   | 'tool-call-limit'
   | 'submission-limit'
   | 'model-error'
+  | 'budget-exceeded'
   | 'execution-in-progress'
   | 'nothing-to-resume'
   | 'not-answered'
@@ -62,6 +64,8 @@ export type ExecutionEventBody =
   | { type: 'result-accepted'; result: unknown }
   | { type: 'execution-end'; status: ExecutionStatus; error?: { code: string; message: string } }
   | { type: 'error'; code: string; message: string }
+  /** A budget was reached: the execution ends `interrupted` (resumable once the budget is raised). */
+  | ({ type: 'budget-exceeded'; message: string } & BudgetExceeded)
 
 /** One event of an execution: numbered from 1 per execution (across resumes), with a timestamp. */
 export type ExecutionEvent = ExecutionEventBody & { executionId: string; seq: number; at: number }

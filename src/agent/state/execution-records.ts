@@ -3,6 +3,7 @@ import { EXECUTIONS_DIR } from './paths.js'
 import type { ExecutionEvent, ExecutionEventBody, ExecutionEventListener, ExecutionStatus } from './events.js'
 import type { Plan } from './plan.js'
 import type { SubmissionState } from '../tools/submit-tool.js'
+import type { BudgetExceeded } from '../budget/budget.js'
 import type { ModelUsage } from '../model/model.js'
 
 /** Tokens used, summed over model calls (each call's usage is on its `model-call` event). */
@@ -17,10 +18,18 @@ export interface ExecutionRecord {
   startedAt: number
   endedAt?: number
   usage: ModelUsageTotals
+  /** Model calls that answered. */
   modelCalls: number
+  /** Model calls started, failed ones included (counted before each call): what a `modelCalls` budget counts. */
+  modelCallsStarted?: number
   /** Model call attempts that failed retryably and were tried again (absent: none). */
   modelRetries?: number
   toolCalls: number
+  /** Milliseconds run_js programs ran guest code, and bytes tool calls added to the workspace (budgets count them). */
+  runJsCpuMs?: number
+  bytesWritten?: number
+  /** Set while the execution is interrupted because a budget was reached (`error.code` is `budget-exceeded`). */
+  budgetExceeded?: BudgetExceeded
   windows: number
   /** Windows opened since the last checkpoint, and consecutive windows without any successful tool call. */
   windowsSinceCheckpoint: number

@@ -2,6 +2,7 @@ import { RUN_JS_DESCRIPTION, type RunJsJournal, type RunJsResume } from 'agent-v
 import { z } from 'zod'
 import type { ProgramApprovals } from '../policy/run-js-view.js'
 import { defineTool, ToolError, ToolSuspended, type ToolAccess } from './tool.js'
+import { traceRunJs } from '../telemetry/spans.js'
 
 /** Why a run_js program failed; `host` when the host could not run it at all (not the program's fault). */
 export interface RunJsOutcomeError {
@@ -24,6 +25,8 @@ export interface RunJsOutcome {
   bytes?: number
   /** The program waits for a person (a run started with `suspendable`). */
   suspended?: { call: string; request: unknown; journal: RunJsJournal }
+  /** Milliseconds the program ran guest code (what a run_js CPU budget counts). */
+  cpuMs?: number
 }
 
 /** Anything that runs a model-written program against the workspace, e.g. `createRunJs({ vfs })`. */
@@ -44,6 +47,8 @@ export interface RunJsToolOptions {
   guarded?: boolean
   /** One-shot grants for a resumed program's approved file operation (the view's `ProgramApprovals`). */
   approvals?: ProgramApprovals
+  /** Hears every outcome, failed ones too (e.g. to count CPU time). */
+  onOutcome?: (outcome: RunJsOutcome) => void
 }
 
 /**
@@ -52,6 +57,7 @@ export interface RunJsToolOptions {
  */
 export function runJsTool(runner: RunJsRunner, toolOptions: RunJsToolOptions = {}) {
   const guarded = toolOptions.guarded === true
+  const onOutcome = toolOptions.onOutcome
   return defineTool({
     description: toolOptions.description ?? RUN_JS_DESCRIPTION,
     inputSchema: z.object({
@@ -64,14 +70,17 @@ export function runJsTool(runner: RunJsRunner, toolOptions: RunJsToolOptions = {
       if (resume?.approved) toolOptions.approvals?.grant(resume.approved)
       let outcome: RunJsOutcome
       try {
-        outcome = await runner.run(code, {
-          signal: options.abortSignal,
-          suspendable: true,
-          ...(resume ? { resume: { journal: resume.journal, answer: resume.answer } } : {}),
-        })
+        outcome = await traceRunJs(() =>
+          runner.run(code, {
+            signal: options.abortSignal,
+            suspendable: true,
+            ...(resume ? { resume: { journal: resume.journal, answer: resume.answer } } : {}),
+          }),
+        )
       } finally {
         toolOptions.approvals?.clear()
       }
+      onOutcome?.(outcome)
       if (outcome.suspended) throw new ToolSuspended(suspensionOf(outcome.suspended))
       if (!outcome.success) {
         const e: RunJsOutcomeError = outcome.error ?? { name: 'Error', message: 'the program failed' }

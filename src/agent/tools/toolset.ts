@@ -5,7 +5,7 @@ import type { PolicyRule } from '../policy/policy.js'
 import { askUserTool, programAskUser, type AskUser } from './ask-tool.js'
 import type { FunctionToolSpec } from '../model/model.js'
 import { lsTool, readFileTool } from './read-tools.js'
-import { runJsTool, type RunJsRunner } from './run-js-tool.js'
+import { runJsTool, type RunJsOutcome, type RunJsRunner } from './run-js-tool.js'
 import { policyCheck, ProgramApprovals, runJsView } from '../policy/run-js-view.js'
 import { globTool, grepTool } from './search-tools.js'
 import type { ToolSet } from './tool.js'
@@ -34,6 +34,8 @@ export interface WorkspaceToolsOptions {
    * stays the caller's job.
    */
   policy?: () => readonly PolicyRule[]
+  /** Hears every run_js outcome (the task loop counts its CPU time against the budget). */
+  onRunJs?: (outcome: RunJsOutcome) => void
   /** Adds `ask_user`, answered by this function. */
   askUser?: AskUser
 }
@@ -66,7 +68,11 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     // A file operation the policy asks for parks the program until a person answers (one-shot grants after an approval).
     const approvals = new ProgramApprovals()
     const view = runJsView(options.vfs, options.policy ?? noRules, approvals)
-    tools.run_js = runJsTool(options.runJs(view, { ask_user: programAskUser }), { guarded: true, approvals })
+    tools.run_js = runJsTool(options.runJs(view, { ask_user: programAskUser }), {
+      guarded: true,
+      approvals,
+      ...(options.onRunJs ? { onOutcome: options.onRunJs } : {}),
+    })
   }
   if (options.askUser) tools.ask_user = askUserTool(options.askUser)
   return tools

@@ -9,6 +9,8 @@ import { SseSink, liveSseBytes, sseBytes, sseComment } from './sse-batch.js'
 import { bodyLimits, resolveBodyLimits } from './limits.js'
 import { sessionRoutes as R } from './routes.js'
 import { serveChanges } from './change-handlers.js'
+import { addUsageRoutes } from './usage-routes.js'
+import { traceRequests } from './request-spans.js'
 
 /** Options of {@link createSessionApp}. */
 export interface SessionAppOptions {
@@ -70,6 +72,7 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     },
   })
   app.onError((error, c) => toErrorResponse(error, c))
+  app.use('*', traceRequests())
   app.notFound(c => errorResponse(c, 404, 'not-found', 'no such route'))
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'agent-vfs sessions', version: '1' } })
@@ -79,6 +82,7 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
   // After auth (a stranger's body is not even buffered), before any handler: no body is read past its limit.
   // (hono's `/sessions/*` matches `/sessions` too: once is enough.)
   app.use('/sessions/*', bodyLimits(limits))
+  addUsageRoutes(app, host, auth)
 
   /** The session, if the caller owns it: another owner's session is "not found", like a missing one. */
   const owned = async (c: { get(k: 'owner'): string }, id: string) => host.get(id, c.get('owner'))

@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { sessionRoutes } from './routes.js'
+import { usageRoutes } from './usage-routes.js'
 
 /** What `/openapi.json` says about the API. */
 export const SESSION_API_INFO = { title: 'agent-vfs sessions', version: '1' } as const
@@ -12,6 +13,6 @@ export const SESSION_API_INFO = { title: 'agent-vfs sessions', version: '1' } as
 export function sessionOpenApiDocument(): ReturnType<OpenAPIHono['getOpenAPI31Document']> {
   const app = new OpenAPIHono()
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-  for (const route of Object.values(sessionRoutes)) app.openAPIRegistry.registerPath(route)
+  for (const route of [...Object.values(sessionRoutes), ...Object.values(usageRoutes)]) app.openAPIRegistry.registerPath(route)
   return app.getOpenAPI31Document({ openapi: '3.1.0', info: SESSION_API_INFO })
 }

@@ -1,0 +1,74 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
+import type { MiddlewareHandler } from 'hono'
+import type { SessionHost } from '../host-api.js'
+import * as S from './schemas.js'
+
+/** Usage figures, as `UsageTotals` (src/session/usage.ts). */
+const Totals = z
+  .object({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    totalTokens: z.number(),
+    modelCalls: z.number(),
+    toolCalls: z.number(),
+    runJsCpuMs: z.number(),
+    bytesWritten: z.number(),
+  })
+  .openapi('UsageTotals')
+const SessionUsage = z
+  .object({
+    sessionId: z.string(),
+    total: Totals,
+    executions: z.array(Totals.extend({ id: z.string(), status: z.string(), budgetExceeded: z.unknown().optional() })),
+  })
+  .openapi('SessionUsage')
+const OwnerUsage = z
+  .object({ owner: z.string(), total: Totals, sessions: z.array(z.object({ id: z.string(), total: Totals })) })
+  .openapi('OwnerUsage')
+
+const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description })
+const errors = {
+  401: json(S.ErrorBody, 'No valid bearer token'),
+  404: json(S.ErrorBody, 'No such session (or it belongs to another owner)'),
+}
+const security = [{ bearer: [] as string[] }]
+
+/** The usage routes: their own table next to `sessionRoutes` (both hosts serve both; the OpenAPI document lists both). */
+export const usageRoutes = {
+  sessionUsage: createRoute({
+    method: 'get',
+    summary: "What the session's executions spent: tokens, model and tool calls, run_js CPU time, bytes written",
+    path: '/sessions/{id}/usage',
+    security,
+    request: { params: S.IdParams },
+    responses: { 200: json(SessionUsage, 'Each execution and the sum'), ...errors },
+  }),
+  ownerUsage: createRoute({
+    method: 'get',
+    summary: 'What all your sessions spent (deleted ones included in the total)',
+    path: '/usage',
+    security,
+    responses: { 200: json(OwnerUsage, 'Each live session and the sum'), 401: errors[401] },
+  }),
+} as const
+
+/**
+ * Adds the usage routes to a session app: `GET /sessions/{id}/usage` (the caller must own the
+ * session) and `GET /usage` (the caller's own). `auth` guards `/usage`, which is outside `/sessions`.
+ */
+export function addUsageRoutes(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any app whose context has the caller's `owner`
+  app: OpenAPIHono<any>,
+  host: Pick<SessionHost, 'get' | 'usage' | 'ownerUsage'>,
+  auth: MiddlewareHandler,
+): void {
+  app.use('/usage', auth)
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- hono's typed context per route is checked by the route table's schemas
+  const h = app as unknown as { openapi(route: unknown, handler: (c: any) => unknown): void }
+  h.openapi(usageRoutes.sessionUsage, async c => {
+    const { id } = c.req.valid('param')
+    await host.get(id, c.get('owner'))
+    return c.json(await host.usage(id), 200)
+  })
+  h.openapi(usageRoutes.ownerUsage, async c => c.json(await host.ownerUsage(c.get('owner')), 200))
+}

@@ -1,0 +1,152 @@
+import { listExecutionIds, readExecution, type Budget, type BudgetUsage, type ExecutionRecord, type SharedBudget } from 'agent-vfs/agent'
+import type { RunVfs } from 'agent-vfs'
+import type { HostContext } from './context.js'
+
+/**
+ * Usage per execution, session and owner, and the budgets a session host applies. An execution's
+ * figures are in its record (durable in the workspace); a session's are the sum of its executions;
+ * an owner's are in the owner index (each session's sum, stored when a run stops; deleted sessions
+ * stay counted), which is what the owner's budget checks.
+ */
+
+/** What was spent: tokens as the models reported them, calls, run_js CPU time, bytes written. */
+export interface UsageTotals {
+  inputTokens: number
+  outputTokens: number
+  totalTokens: number
+  modelCalls: number
+  toolCalls: number
+  runJsCpuMs: number
+  bytesWritten: number
+}
+
+/** One execution's usage, as `GET /sessions/{id}/usage` lists it. */
+export interface ExecutionUsage extends UsageTotals {
+  id: string
+  status: ExecutionRecord['status']
+  /** The budget that stopped it, while it is stopped. */
+  budgetExceeded?: ExecutionRecord['budgetExceeded']
+}
+
+/** A session's usage: the sum, and each execution's. */
+export interface SessionUsage {
+  sessionId: string
+  total: UsageTotals
+  executions: ExecutionUsage[]
+}
+
+/** An owner's usage: the sum over every session they ran (deleted ones included), and each live session's. */
+export interface OwnerUsage {
+  owner: string
+  total: UsageTotals
+  sessions: Array<{ id: string; total: UsageTotals }>
+}
+
+/** The budgets of a host (`SessionHostOptions.budgets`); each figure unlimited when absent. */
+export interface HostBudgets {
+  /** Every execution's, capped further by a profile's `ExecutionSetup.budget` (the tighter figure applies). */
+  execution?: Budget
+  /** Everything one owner's sessions spend together. */
+  owner?: Budget
+}
+
+export const zeroUsage = (): UsageTotals => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  totalTokens: 0,
+  modelCalls: 0,
+  toolCalls: 0,
+  runJsCpuMs: 0,
+  bytesWritten: 0,
+})
+
+/** The sum of two totals. */
+export function sumUsage(a: UsageTotals, b: Partial<UsageTotals>): UsageTotals {
+  const out = { ...a }
+  for (const k of Object.keys(out) as Array<keyof UsageTotals>) out[k] += Number(b[k] ?? 0) || 0
+  return out
+}
+
+function executionUsage(r: ExecutionRecord): ExecutionUsage {
+  return {
+    id: r.id,
+    status: r.status,
+    inputTokens: r.usage.inputTokens,
+    outputTokens: r.usage.outputTokens,
+    totalTokens: r.usage.totalTokens,
+    // Started (failed calls too): the figure budgets count.
+    modelCalls: r.modelCallsStarted ?? r.modelCalls,
+    toolCalls: r.toolCalls,
+    runJsCpuMs: r.runJsCpuMs ?? 0,
+    bytesWritten: r.bytesWritten ?? 0,
+    ...(r.budgetExceeded ? { budgetExceeded: r.budgetExceeded } : {}),
+  }
+}
+
+/** A session's usage, read from its execution records. */
+export async function readSessionUsage(sessionId: string, ws: RunVfs): Promise<SessionUsage> {
+  const executions: ExecutionUsage[] = []
+  for (const id of await listExecutionIds(ws)) {
+    const r = await readExecution(ws, id)
+    if (r) executions.push(executionUsage(r))
+  }
+  return { sessionId, total: executions.reduce((sum, e) => sumUsage(sum, e), zeroUsage()), executions }
+}
+
+/** In budget units. */
+export const asBudgetUsage = (u: UsageTotals): BudgetUsage => ({
+  tokens: u.totalTokens,
+  modelCalls: u.modelCalls,
+  runJsCpuMs: u.runJsCpuMs,
+  bytesWritten: u.bytesWritten,
+})
+
+/** The tighter of two budgets, figure by figure. */
+export function tighter(a: Budget | undefined, b: Budget | undefined): Budget | undefined {
+  if (!a || !b) return a ?? b
+  const out: Budget = { ...a }
+  for (const [k, v] of Object.entries(b) as Array<[keyof Budget, number | undefined]>)
+    if (v !== undefined) out[k] = out[k] === undefined ? v : Math.min(out[k]!, v)
+  return out
+}
+
+/**
+ * The owner's budget as one execution sees it: what the owner's other sessions spent (from the
+ * index) plus this session's other executions (from its records); the execution adds its own.
+ */
+export function ownerBudget(ctx: HostContext, owner: string, sessionId: string, executionId: string, ws: RunVfs): SharedBudget[] {
+  const budget = ctx.settings.budgets.owner
+  const index = ctx.index
+  if (!budget || !index.usage) return []
+  return [
+    {
+      scope: 'owner',
+      budget,
+      used: async () => {
+        const others = (await index.usage!(owner, sessionId)).total
+        const here = (await readSessionUsage(sessionId, ws)).executions.filter(e => e.id !== executionId)
+        return asBudgetUsage(here.reduce((sum, e) => sumUsage(sum, e), others))
+      },
+    },
+  ]
+}
+
+/** The budget options of one run: the host's and the profile's execution budget (the tighter), and the owner's. */
+export function budgetOptions(
+  ctx: HostContext,
+  fromProfile: Budget | undefined,
+  owner: string,
+  sessionId: string,
+  executionId: string,
+  ws: RunVfs,
+): { budget?: Budget; sharedBudgets?: SharedBudget[] } {
+  const budget = tighter(ctx.settings.budgets.execution, fromProfile)
+  const shared = ownerBudget(ctx, owner, sessionId, executionId, ws)
+  return { ...(budget ? { budget } : {}), ...(shared.length ? { sharedBudgets: shared } : {}) }
+}
+
+/** Stores a session's usage in its owner's entry (after each run), when the index keeps usage. */
+export async function recordSessionUsage(ctx: HostContext, owner: string, sessionId: string, ws: RunVfs): Promise<void> {
+  if (!ctx.index.setUsage) return
+  await ctx.index.setUsage(owner, sessionId, (await readSessionUsage(sessionId, ws)).total)
+}
