@@ -1,4 +1,4 @@
-import { changeRowBytes, type CommitRecord, type StoreHistory } from '../src/contract/history.js'
+import type { CommitRecord, StoreHistory } from '../src/contract/history.js'
 import type { D1DatabaseLike, D1StatementLike } from './d1.js'
 import { fromHex, toHex } from './hex.js'
 import {
@@ -9,6 +9,7 @@ import {
   joinBlobs,
   orderedChanges,
   PRUNE_BLOBS,
+  usageOf,
   VFS_HISTORY_TABLES,
   type ChangeRow,
 } from './sql-history.js'
@@ -109,15 +110,7 @@ export function d1History(db: D1DatabaseLike, ready: () => Promise<void>): Store
         namespace,
         scope,
       )
-      let bytes = 0
-      for (const r of rows)
-        bytes += changeRowBytes({
-          path: r.path,
-          hashBefore: r.hash_before ?? undefined,
-          hashAfter: r.hash_after ?? undefined,
-          actor: r.actor ?? undefined,
-        } as never)
-      return { changes: rows.length, blobs: Number(b.n), bytes: bytes + Number(b.bytes) + 64 * Number(b.n) }
+      return usageOf(rows, b)
     },
   }
 }
