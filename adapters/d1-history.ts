@@ -1,4 +1,4 @@
-import { changeRowBytes, type CommitRecord, type StoreHistory } from '../src/contract/history.js'
+import type { CommitRecord, StoreHistory } from '../src/contract/history.js'
 import type { D1DatabaseLike, D1StatementLike } from './d1.js'
 import { fromHex, toHex } from './hex.js'
 import {
@@ -9,6 +9,7 @@ import {
   joinBlobs,
   orderedChanges,
   PRUNE_BLOBS,
+  usageOf,
   VFS_HISTORY_TABLES,
   type ChangeRow,
 } from './sql-history.js'
@@ -22,8 +23,9 @@ const CHUNK = 512 * 1024
 
 /**
  * The statements a commit adds to its batch (one D1 transaction): the change rows, stamped with
- * the version the batch's bump just wrote (read from vfs_scopes, as the entries are), and the blob
- * chunks the scope lacks.
+ * the version the batch's bump just wrote (read from vfs_scopes, as the entries are), a directory
+ * put's `versionBefore` from what the store held (recordHeldDirectories in the contract), and the
+ * blob chunks the scope lacks.
  */
 export function d1HistoryStatements(db: D1DatabaseLike, namespace: string, scope: string, record: CommitRecord): D1StatementLike[] {
   const out: D1StatementLike[] = []
@@ -35,7 +37,9 @@ export function d1HistoryStatements(db: D1DatabaseLike, namespace: string, scope
       db
         .prepare(
           `INSERT INTO vfs_changes (namespace, scope, version, path, op, kind, version_before, hash_before, hash_after, size_before, size, actor, time)
-           SELECT ?1, ?2, s.version, x.column1, x.column2, x.column3, x.column4, x.column5, x.column6, x.column7, x.column8, x.column9, x.column10
+           SELECT ?1, ?2, s.version, x.column1, x.column2, x.column3,
+             CASE WHEN x.column2 = 'put' AND x.column3 = 'dir' AND x.column4 = 0 THEN COALESCE((SELECT e.version FROM vfs_entries AS e
+               WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), 0) ELSE x.column4 END, x.column5, x.column6, x.column7, x.column8, x.column9, x.column10
            FROM (VALUES ${values}) AS x, vfs_scopes AS s WHERE s.namespace = ?1 AND s.scope = ?2`,
         )
         .bind(namespace, scope, ...group.flat()),
@@ -106,15 +110,7 @@ export function d1History(db: D1DatabaseLike, ready: () => Promise<void>): Store
         namespace,
         scope,
       )
-      let bytes = 0
-      for (const r of rows)
-        bytes += changeRowBytes({
-          path: r.path,
-          hashBefore: r.hash_before ?? undefined,
-          hashAfter: r.hash_after ?? undefined,
-          actor: r.actor ?? undefined,
-        } as never)
-      return { changes: rows.length, blobs: Number(b.n), bytes: bytes + Number(b.bytes) + 64 * Number(b.n) }
+      return usageOf(rows, b)
     },
   }
 }

@@ -127,9 +127,9 @@ export function d1Store(raw: D1DatabaseLike, options: D1StoreOptions = {}): D1St
       await ready()
       // Building the statements reads every op; a bad op throws here, before anything is sent.
       const plan = planCommit(db, namespace, scope, ops)
-      // History goes in the same batch (one transaction), before the guard is cleared.
-      if (record)
-        plan.statements.splice(plan.statements.length - (plan.guarded ? 1 : 0), 0, ...d1HistoryStatements(db, namespace, scope, record))
+      // History goes in the same batch (one transaction), right after the version bump, while the
+      // entries still hold what the batch replaces (a directory put reads what was there).
+      if (record) plan.statements.splice(plan.bumpIndex + 1, 0, ...d1HistoryStatements(db, namespace, scope, record))
       try {
         const results = await db.batch(plan.statements)
         return (results[plan.bumpIndex].results as { version: number }[])[0].version
@@ -270,9 +270,8 @@ function planCommit(db: D1DatabaseLike, namespace: string, scope: string, ops: S
       group.flatMap(c => [c.path, c.index, c.hex]),
     )
   }
-  const guarded = checks.length > 0 || subtrees.length > 0
-  if (guarded) statements.push(db.prepare('DELETE FROM vfs_guard'))
-  return { statements, bumpIndex, checks, guarded }
+  if (checks.length > 0 || subtrees.length > 0) statements.push(db.prepare('DELETE FROM vfs_guard'))
+  return { statements, bumpIndex, checks }
 }
 
 /** Splits items into groups of at most `size` items and, optionally, at most `budget` total weight. */

@@ -1,4 +1,4 @@
-import { changeRowBytes, type CommitRecord, type StoreHistory } from '../src/contract/history.js'
+import type { CommitRecord, StoreHistory } from '../src/contract/history.js'
 import {
   blobChunks,
   CHANGE_COLUMNS,
@@ -7,6 +7,7 @@ import {
   joinBlobs,
   orderedChanges,
   PRUNE_BLOBS,
+  usageOf,
   type ChangeRow,
 } from './sql-history.js'
 
@@ -73,15 +74,7 @@ export function durableObjectHistory(sql: Sql, transact: <T>(fn: () => T) => T, 
         namespace,
         scope,
       )[0]
-      let bytes = 0
-      for (const r of rows)
-        bytes += changeRowBytes({
-          path: r.path,
-          hashBefore: r.hash_before ?? undefined,
-          hashAfter: r.hash_after ?? undefined,
-          actor: r.actor ?? undefined,
-        } as never)
-      return { changes: rows.length, blobs: Number(b.n), bytes: bytes + Number(b.bytes) + 64 * Number(b.n) }
+      return usageOf(rows, b)
     },
   }
   return {

@@ -1,6 +1,7 @@
 import { joinChunks, splitChunks, TOMBSTONE, VFS_ENTRY_TABLES, VFS_TABLES } from './sql-layout.js'
 import { VFS_HISTORY_TABLES } from './sql-history.js'
 import { durableObjectHistory } from './durable-object-history.js'
+import { recordHeldDirectories } from '../src/contract/history.js'
 import {
   checkExpectedVersions,
   checkSubtrees,
@@ -89,16 +90,15 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
       schema()
       // Throwing inside the closure (a conflict, a bad op) rolls back everything it wrote.
       return storage.transactionSync(() => {
-        checkExpectedVersions(
-          ops,
-          path =>
-            sql<{ version: number; kind: EntryKind }>(
-              'SELECT version, kind FROM vfs_entries WHERE namespace = ? AND scope = ? AND path = ?',
-              namespace,
-              scope,
-              path,
-            )[0],
-        )
+        const held = (path: string) =>
+          sql<{ version: number; kind: EntryKind }>(
+            'SELECT version, kind FROM vfs_entries WHERE namespace = ? AND scope = ? AND path = ?',
+            namespace,
+            scope,
+            path,
+          )[0]
+        recordHeldDirectories(record, path => held(path)?.version)
+        checkExpectedVersions(ops, held)
         // SQLite compares TEXT bytewise, so the paths below a directory are one range of the key.
         checkSubtrees(ops, path => {
           const { from, to } = subtreeRange(path)

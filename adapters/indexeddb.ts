@@ -10,6 +10,7 @@ import {
   type StoreOp,
   type VfsStore,
 } from '../src/contract/store.js'
+import { recordHeldDirectories } from '../src/contract/history.js'
 import { dropHistory, HISTORY_STORES, indexedDbHistory, upgradeHistory, writeHistory, type HistoryDb } from './indexeddb-history.js'
 
 /** Options of {@link indexedDbStore}. */
@@ -175,6 +176,7 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
               }),
             )
         }
+        recordHeldDirectories(record, path => found.get(path)?.version)
         if (record) writeHistory(tx as never, namespace, scope, version, record, track)
         track(tx.objectStore('scopes').put({ namespace, scope, version }))
         await Promise.all([...requests, tx.done])

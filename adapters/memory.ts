@@ -7,7 +7,15 @@ import {
   type StoreOp,
   type VfsStore,
 } from '../src/contract/store.js'
-import { changeMatches, changeRowBytes, neededBlobs, storedChanges, type StoredChange, type StoreHistory } from '../src/contract/history.js'
+import {
+  changeMatches,
+  changeRowBytes,
+  neededBlobs,
+  recordHeldDirectories,
+  storedChanges,
+  type StoredChange,
+  type StoreHistory,
+} from '../src/contract/history.js'
 
 interface MemoryScope {
   version: number
@@ -47,6 +55,7 @@ export function memoryStore(): VfsStore {
         for (const p of s.entries.keys()) if (p.startsWith(prefix)) n++
         return n
       })
+      recordHeldDirectories(record, path => s.entries.get(path)?.version)
       // Read every op before changing anything, so an exception half-way (a bad op) leaves the
       // scope untouched; the cost is the batch's, not the scope's.
       const version = s.version + 1

@@ -1,4 +1,5 @@
-import { changeRowBytes, type CommitRecord, type StoredChange, type StoreHistory } from '../src/contract/history.js'
+import type { CommitRecord, StoreHistory } from '../src/contract/history.js'
+import { toStoredChange, usageOf, type ChangeRow } from './sql-history.js'
 
 interface Query {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>
@@ -29,7 +30,7 @@ export function postgresHistory(table: string, read: Run, transact: Run) {
           params,
         ),
       )
-      return (rows as ChangeRow[]).map(toChange)
+      return (rows as ChangeRow[]).map(toStoredChange)
     },
     async blobs(namespace, scope, hashes) {
       const { rows } = await read(q =>
@@ -66,7 +67,10 @@ export function postgresHistory(table: string, read: Run, transact: Run) {
     async usage(namespace, scope) {
       const [c, b] = await Promise.all([
         read(q =>
-          q.query(`SELECT path, hash_before, hash_after, actor FROM ${changes} WHERE namespace = $1 AND scope = $2`, [namespace, scope]),
+          q.query(
+            `SELECT version, path, op, kind, version_before, hash_before, hash_after, size_before, size, actor, time FROM ${changes} WHERE namespace = $1 AND scope = $2`,
+            [namespace, scope],
+          ),
         ),
         read(q =>
           q.query(`SELECT count(*) AS n, coalesce(sum(length(data)), 0) AS bytes FROM ${blobs} WHERE namespace = $1 AND scope = $2`, [
@@ -75,16 +79,7 @@ export function postgresHistory(table: string, read: Run, transact: Run) {
           ]),
         ),
       ])
-      let bytes = 0
-      for (const r of c.rows as { path: string; hash_before: string | null; hash_after: string | null; actor: string | null }[])
-        bytes += changeRowBytes({
-          path: r.path,
-          hashBefore: r.hash_before ?? undefined,
-          hashAfter: r.hash_after ?? undefined,
-          actor: r.actor ?? undefined,
-        } as never)
-      const blobRow = b.rows[0] as { n: unknown; bytes: unknown }
-      return { changes: c.rows.length, blobs: Number(blobRow.n), bytes: bytes + Number(blobRow.bytes) + 64 * Number(blobRow.n) }
+      return usageOf(c.rows as ChangeRow[], b.rows[0] as { n: unknown; bytes: unknown })
     },
   }
   return {
@@ -139,37 +134,6 @@ export function postgresHistory(table: string, read: Run, transact: Run) {
 
 /** Rows per multi-row INSERT: 9 parameters each stays below Postgres's 65,535. */
 const ROWS = 5_000
-
-interface ChangeRow {
-  version: unknown
-  path: string
-  op: 'put' | 'delete'
-  kind: 'file' | 'dir'
-  version_before: unknown
-  hash_before: string | null
-  hash_after: string | null
-  size_before: unknown
-  size: unknown
-  actor: string | null
-  time: unknown
-}
-
-function toChange(r: ChangeRow): StoredChange {
-  const c: StoredChange = {
-    version: Number(r.version),
-    path: r.path,
-    op: r.op,
-    kind: r.kind,
-    versionBefore: Number(r.version_before),
-    sizeBefore: Number(r.size_before),
-    size: Number(r.size),
-    time: Number(r.time),
-  }
-  if (r.hash_before !== null) c.hashBefore = r.hash_before
-  if (r.hash_after !== null) c.hashAfter = r.hash_after
-  if (r.actor !== null) c.actor = r.actor
-  return c
-}
 
 function plain(data: Uint8Array): Uint8Array {
   return data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)

@@ -11,6 +11,7 @@ import {
   type VfsStore,
 } from '../src/contract/store.js'
 import { postgresHistory } from './postgres-history.js'
+import { recordHeldDirectories } from '../src/contract/history.js'
 
 /**
  * What the adapter needs from a Postgres driver: `query(text, params)` resolving to `{ rows }`.
@@ -154,6 +155,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         const puts = ops.filter((op): op is Extract<StoreOp, { op: 'put' }> => op.op === 'put')
         for (let i = 0; i < puts.length; i += ROWS_PER_INSERT)
           await insert(q, namespace, scope, version, puts.slice(i, i + ROWS_PER_INSERT))
+        recordHeldDirectories(record, path => current.get(path)?.version)
         if (record) await log.write(q, namespace, scope, version, record)
         return version
       })

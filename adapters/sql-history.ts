@@ -1,4 +1,4 @@
-import { changeMatches, type CommitRecord, type StoredChange, type StoreHistoryQuery } from '../src/contract/history.js'
+import { changeMatches, changeRowBytes, type CommitRecord, type StoredChange, type StoreHistoryQuery } from '../src/contract/history.js'
 import { splitChunks } from './sql-layout.js'
 
 /**
@@ -121,4 +121,12 @@ export function joinBlobs(rows: Array<{ hash: string; data: Uint8Array }>): Map<
     out.set(hash, data)
   }
   return out
+}
+
+/** History's bytes from its change rows and the blob totals, as `HistoryUsage` reports them. */
+export function usageOf(rows: readonly ChangeRow[], blobs: { n: unknown; bytes: unknown }) {
+  let bytes = 0
+  for (const r of rows) bytes += changeRowBytes(toStoredChange(r))
+  const n = Number(blobs.n)
+  return { changes: rows.length, blobs: n, bytes: bytes + Number(blobs.bytes) + 64 * n }
 }

@@ -114,3 +114,14 @@ export function neededBlobs(changes: Iterable<ChangeRecord>): Set<string> {
   for (const c of changes) if (c.hashBefore) out.add(c.hashBefore)
   return out
 }
+
+/**
+ * Stores call this inside the commit, after the checks: a directory put expecting nothing also
+ * accepts a directory already there (see `Expectation`), which the writer may not have seen, so
+ * the record's `versionBefore` of directory puts comes from what the store held (`heldVersion`).
+ */
+export function recordHeldDirectories(record: CommitRecord | undefined, heldVersion: (path: string) => number | undefined): void {
+  if (!record) return
+  for (const c of record.changes)
+    if (c.op === 'put' && c.kind === 'dir' && c.versionBefore === 0) c.versionBefore = heldVersion(c.path) ?? 0
+}

@@ -3,7 +3,8 @@ import { isWithin } from '../contract/paths.js'
 import type { EntryKind } from '../contract/store.js'
 import type { FileChange, LandResult, VfsConflict } from './history-types.js'
 import type { VfsChange } from './types.js'
-import { dirNode, type Node } from './tree.js'
+import { dirNode, type Node, type Tree } from './tree.js'
+import { parentRead } from './write-checks.js'
 import type { StoreVfs } from './vfs.js'
 
 /** What a path must hold for a landing to go ahead: nothing, or an entry of this kind (a file at this version). */
@@ -31,6 +32,8 @@ export async function land(vfs: StoreVfs, landings: readonly Landing[], actor: s
     const node = tree.get(l.path)
     if (node?.pending) conflicts.push(conflict(l, node, 'another write to this path is still in flight'))
     else if (!holds(node, l.expected)) conflicts.push(conflict(l, node, 'it changed since'))
+    else if (l.node !== null && fileAbove(tree, l.path, removed))
+      conflicts.push(conflict(l, node, `${fileAbove(tree, l.path, removed)} is a file now, not a directory`))
     else if (l.node === null && node?.kind === 'dir') {
       const extra = tree.descendants(l.path).find(p => !removed.has(p))
       if (extra) conflicts.push({ ...conflict(l, node, `${extra} was added below it since`), path: extra })
@@ -49,6 +52,8 @@ export async function land(vfs: StoreVfs, landings: readonly Landing[], actor: s
   if (changes.length === 0) return { ok: true, version: vfs.version, changes: [] }
   const subtrees = order.filter(l => l.node === null && l.expected?.kind === 'dir').map(l => l.path)
   const topmost = subtrees.filter(p => !subtrees.some(q => q !== p && isWithin(p, q)))
+  // A put relies on its nearest existing ancestor still being the directory this instance sees.
+  const reads = landings.flatMap(l => (l.node ? parentRead(tree, l.path) : [])).filter(([p]) => !planned.has(p))
   const seen: FileChange[] = []
   const stop = vfs.onChange((c: VfsChange) => {
     if (c.type === 'commit') seen.push(...c.changes.filter((fc: FileChange) => landings.some(l => l.path === fc.path)))
@@ -56,7 +61,7 @@ export async function land(vfs: StoreVfs, landings: readonly Landing[], actor: s
   const before = vfs.writingAs
   vfs.writingAs = actor
   try {
-    const version = await vfs.enqueueChanges(changes, { subtrees: topmost })
+    const version = await vfs.enqueueChanges(changes, { subtrees: topmost, reads })
     return { ok: true, version, changes: seen.filter(c => c.versionAfter === version) }
   } catch (error) {
     if (isVfsError(error) && error.code === 'ECONFLICT') {
@@ -68,6 +73,15 @@ export async function land(vfs: StoreVfs, landings: readonly Landing[], actor: s
     vfs.writingAs = before
     stop()
   }
+}
+
+/** The nearest ancestor of `path` that is a file (and is not being removed), if any. */
+function fileAbove(tree: Tree, path: string, removed: Set<string>): string | undefined {
+  for (let p = path.slice(0, path.lastIndexOf('/')); p !== ''; p = p.slice(0, p.lastIndexOf('/'))) {
+    const node = tree.get(p)
+    if (node?.kind === 'file' && !removed.has(p)) return p
+  }
+  return undefined
 }
 
 function holds(node: Node | undefined, expected: Held): boolean {

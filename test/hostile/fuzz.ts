@@ -35,10 +35,10 @@ export interface FuzzReport {
   verifications: number
 }
 
-const DIR = '<dir>'
-type Model = Map<string, string>
+export const DIR = '<dir>'
+export type Model = Map<string, string>
 
-type Op =
+export type Op =
   | { kind: 'write'; path: string; data: string; expect?: 'current' | 'wrong' }
   | { kind: 'append'; path: string; data: string }
   | { kind: 'mkdir'; path: string }
@@ -57,28 +57,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const instances = options.writers === 1 ? [await open()] : [await open(), await open()]
   const model: Model = new Map()
   const report: FuzzReport = { steps, operations: 0, succeeded: 0, conflicts: 0, refused: 0, refreshes: 0, verifications: 0 }
-  let counter = 0
-
-  // Few names and shallow paths, so the two writers collide often.
-  const names = ['a', 'b', 'c']
-  const randomPath = () => '/' + Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(names)).join('/')
-  const randomOp = (): Op => {
-    const r = random()
-    const data = `${++counter}`
-    if (r < 0.28)
-      return {
-        kind: 'write',
-        path: randomPath(),
-        data,
-        expect: random() < 0.25 ? 'current' : random() < 0.05 ? 'wrong' : undefined,
-      }
-    if (r < 0.38) return { kind: 'append', path: randomPath(), data }
-    if (r < 0.5) return { kind: 'mkdir', path: randomPath() }
-    if (r < 0.62) return { kind: 'rmdir', path: randomPath(), recursive: random() < 0.6 }
-    if (r < 0.76) return { kind: 'rename', from: randomPath(), to: randomPath() }
-    if (r < 0.86) return { kind: 'copy', from: randomPath(), to: randomPath() }
-    return { kind: 'delete', path: randomPath() }
-  }
+  const randomOp = randomOps(random)
 
   const fail = (step: number, what: string): never => {
     throw new Error(`fuzz seed ${seed}, step ${step}: ${what}`)
@@ -144,36 +123,63 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     await fresh.close()
     return tree
   }
+}
 
-  async function run(vfs: Vfs, op: Op): Promise<void> {
-    switch (op.kind) {
-      case 'write': {
-        if (op.expect === undefined) return vfs.writeFile(op.path, op.data)
-        const current = (await vfs.stat(op.path).catch(() => null))?.version ?? 0
-        return vfs.writeFile(op.path, op.data, { expectedVersion: op.expect === 'current' ? current : current + 1000 })
-      }
-      case 'append':
-        return vfs.appendFile(op.path, op.data)
-      case 'mkdir':
-        return vfs.mkdir(op.path)
-      case 'rmdir':
-        return vfs.rmdir(op.path, { recursive: op.recursive })
-      case 'rename':
-        return vfs.rename(op.from, op.to)
-      case 'copy':
-        return vfs.copy(op.from, op.to)
-      case 'delete':
-        return vfs.deleteFile(op.path)
+export async function run(vfs: Vfs, op: Op): Promise<void> {
+  switch (op.kind) {
+    case 'write': {
+      if (op.expect === undefined) return vfs.writeFile(op.path, op.data)
+      const current = (await vfs.stat(op.path).catch(() => null))?.version ?? 0
+      return vfs.writeFile(op.path, op.data, { expectedVersion: op.expect === 'current' ? current : current + 1000 })
     }
+    case 'append':
+      return vfs.appendFile(op.path, op.data)
+    case 'mkdir':
+      return vfs.mkdir(op.path)
+    case 'rmdir':
+      return vfs.rmdir(op.path, { recursive: op.recursive })
+    case 'rename':
+      return vfs.rename(op.from, op.to)
+    case 'copy':
+      return vfs.copy(op.from, op.to)
+    case 'delete':
+      return vfs.deleteFile(op.path)
   }
 }
 
-function describe(op: Op): string {
+/** A generator of random operations over few names and shallow paths, so writers collide often. */
+export function randomOps(random: () => number): () => Op {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]
+  let counter = 0
+  // Few names and shallow paths, so the two writers collide often.
+  const names = ['a', 'b', 'c']
+  const randomPath = () => '/' + Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(names)).join('/')
+  const randomOp = (): Op => {
+    const r = random()
+    const data = `${++counter}`
+    if (r < 0.28)
+      return {
+        kind: 'write',
+        path: randomPath(),
+        data,
+        expect: random() < 0.25 ? 'current' : random() < 0.05 ? 'wrong' : undefined,
+      }
+    if (r < 0.38) return { kind: 'append', path: randomPath(), data }
+    if (r < 0.5) return { kind: 'mkdir', path: randomPath() }
+    if (r < 0.62) return { kind: 'rmdir', path: randomPath(), recursive: random() < 0.6 }
+    if (r < 0.76) return { kind: 'rename', from: randomPath(), to: randomPath() }
+    if (r < 0.86) return { kind: 'copy', from: randomPath(), to: randomPath() }
+    return { kind: 'delete', path: randomPath() }
+  }
+  return randomOp
+}
+
+export function describe(op: Op): string {
   return JSON.stringify(op)
 }
 
 /** Applies an acknowledged operation to the model, with the workspace's semantics. */
-function applyToModel(model: Model, op: Op): void {
+export function applyToModel(model: Model, op: Op): void {
   const ancestors = (path: string) => {
     const out: string[] = []
     for (let i = path.indexOf('/', 1); i > 0; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i))
@@ -213,7 +219,7 @@ function applyToModel(model: Model, op: Op): void {
 }
 
 /** Path → content (`<dir>` for directories), with `@version` appended to files when asked. */
-async function treeOf(vfs: Vfs, versions = false): Promise<Model> {
+export async function treeOf(vfs: Vfs, versions = false): Promise<Model> {
   const out: Model = new Map()
   for (const p of await vfs.readdir('/', { recursive: true })) {
     const st = await vfs.stat('/' + p)
@@ -222,13 +228,13 @@ async function treeOf(vfs: Vfs, versions = false): Promise<Model> {
   return out
 }
 
-function sameTree(a: Model, b: Model): boolean {
+export function sameTree(a: Model, b: Model): boolean {
   if (a.size !== b.size) return false
   for (const [p, v] of a) if (b.get(p) !== v) return false
   return true
 }
 
-function diff(stored: Model, model: Model): string {
+export function diff(stored: Model, model: Model): string {
   const lines: string[] = []
   for (const p of new Set([...stored.keys(), ...model.keys()])) {
     if (stored.get(p) !== model.get(p)) lines.push(`  ${p}: store ${JSON.stringify(stored.get(p))}, model ${JSON.stringify(model.get(p))}`)

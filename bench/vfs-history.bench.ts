@@ -1,0 +1,140 @@
+/**
+ * History and branches (docs/history.md): `vfs.branch.create` (a branch of a 10,000-file
+ * workspace vs one of an empty workspace), `vfs.branch.commit` (landing a 1,000-file branch vs a
+ * plain group commit of the same writes), `vfs.history.read` (the history of a 1,000-change run on
+ * PGlite vs a bare SELECT of those rows) and `vfs.history.overhead` (bytes history keeps vs the
+ * workspace's own bytes after an edit run).
+ */
+import { PGlite } from '@electric-sql/pglite'
+import { memoryStore, openVfs, postgresStore, withActor, type VersionedVfs } from '../src/index.js'
+import { compareMedian, Results, size, wanted } from './harness.js'
+
+const results = new Results('vfs.json')
+const text = (i: number, n = 1024) => `${i}: ${'line of a file in a workspace\n'.repeat(Math.ceil(n / 30))}`.slice(0, n)
+
+async function seeded(files: number, scope: string): Promise<VersionedVfs> {
+  const vfs = await openVfs({ store: memoryStore(), namespace: 'bench', scope })
+  await Promise.all(Array.from({ length: files }, (_, i) => vfs.writeFile(`/work/${i % 100}/${i}.md`, text(i))))
+  return vfs
+}
+
+async function branchCreate() {
+  if (!wanted('vfs.branch.create')) return
+  const big = await seeded(size(10_000, 200), 'big')
+  const empty = await seeded(0, 'empty')
+  let n = 0
+  const { ours, baseline } = await compareMedian(
+    () => big.branch({ name: `b${++n}` }),
+    () => empty.branch({ name: `b${++n}` }),
+    { rounds: 41, warmup: 5 },
+  )
+  results.add({
+    name: 'vfs.branch.create',
+    unit: 'ms per branch',
+    better: 'lower',
+    ours,
+    baseline,
+    target: 'ratio <= 1.1 and <= 1 ms',
+    baselineLabel: 'branch() of an empty workspace (memory store)',
+  })
+}
+
+async function branchCommit() {
+  if (!wanted('vfs.branch.commit')) return
+  const files = size(1000, 50)
+  let landing!: () => Promise<unknown>
+  let plain!: () => Promise<unknown>
+  const { ours, baseline } = await compareMedian(
+    () => landing(),
+    () => plain(),
+    {
+      rounds: 9,
+      warmup: 2,
+      setup: async () => {
+        const base = await seeded(files, 'commit')
+        const branch = await base.branch()
+        await Promise.all(Array.from({ length: files }, (_, i) => branch.writeFile(`/work/${i % 100}/${i}.md`, text(i + 1))))
+        landing = async () => {
+          const r = await branch.commit()
+          if (!r.ok) throw new Error('the branch conflicted')
+        }
+        const direct = await seeded(files, 'plain')
+        plain = () => Promise.all(Array.from({ length: files }, (_, i) => direct.writeFile(`/work/${i % 100}/${i}.md`, text(i + 1))))
+      },
+    },
+  )
+  results.add({
+    name: 'vfs.branch.commit',
+    unit: `ms per ${files}-file commit`,
+    better: 'lower',
+    ours,
+    baseline,
+    target: 'ratio <= 1.2',
+    baselineLabel: 'the same writes as one plain group commit (memory store)',
+  })
+}
+
+async function historyRead() {
+  if (!wanted('vfs.history.read')) return
+  const db = await PGlite.create()
+  const store = postgresStore({ client: db })
+  await store.migrate()
+  const vfs = await openVfs({ store, namespace: 'bench', scope: 'history' })
+  const run = withActor(vfs, { kind: 'execution', id: 'e1' })
+  const start = vfs.version
+  const changes = size(1000, 50)
+  for (let i = 0; i < changes; i += 10)
+    await Promise.all(Array.from({ length: 10 }, (_, k) => run.writeFile(`/work/${i + k}.md`, text(i + k, 200))))
+  const { ours, baseline } = await compareMedian(
+    async () => {
+      const n = (await vfs.history({ after: start })).reduce((sum, e) => sum + e.changes.length, 0)
+      if (n < changes) throw new Error(`history has ${n} changes, expected ${changes} files (and their directory)`)
+    },
+    () =>
+      db.query('SELECT * FROM agent_vfs_changes WHERE namespace = $1 AND scope = $2 AND version > $3 ORDER BY version, path', [
+        'bench',
+        'history',
+        start,
+      ]),
+    { rounds: 15, warmup: 3 },
+  )
+  await db.close()
+  results.add({
+    name: 'vfs.history.read',
+    unit: `ms per ${changes}-change history`,
+    better: 'lower',
+    ours,
+    baseline,
+    target: 'ratio <= 2',
+    baselineLabel: 'bare SELECT of the same rows (PGlite)',
+  })
+}
+
+async function historyOverhead() {
+  if (!wanted('vfs.history.overhead')) return
+  // An edit run: 200 files of ~2 KB, each edited five times (appends), a tenth renamed, then gc keeping the last 100 commits.
+  const store = memoryStore()
+  const vfs = await openVfs({ store, namespace: 'bench', scope: 'overhead' })
+  const files = size(200, 20)
+  await Promise.all(Array.from({ length: files }, (_, i) => vfs.writeFile(`/work/${i}.md`, text(i, 2048))))
+  for (let round = 0; round < 5; round++)
+    for (let i = 0; i < files; i += 10)
+      await Promise.all(Array.from({ length: 10 }, (_, k) => vfs.appendFile(`/work/${i + k}.md`, `edit ${round}\n`)))
+  for (let i = 0; i < files; i += 10) await vfs.rename(`/work/${i}.md`, `/work/renamed-${i}.md`)
+  await vfs.gc({ keepVersions: 100 })
+  const history = await store.history!.usage('bench', 'overhead')
+  results.add({
+    name: 'vfs.history.overhead',
+    unit: 'bytes',
+    better: 'lower',
+    ours: history.bytes,
+    baseline: vfs.usage().bytes,
+    target: 'reported',
+    baselineLabel: 'the workspace’s own bytes (a synthetic edit run, gc keeping the last 100 commits)',
+  })
+}
+
+await branchCreate()
+await branchCommit()
+await historyRead()
+await historyOverhead()
