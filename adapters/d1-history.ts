@@ -14,7 +14,7 @@ import {
   type ChangeRow,
 } from './sql-history.js'
 
-/** The DDL of history on D1 (`worker-edge/migrations/0004_vfs_history.sql` holds the same). */
+/** The DDL of history on D1 (`worker-edge/migrations/0005_vfs_history.sql` holds the same). */
 export const D1_HISTORY_SCHEMA: readonly string[] = [...VFS_HISTORY_TABLES]
 
 /** D1 binds at most 100 parameters per statement; blob chunks cross as hex like content (d1.ts). */

@@ -11,6 +11,7 @@ import type { Journal } from './host/journal.js'
 import type { BoundTool } from './host/tools.js'
 import { WriteBudget } from './host/write-budget.js'
 import type { RunJsError, RunJsImports } from './types.js'
+import { yieldToHost } from './engine/yield-to-host.js'
 
 /** What a program run needs from its runner. */
 export interface ProgramEnv {
@@ -141,15 +142,18 @@ export class ProgramRun {
     }
   }
 
+  /** Why evalCode gave no value: the engine crashed, the clock stopped it, or the guest's own error. */
+  private compileError(result: { error?: QuickJSHandle } | undefined): RunJsError {
+    if (!result?.error) return { name: 'InternalError', message: 'the engine crashed while compiling' }
+    const error = this.clock.stop ? { name: 'InternalError', message: 'stopped' } : readGuestError(this.ctx, result.error)
+    result.error.dispose()
+    return error
+  }
+
   /** Compiles the wrapped program to the async function it defines, or the guest's error. */
   compile(source: string): { fn: QuickJSHandle } | { error: RunJsError } {
     const result = this.guard(() => this.ctx.evalCode(source, PROGRAM_FILE))
-    if (!result) return { error: { name: 'InternalError', message: 'the engine crashed while compiling' } }
-    if (result.error) {
-      const error = this.clock.stop ? { name: 'InternalError', message: 'stopped' } : readGuestError(this.ctx, result.error)
-      result.error.dispose()
-      return { error }
-    }
+    if (!result || result.error) return { error: this.compileError(result) }
     if (this.ctx.typeof(result.value) !== 'function') {
       // The source broke out of the wrapper (e.g. `}); x; (() => {`): refuse it rather than guess.
       result.value.dispose()
@@ -173,12 +177,7 @@ export class ProgramRun {
     this.modules = true
     if (!asModule) return this.compile(source) // only `import()`: a function body still
     const result = this.guard(() => this.ctx.evalCode(source, PROGRAM_FILE, { type: 'module' }))
-    if (!result) return { error: { name: 'InternalError', message: 'the engine crashed while compiling' } }
-    if (result.error) {
-      const error = this.clock.stop ? { name: 'InternalError', message: 'stopped' } : readGuestError(this.ctx, result.error)
-      result.error.dispose()
-      return { error }
-    }
+    if (!result || result.error) return { error: this.compileError(result) }
     const namespace = this.handles.manage(result.value)
     // A module graph with top-level await evaluates to a promise for the namespace.
     const state = this.guard(() => {
@@ -395,25 +394,6 @@ const READING_BUDGET = 50
 
 const YIELD_EVERY_PUMPS = 256
 const YIELD_EVERY_MS = 8
-
-/** Runs `fn` in a macrotask, as soon as the host allows (setImmediate in Node, a message port elsewhere). */
-const yieldToHost: (fn: () => void) => void = (() => {
-  const g = globalThis as { setImmediate?: (fn: () => void) => unknown }
-  if (typeof g.setImmediate === 'function') return fn => void g.setImmediate!(fn)
-  if (typeof MessageChannel === 'function') {
-    const queue: Array<() => void> = []
-    let channel: MessageChannel | undefined
-    return fn => {
-      if (!channel) {
-        channel = new MessageChannel()
-        channel.port1.onmessage = () => queue.shift()?.()
-      }
-      queue.push(fn)
-      channel.port2.postMessage(0)
-    }
-  }
-  return fn => void setTimeout(fn, 0)
-})()
 
 function mib(bytes: number): string {
   return `${Math.round(bytes / 1024 / 1024)} MiB`
