@@ -18,7 +18,9 @@ describe('change tools: changes_since and diff_files over a workspace with histo
     ])
     const onlyWork = (await tools.changes_since.execute({ path: '/work/' })) as { changes: Array<{ path: string }> }
     expect(onlyWork.changes.map(c => c.path)).toEqual(['/work/a.md'])
-    const diff = (await tools.diff_files.execute({ path: '/work/a.md' })) as { entries: Array<{ path: string; status: string; patch?: string }> }
+    const diff = (await tools.diff_files.execute({ path: '/work/a.md' })) as {
+      entries: Array<{ path: string; status: string; patch?: string }>
+    }
     expect(diff.entries).toHaveLength(1)
     expect(diff.entries[0]).toMatchObject({ path: '/work/a.md', status: 'changed' })
     expect(diff.entries[0].patch).toContain('+two')
