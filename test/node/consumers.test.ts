@@ -322,7 +322,7 @@ describe('consumers: the packed package in fresh projects', () => {
 
   it('ships the D1 session index: dist/migrations holds every migration, the same DDL as D1_SESSION_SCHEMA', () => {
     const dir = join(tmp, 'installed/node_modules/agent-vfs/dist/migrations')
-    expect(readdirSync(dir).sort()).toEqual(['0001_sessions.sql', '0002_running.sql'])
+    expect(readdirSync(dir).sort()).toEqual(['0001_sessions.sql', '0002_running.sql', '0003_usage.sql'])
     const statements = (sql: string) =>
       sql
         .replace(/--[^\n]*/g, '')

@@ -20,7 +20,8 @@ function landedResponse(c: Context, result: LandResult): Response {
  * The handlers of {@link changeRoutes} (history, diff, revert, fork, branches) on the session app.
  * `ownedId` checks the caller owns the route's session (another owner's is not found).
  */
-export function serveChanges(h: Mount, host: SessionHost, ownedId: (c: never) => Promise<string>, options: { forks: boolean }): void {
+export function serveChanges(app: object, host: SessionHost, ownedId: (c: never) => Promise<string>, options: { forks: boolean }): void {
+  const h = app as Mount
   const owned = ownedId as (c: unknown) => Promise<string>
   h.openapi(R.history, async c => {
     const id = await owned(c)

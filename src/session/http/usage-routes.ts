@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
-import type { MiddlewareHandler } from 'hono'
+import type { Env, MiddlewareHandler } from 'hono'
 import type { SessionHost } from '../host-api.js'
 import * as S from './schemas.js'
 
@@ -56,9 +56,9 @@ export const usageRoutes = {
  * Adds the usage routes to a session app: `GET /sessions/{id}/usage` (the caller must own the
  * session) and `GET /usage` (the caller's own). `auth` guards `/usage`, which is outside `/sessions`.
  */
-export function addUsageRoutes(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any app whose context has the caller's `owner`
-  app: OpenAPIHono<any>,
+export function addUsageRoutes<E extends Env>(
+  // Any app whose context has the caller's `owner` (set by `auth`).
+  app: OpenAPIHono<E>,
   host: Pick<SessionHost, 'get' | 'usage' | 'ownerUsage'>,
   auth: MiddlewareHandler,
 ): void {
