@@ -10,6 +10,7 @@ import {
   mintToken,
   sessionOpenApiDocument,
   sessionRoutes,
+  usageRoutes,
   type SessionHost,
 } from '../../src/session/index.js'
 import { season } from '../session/harness.js'
@@ -103,7 +104,7 @@ it('/openapi.json of the Node host gives every operation a summary, the same doc
     paths: Record<string, Record<string, { summary?: string }>>
   }
   const operations = Object.values(doc.paths).flatMap(p => Object.values(p))
-  expect(operations.length).toBe(Object.keys(sessionRoutes).length)
+  expect(operations.length).toBe(Object.keys(sessionRoutes).length + Object.keys(usageRoutes).length)
   for (const op of operations) expect(op.summary).toMatch(/^[A-Z].{5,}/)
   expect(sessionOpenApiDocument().paths).toEqual(doc.paths)
 })
