@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { mintToken } from '../../src/session/index.js'
 import { season } from '../session/harness.js'
+import { listeningUrl } from '../session/listening.js'
 
 // `scripts/serve.ts` on PGlite (it runs the built package: `npm run build` first) with an execution
 // budget; the server is killed with SIGKILL mid-run and a new one on the same data folder resumes it.
@@ -33,20 +34,7 @@ async function start(): Promise<string> {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   procs.push(proc)
-  let log = ''
-  return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${log}`)), 90_000)
-    proc.stdout!.on('data', d => {
-      log += d
-      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(log)
-      if (m) {
-        clearTimeout(timer)
-        resolve(m[1])
-      }
-    })
-    proc.stderr!.on('data', d => (log += d))
-    proc.on('exit', code => reject(new Error(`server exited ${code}: ${log}`)))
-  })
+  return listeningUrl(proc, 90_000)
 }
 
 describe('budgets across a crash (kill -9 of the Node host on PGlite)', () => {
@@ -61,7 +49,6 @@ describe('budgets across a crash (kill -9 of the Node host on PGlite)', () => {
         },
         ...(body ? { body: body instanceof FormData ? body : JSON.stringify(body) } : {}),
       })
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- events as JSON
     const events = async (base: string, id: string): Promise<any[]> =>
       ((await (await call(base, 'GET', `/sessions/${id}/events?limit=1000`)).json()) as { events: unknown[] }).events
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { mintToken } from '../../src/session/index.js'
 import { season } from '../session/harness.js'
+import { listeningUrl } from '../session/listening.js'
 
 // Kill -9 of a real server process (`scripts/serve.ts` on Postgres) while it forks a session or
 // reverts an execution: after a restart the fork is finished (its events and workspace as the
@@ -18,20 +19,7 @@ async function start(): Promise<{ proc: ChildProcess; url: string }> {
     env: { ...process.env, DATABASE_URL: url, AGENT_VFS_JWT_SECRET: secret, PORT: '0', LEASE_MS: '1500' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let log = ''
-  const address = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${log}`)), 60_000)
-    proc.stdout!.on('data', d => {
-      log += d
-      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(log)
-      if (m) {
-        clearTimeout(timer)
-        resolve(m[1])
-      }
-    })
-    proc.stderr!.on('data', d => (log += d))
-    proc.on('exit', code => reject(new Error(`server exited ${code}: ${log}`)))
-  })
+  const address = await listeningUrl(proc, 60_000)
   return (server = { proc, url: address })
 }
 async function kill(): Promise<void> {

@@ -4,6 +4,7 @@ import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { mintToken } from '../../src/session/index.js'
 import { season } from '../session/harness.js'
 import { readSse, type SseMessage } from '../session/http-client.js'
+import { listeningUrl } from '../session/listening.js'
 
 // Two real server processes (`scripts/serve.ts`) on one real Postgres.
 const url = process.env.PG_URL
@@ -23,20 +24,7 @@ async function start(): Promise<Server> {
     env: { ...process.env, DATABASE_URL: url, AGENT_VFS_JWT_SECRET: secret, PORT: '0', LEASE_MS: '1500', MODEL_DELAY_MS: '120' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let log = ''
-  const address = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${log}`)), 60_000)
-    proc.stdout!.on('data', d => {
-      log += d
-      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(log)
-      if (m) {
-        clearTimeout(timer)
-        resolve(m[1])
-      }
-    })
-    proc.stderr!.on('data', d => (log += d))
-    proc.on('exit', code => reject(new Error(`server exited ${code}: ${log}`)))
-  })
+  const address = await listeningUrl(proc, 60_000)
   const server = { proc, url: address }
   servers.push(server)
   return server

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/session/index.js'
+import { listeningUrl } from '../session/listening.js'
 
 // A program's question through the HTTP API, answered after kill -9 of the server that asked it:
 // real server processes (test/session/program-ask-server.ts) on one real Postgres.
@@ -16,20 +17,7 @@ async function start(): Promise<{ proc: ChildProcess; url: string }> {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   procs.push(proc)
-  let log = ''
-  const address = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${log}`)), 60_000)
-    proc.stdout!.on('data', d => {
-      log += d
-      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(log)
-      if (m) {
-        clearTimeout(timer)
-        resolve(m[1])
-      }
-    })
-    proc.stderr!.on('data', d => (log += d))
-    proc.on('exit', code => reject(new Error(`server exited ${code}: ${log}`)))
-  })
+  const address = await listeningUrl(proc, 60_000)
   return { proc, url: address }
 }
 
