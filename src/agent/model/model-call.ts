@@ -34,7 +34,8 @@ export interface ProducedText {
 export interface ModelTurn {
   texts: ProducedText[]
   reasoning: ProducedText[]
-  toolCalls: Array<{ toolCallId: string; toolName: string; input: string }>
+  /** Inputs as the model gave them: JSON text, or a value (checked for depth by the loop before anything walks it). */
+  toolCalls: Array<{ toolCallId: string; toolName: string; input: unknown }>
   finishReason: FinishReason
   usage: ModelUsage
   streamed: boolean
@@ -171,7 +172,8 @@ function toolCallOf(c: { [key: string]: unknown }) {
   return {
     toolCallId: String(c.toolCallId),
     toolName: String(c.toolName),
-    input: typeof c.input === 'string' ? c.input : JSON.stringify(c.input ?? {}),
+    // Not stringified here: a value nested 100,000 deep would throw out of the call (parseInput refuses it as a tool error).
+    input: c.input ?? {},
   }
 }
 
