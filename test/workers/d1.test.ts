@@ -36,7 +36,7 @@ describe('d1Store specifics', () => {
       .flatMap(m => m.queries)
       .map(normalise)
     expect(fromFile).toEqual(D1_SCHEMA.map(normalise))
-    const historyFromFile = env.TEST_MIGRATIONS.filter(m => m.name.startsWith('0004_'))
+    const historyFromFile = env.TEST_MIGRATIONS.filter(m => m.name.startsWith('0005_'))
       .flatMap(m => m.queries)
       .map(normalise)
     expect(historyFromFile).toEqual(D1_HISTORY_SCHEMA.map(normalise))
