@@ -1,5 +1,5 @@
 import type { CommitRecord, StoreHistory } from '../src/contract/history.js'
-import { toStoredChange, usageOf, type ChangeRow } from './sql-history.js'
+import { changeRows, toStoredChange, usageOf, type ChangeRow } from './sql-history.js'
 
 interface Query {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>
@@ -95,23 +95,11 @@ export function postgresHistory(table: string, read: Run, transact: Run) {
     ],
     /** Inside the commit's transaction: the record's rows and the blobs the scope lacks. */
     async write(q: Query, namespace: string, scope: string, version: number, record: CommitRecord) {
-      for (let i = 0; i < record.changes.length; i += ROWS) {
-        const params: unknown[] = [namespace, scope, version, record.time]
-        const values: string[] = []
-        for (const c of record.changes.slice(i, i + ROWS)) {
-          const n = params.push(
-            c.path,
-            c.op,
-            c.kind,
-            c.versionBefore,
-            c.hashBefore ?? null,
-            c.hashAfter ?? null,
-            c.sizeBefore,
-            c.size,
-            c.actor ?? null,
-          )
-          values.push(`($1, $2, $3, ${Array.from({ length: 9 }, (_, k) => `$${n - 8 + k}`).join(', ')}, $4)`)
-        }
+      const rows = changeRows(record)
+      for (let i = 0; i < rows.length; i += ROWS) {
+        const params: unknown[] = [namespace, scope, version]
+        // The row's values after namespace, scope and version, each its own parameter.
+        const values = rows.slice(i, i + ROWS).map(row => `($1, $2, $3, ${row.map(v => `$${params.push(v)}`).join(', ')})`)
         await q.query(
           `INSERT INTO ${changes} (namespace, scope, version, path, op, kind, version_before, hash_before, hash_after, size_before, size, actor, time) ` +
             `VALUES ${values.join(', ')}`,
