@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openVfs, withActor, type Vfs, type VfsChange, type VfsStore } from '../../src/index.js'
+import { openVfs, withActor, type VfsChange, type VfsStore } from '../../src/index.js'
 import type { StoreHarness } from './store-suite.js'
+import { textTree } from './samples.js'
 
 /**
  * History, diff, revert, branches and retention on a real store: every store with the history
@@ -13,14 +14,7 @@ export function describeHistory(name: string, setup: () => Promise<StoreHarness>
     const ns = 'history'
     const fresh = () => `h-${Date.now().toString(36)}-${++n}`
     const open = (store: VfsStore, scope: string) => openVfs({ store, namespace: ns, scope, autoRefresh: false })
-    const files = async (vfs: Vfs) => {
-      const out: Record<string, string> = {}
-      for (const p of await vfs.readdir('/', { recursive: true })) {
-        const st = await vfs.stat('/' + p)
-        out['/' + p] = st.type === 'file' ? await vfs.readFile('/' + p, 'utf8') : '<dir>'
-      }
-      return out
-    }
+    const files = textTree
 
     beforeAll(async () => {
       h = await setup()

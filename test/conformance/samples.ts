@@ -1,3 +1,5 @@
+import type { Vfs } from '../../src/index.js'
+
 /** Test data shared by the suites: the byte sequences that break naive text handling. */
 export function bytesOf(text: string): Uint8Array {
   return new TextEncoder().encode(text)
@@ -23,6 +25,16 @@ export function bigFile(size: number, seed = 12345): Uint8Array {
     x ^= x >>> 17
     x ^= x << 5
     out[i] = x & 0xff
+  }
+  return out
+}
+
+/** A workspace's whole tree as path → text (`<dir>` for directories): what two states are compared by. */
+export async function textTree(vfs: Vfs): Promise<Record<string, string>> {
+  const out: Record<string, string> = {}
+  for (const p of await vfs.readdir('/', { recursive: true })) {
+    const st = await vfs.stat('/' + p)
+    out['/' + p] = st.type === 'file' ? await vfs.readFile('/' + p, 'utf8') : '<dir>'
   }
   return out
 }

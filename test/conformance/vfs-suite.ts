@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isVfsError, openVfs, type Vfs, type VfsStore } from '../../src/index.js'
+import { isVfsError, openVfs, type VfsStore } from '../../src/index.js'
 import { failingStore } from './failing-store.js'
-import { bigFile, binarySamples } from './samples.js'
+import { bigFile, binarySamples, textTree } from './samples.js'
 import type { StoreHarness } from './store-suite.js'
 
 /**
@@ -15,14 +15,7 @@ export function describeVfsDurability(name: string, setup: () => Promise<StoreHa
     const ns = 'durability'
     const fresh = () => `scope-${Date.now().toString(36)}-${++n}`
     const open = (store: VfsStore, scope: string) => openVfs({ store, namespace: ns, scope, autoRefresh: false })
-    const snapshotOf = async (vfs: Vfs) => {
-      const out: Record<string, string> = {}
-      for (const p of await vfs.readdir('/', { recursive: true })) {
-        const st = await vfs.stat('/' + p)
-        out['/' + p] = st.type === 'file' ? await vfs.readFile('/' + p, 'utf8') : '<dir>'
-      }
-      return out
-    }
+    const snapshotOf = textTree
 
     beforeAll(async () => {
       h = await setup()
