@@ -46,6 +46,8 @@ interface Target {
   label: string
   url: string
   token: string
+  /** A token for another owner: concurrent sessions of one owner would meet the per-owner quota of running executions. */
+  tokenFor(owner: string): Promise<string>
   stop(): Promise<void>
 }
 
@@ -64,6 +66,7 @@ async function nodeTarget(): Promise<Target> {
     label: 'Node host on PGlite',
     url: server.url,
     token: await mintToken(secret, 'bench'),
+    tokenFor: owner => mintToken(secret, owner),
     async stop() {
       await host.stop()
       await server.close()
@@ -74,7 +77,13 @@ async function nodeTarget(): Promise<Target> {
 
 async function edgeTarget(): Promise<Target> {
   const dev = await startWorker()
-  return { label: 'wrangler dev', url: dev.url, token: await dev.token('bench'), stop: () => dev.stop() }
+  return {
+    label: 'wrangler dev',
+    url: dev.url,
+    token: await dev.token('bench'),
+    tokenFor: owner => dev.token(owner),
+    stop: () => dev.stop(),
+  }
 }
 
 /** Requests answered 503 "Your worker restarted mid-request" (or dropped) by wrangler dev, and sent again. */
@@ -171,12 +180,17 @@ async function appendRate(
   sessions: number,
   count: number,
   tag: string,
-): Promise<{ rate: number; sent: Array<{ id: string; tag: string; count: number }> }> {
-  const ids = await Promise.all(Array.from({ length: sessions }, () => waitingSession(t)))
+): Promise<{ rate: number; sent: Array<{ id: string; tag: string; count: number; target: Target }> }> {
+  // One owner per session: what is measured is many objects appending, not one owner's quota.
+  const owners =
+    sessions === 1
+      ? [t]
+      : await Promise.all(Array.from({ length: sessions }, async (_, s) => ({ ...t, token: await t.tokenFor(`bench-${tag}-${s}`) })))
+  const ids = await Promise.all(owners.map(o => waitingSession(o)))
   const t0 = performance.now()
-  await Promise.all(ids.map((id, s) => sendMessages(t, id, `${tag}-s${s}`, count)))
+  await Promise.all(ids.map((id, s) => sendMessages(owners[s], id, `${tag}-s${s}`, count)))
   const rate = (sessions * count) / ((performance.now() - t0) / 1000)
-  return { rate, sent: ids.map((id, s) => ({ id, tag: `${tag}-s${s}`, count })) }
+  return { rate, sent: ids.map((id, s) => ({ id, tag: `${tag}-s${s}`, count, target: owners[s] })) }
 }
 
 interface Stored {
@@ -336,7 +350,7 @@ const node = await nodeTarget()
 const edge = await edgeTarget()
 try {
   const rounds = smoke ? 1 : Number(process.env.SESSION_EDGE_ROUNDS ?? 3)
-  const edgeSent: Array<{ id: string; tag: string; count: number }> = []
+  const edgeSent: Array<{ id: string; tag: string; count: number; target: Target }> = []
   let catchupSession: Record<'node' | 'edge', string> | undefined
 
   if (wanted('session.edge.append') || wanted('session.edge.catchup') || wanted('session.edge.lost') || wanted('session.edge.duplicated')) {
@@ -418,9 +432,9 @@ try {
     let lost = 0
     let duplicated = 0
     let expected = 0
-    for (const { id, tag, count } of edgeSent) {
-      const paged = await readAll(edge, id)
-      const replay = await streamed(edge, id, 0, paged[paged.length - 1].seq)
+    for (const { id, tag, count, target } of edgeSent) {
+      const paged = await readAll(target, id)
+      const replay = await streamed(target, id, 0, paged[paged.length - 1].seq)
       for (const events of [paged, replay]) {
         const r = check(events, tag, count)
         lost += r.lost
