@@ -25,6 +25,8 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
+          // Loopback servers for the run_js fetch suite (test/run-js/fetch-suite.ts), with CORS.
+          globalSetup: ['test/run-js/fetch-servers.ts'],
           browser: {
             enabled: true,
             headless: true,

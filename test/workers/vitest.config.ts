@@ -40,7 +40,8 @@ export default defineConfig(async () => {
       include: ['**/*.test.ts'],
       setupFiles: [`${root}/test/workers/apply-migrations.ts`],
       // run_js: ts-blank-space pre-bundled for workerd (raw `typescript` is too large for the pool).
-      globalSetup: [`${root}/test/run-js/ts-vendor.ts`],
+      // And the loopback servers of the run_js fetch suite (test/run-js/fetch-suite.ts).
+      globalSetup: [`${root}/test/run-js/ts-vendor.ts`, `${root}/test/run-js/fetch-servers.ts`],
       testTimeout: 60_000,
       hookTimeout: 120_000,
     },

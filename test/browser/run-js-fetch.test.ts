@@ -1,0 +1,6 @@
+import { inject } from 'vitest'
+import { describeRunJsFetch } from '../run-js/fetch-suite.js'
+
+// Chromium's fetch (CORS), to loopback servers started by the project's global setup (test/run-js/fetch-servers.ts).
+// A page cannot read redirects (`redirect: 'manual'` answers an opaque one): every redirect is refused.
+describeRunJsFetch('chromium', { origins: () => inject('fetchOrigins'), redirects: 'opaque' })
