@@ -70,9 +70,10 @@ export {
   type ToolAccess,
   type ToolCallOptions,
   type ToolErrorCode,
+  type FetchApproval,
 } from './tools/tool.js'
 export { defaultToolLimits, ReadLedger, type ToolLimits } from './tools/tool-context.js'
-export { createWorkspaceTools, toolSpecs, type WorkspaceToolsOptions, type RunJsSlot } from './tools/toolset.js'
+export { createWorkspaceTools, toolSpecs, type WorkspaceToolsOptions, type RunJsSlot, type RunJsSlotPolicy } from './tools/toolset.js'
 export { createChangeTools, type ChangeSource, type ChangeToolsOptions } from './tools/change-tools.js'
 export { runJsTool, RUN_JS_DESCRIPTION, type RunJsRunner, type RunJsOutcome, type RunJsToolOptions } from './tools/run-js-tool.js'
 export { askUserTool, type AskUser } from './tools/ask-tool.js'
@@ -82,6 +83,7 @@ export type { Plan, PlanStep, StepStatus, PlanUpdate } from './state/plan.js'
 export type { ResultContract, ResultCheck, ContractVerdict } from './tools/contract.js'
 export type { PolicyRule, PolicyDecision, PolicyVerdict } from './policy/policy.js'
 export { evaluatePolicy } from './policy/policy.js'
+export { evaluateFetch, FETCH_POLICY_TOOL } from './policy/fetch-policy.js'
 export { listPending, answerPending, readPending, type PendingAction, type PendingAnswer, type PendingSummary } from './state/pending.js'
 export {
   listExecutionIds,

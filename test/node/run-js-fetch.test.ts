@@ -1,9 +1,12 @@
 import { afterAll } from 'vitest'
+import { describeFetchApproval } from '../agent/fetch-approval-suite.js'
 import { describeRunJsFetch } from '../run-js/fetch-suite.js'
 import { startFetchServers } from '../run-js/fetch-servers.js'
 
 // The loopback servers live in this process (in workerd and Chromium a global setup starts them).
 const servers = startFetchServers()
 afterAll(async () => (await servers).close())
+const origins = async () => (await servers).origins
 
-describeRunJsFetch('node', { origins: async () => (await servers).origins, redirects: 'inspected' })
+describeRunJsFetch('node', { origins, redirects: 'inspected' })
+describeFetchApproval('node', { origins })

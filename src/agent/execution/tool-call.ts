@@ -136,16 +136,22 @@ function pendingOutcome(call: ToolCallPart, rest: Partial<PendingAction> & { kin
 /**
  * How a parked run_js program continues with the person's answer: a question's answer is the
  * result of its `ask_user` call; a denial fails the operation that asked (EACCES); an approval runs
- * that operation, granted once.
+ * that operation (a file operation, or a fetch of a new origin), granted once.
  */
 export function programResume(p: PendingAction): ProgramResume {
   const { journal } = p.program!
   const answer = p.answer!
   if ('answer' in answer) return { journal, answer: { value: { answer: answer.answer } } }
   if (answer.decision === 'deny') {
-    const message = `the user denied this${answer.message ? `: ${answer.message}` : ''}; do not retry it, continue another way`
+    const why = answer.message ? `: ${answer.message}` : ''
+    if (p.fetch) {
+      const message = `the user denied ${p.fetch.method} ${p.fetch.origin}${why}; do not retry it, continue another way`
+      return { journal, answer: { error: { name: 'FetchRefused', code: 'EACCES', message } } }
+    }
+    const message = `the user denied this${why}; do not retry it, continue another way`
     return { journal, answer: { error: { name: 'Error', code: 'EACCES', message } } }
   }
+  if (p.fetch) return { journal, answer: { retry: true }, approved: { access: 'fetch', ...p.fetch } }
   const path = p.access?.paths[0]
   const access = p.access?.access
   return { journal, answer: { retry: true }, ...(path && (access === 'read' || access === 'write') ? { approved: { access, path } } : {}) }

@@ -4,6 +4,7 @@ import { callModel, type ModelTurn, type TextDelta } from '../model/model-call.j
 import { addUsage } from '../model/model-output.js'
 import type { WindowReason } from '../model/prompt.js'
 import { allowRuleFor } from '../policy/policy.js'
+import { fetchAllowRule } from '../policy/fetch-policy.js'
 import type { PendingAction } from '../state/pending.js'
 import type { Plan } from '../state/plan.js'
 import type { CallOutcome, ExecutionContext, WindowEnd, WindowStart } from './execution-context.js'
@@ -201,7 +202,7 @@ export class WindowLoop {
     if (p.program) {
       // A parked program: every answer resumes it (replayed against its journal); see programResume.
       if ('decision' in answer && answer.decision === 'always')
-        await this.ctx.policy.save(allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] }))
+        await this.ctx.policy.save(p.fetch ? fetchAllowRule(p.fetch) : allowRuleFor(p.toolName, p.access ?? { access: 'none', paths: [] }))
       outcome = await callTool(this.ctx, call, true, undefined, programResume(p))
       if (outcome.suspend) return suspendExecution(this.ctx, call, outcome.suspend, p.window.messages, p.window.before, p.window.after)
     } else if ('answer' in answer) {

@@ -21,6 +21,12 @@ export interface PolicyRule {
   paths?: string[]
   /** Glob patterns; the rule does not apply when every path the call touches matches one. */
   exceptPaths?: string[]
+  /**
+   * Origins (`https://api.example.com`) a `fetch` rule covers: the rules naming the tool `fetch`
+   * decide a run_js program's requests to URLs its fetch allow-list does not hold (fetch-policy.ts).
+   * Default: every origin. A rule with origins applies to nothing else.
+   */
+  origins?: string[]
   /** Shown to the model (deny) or to the person asked (ask). */
   reason?: string
 }
@@ -106,6 +112,7 @@ function mayTouch(pattern: string, path: string): boolean {
  * allowed by a narrow allow rule.
  */
 export function ruleApplies(rule: PolicyRule, toolName: string, access: ToolAccess): boolean {
+  if (rule.origins) return false // a fetch rule (fetch-policy.ts)
   if (rule.tools && !rule.tools.includes('*') && !rule.tools.includes(toolName)) return false
   if (rule.access && rule.access !== access.access) return false
   const restrictive = rule.decision !== 'allow'
@@ -129,7 +136,7 @@ function namesPaths(rule: PolicyRule): boolean {
   return rule.paths !== undefined || rule.exceptPaths !== undefined
 }
 
-function verdictOf(rule: PolicyRule): PolicyVerdict {
+export function verdictOf(rule: PolicyRule): PolicyVerdict {
   return { decision: rule.decision, rule, reason: rule.reason ?? `rule ${JSON.stringify(rule)}` }
 }
 
@@ -153,7 +160,7 @@ export function evaluatePolicy(
 ): PolicyVerdict {
   if (access.perOperation) {
     for (const rule of rules) {
-      if (namesPaths(rule) || (kind !== 'work' && !rule.tools?.includes(toolName))) continue
+      if (namesPaths(rule) || rule.origins || (kind !== 'work' && !rule.tools?.includes(toolName))) continue
       if (rule.tools && !rule.tools.includes('*') && !rule.tools.includes(toolName)) continue
       return verdictOf(rule)
     }

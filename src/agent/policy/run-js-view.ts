@@ -24,17 +24,20 @@ export function runJsView(vfs: Vfs, rules: () => readonly PolicyRule[], approval
   return stateReadOnly(vfs, policyCheck(rules, 'run_js', approvals))
 }
 
+/** What a person approved for a parked program: a file operation, or requests of one method to one origin (fetch-policy.ts). */
+export type ProgramGrant = FileOperation | { access: 'fetch'; origin: string; method: string }
+
 /**
- * The approvals of a program's file operations that the policy routes to a person. With it, an
- * `ask` parks a suspendable program (a `RunJsSuspension` carrying an approval request) instead of
- * failing the operation; a resumed, approved program gets a one-shot grant for exactly that
- * operation ({@link grant}), used up by the first operation that matches it.
+ * The approvals of a program's file operations and fetches that the policy routes to a person.
+ * With it, an `ask` parks a suspendable program (a `RunJsSuspension` carrying an approval request)
+ * instead of failing the operation; a resumed, approved program gets a one-shot grant for exactly
+ * that operation ({@link grant}), used up by the first operation that matches it.
  */
 export class ProgramApprovals {
-  private grants: FileOperation[] = []
+  private grants: ProgramGrant[] = []
 
   /** Lets the next operation `op` pass the `ask` once. */
-  grant(op: FileOperation): void {
+  grant(op: ProgramGrant): void {
     this.grants.push(op)
   }
 
@@ -44,12 +47,16 @@ export class ProgramApprovals {
   }
 
   /** True (and the grant is used up) if `op` was granted. */
-  take(op: FileOperation): boolean {
-    const i = this.grants.findIndex(g => g.access === op.access && g.path === op.path)
+  take(op: ProgramGrant): boolean {
+    const i = this.grants.findIndex(g => keyOf(g) === keyOf(op))
     if (i < 0) return false
     this.grants.splice(i, 1)
     return true
   }
+}
+
+function keyOf(g: ProgramGrant): string {
+  return g.access === 'fetch' ? `fetch ${g.method} ${g.origin}` : `${g.access} ${g.path}`
 }
 
 const FILE_TOOLS = { read: 'read_file, ls, glob or grep', write: 'write_file, edit_file, move or delete' }

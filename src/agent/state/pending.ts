@@ -2,7 +2,7 @@ import { isVfsError, type Vfs } from 'agent-vfs'
 import { PENDING_DIR } from './paths.js'
 import type { ModelUsageTotals } from './execution-records.js'
 import type { PromptMessage, ToolResultPart } from '../model/model.js'
-import type { ProgramSuspension, ToolAccess } from '../tools/tool.js'
+import type { FetchApproval, ProgramSuspension, ToolAccess } from '../tools/tool.js'
 
 /** How a person answers a pending approval (`always` also saves an allow rule) or question. */
 export type PendingAnswer = { decision: 'approve' | 'deny' | 'always'; message?: string } | { answer: string }
@@ -19,6 +19,8 @@ export interface PendingAction {
   /** approval: why the policy asks. */
   reason?: string
   access?: ToolAccess
+  /** approval: the request of a program's `external_fetch` to an origin the policy asks about. */
+  fetch?: FetchApproval
   /** question: the text and suggested answers. */
   question?: string
   options?: string[]

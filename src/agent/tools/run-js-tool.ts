@@ -1,7 +1,7 @@
 import { RUN_JS_DESCRIPTION, type RunJsJournal, type RunJsResume } from 'agent-vfs'
 import { z } from 'zod'
 import type { ProgramApprovals } from '../policy/run-js-view.js'
-import { defineTool, ToolError, ToolSuspended, type ToolAccess } from './tool.js'
+import { defineTool, ToolError, ToolSuspended, type FetchApproval, type ToolAccess } from './tool.js'
 import { traceRunJs } from '../telemetry/spans.js'
 
 /** Why a run_js program failed; `host` when the host could not run it at all (not the program's fault). */
@@ -107,15 +107,23 @@ export function runJsTool(runner: RunJsRunner, toolOptions: RunJsToolOptions = {
   })
 }
 
-/** What a parked program asks, as a pending action: a question (`ask_user`) or an approval (a file operation the policy asks for). */
+/** What a parked program asks, as a pending action: a question (`ask_user`) or an approval (a file operation or a fetch the policy asks for). */
 function suspensionOf(s: NonNullable<RunJsOutcome['suspended']>): ToolSuspended['suspension'] {
   const program = { call: s.call, journal: s.journal }
-  const r = (s.request ?? {}) as { kind?: unknown; question?: unknown; options?: unknown; reason?: unknown; access?: unknown }
+  const r = (s.request ?? {}) as {
+    kind?: unknown
+    question?: unknown
+    options?: unknown
+    reason?: unknown
+    access?: unknown
+    fetch?: unknown
+  }
   if (r.kind === 'approval')
     return {
       kind: 'approval',
       reason: typeof r.reason === 'string' ? r.reason : 'the policy asks',
       access: r.access as ToolAccess,
+      ...(r.fetch ? { fetch: r.fetch as FetchApproval } : {}),
       program,
     }
   const question = typeof r.question === 'string' ? r.question : `The program asks (${s.call}).`

@@ -13,8 +13,16 @@ export interface ToolCallOptions {
 export interface ProgramResume {
   journal: RunJsJournal
   answer: RunJsResumeAnswer
-  /** The file operation the person approved, granted once to the resumed program. */
-  approved?: { access: 'read' | 'write'; path: string }
+  /** The file operation (or the fetch of a new origin) the person approved, granted once to the resumed program. */
+  approved?: { access: 'read' | 'write'; path: string } | ({ access: 'fetch' } & FetchApproval)
+}
+
+/** A program's request to a URL its fetch allow-list does not hold, which the policy asks a person about. */
+export interface FetchApproval {
+  url: string
+  /** What an approval lets through (for this program; an "always" answer saves a rule for it). */
+  origin: string
+  method: string
 }
 
 /**
@@ -26,7 +34,7 @@ export class ToolSuspended extends Error {
   constructor(
     readonly suspension:
       | { kind: 'question'; question: string; options?: string[]; program: ProgramSuspension }
-      | { kind: 'approval'; reason: string; access: ToolAccess; program: ProgramSuspension },
+      | { kind: 'approval'; reason: string; access: ToolAccess; fetch?: FetchApproval; program: ProgramSuspension },
   ) {
     super('the tool waits for a person')
   }

@@ -1,5 +1,6 @@
-import type { RunJsTool, RunVfs, Vfs } from 'agent-vfs'
+import type { RunJsFetch, RunJsTool, RunVfs, Vfs } from 'agent-vfs'
 import { z } from 'zod'
+import { policyFetchAsk } from '../policy/fetch-policy.js'
 import { guardVfs } from '../policy/guarded-vfs.js'
 import type { PolicyRule } from '../policy/policy.js'
 import { askUserTool, programAskUser, type AskUser } from './ask-tool.js'
@@ -17,8 +18,16 @@ import { deleteTool, editFileTool, mkdirTool, moveTool, writeFileTool } from './
  * (`(view, tools) => createRunJs({ vfs: view, tools })`; `tools` holds `ask_user`, with which a
  * program asks the user and waits). A factory, not a runner: a runner made beforehand holds a
  * workspace in which a program could write `/state` (and grant itself approvals) or escape the policy.
+ * `policy.askFetch` routes a program's fetch of a URL on no fetch rule to the policy (`createRunJs({
+ * fetch: { allow, ask: policy.askFetch } })`): rules naming the tool `fetch` allow, deny or ask.
  */
-export type RunJsSlot = (vfs: RunVfs, tools: Record<string, RunJsTool>) => RunJsRunner
+export type RunJsSlot = (vfs: RunVfs, tools: Record<string, RunJsTool>, policy: RunJsSlotPolicy) => RunJsRunner
+
+/** What the policy gives a run_js runner besides its workspace view (see {@link RunJsSlot}). */
+export interface RunJsSlotPolicy {
+  /** A fetch `ask` decided by the policy's `fetch` rules; an `ask` parks the program on an approval. */
+  askFetch: NonNullable<RunJsFetch['ask']>
+}
 
 /** Options of {@link createWorkspaceTools}. */
 export interface WorkspaceToolsOptions {
@@ -65,10 +74,12 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     grep: grepTool(ctx),
   }
   if (options.runJs) {
-    // A file operation the policy asks for parks the program until a person answers (one-shot grants after an approval).
+    // A file operation or a fetch the policy asks for parks the program until a person answers (one-shot grants after an approval).
     const approvals = new ProgramApprovals()
-    const view = runJsView(options.vfs, options.policy ?? noRules, approvals)
-    tools.run_js = runJsTool(options.runJs(view, { ask_user: programAskUser }), {
+    const rules = options.policy ?? noRules
+    const view = runJsView(options.vfs, rules, approvals)
+    const runner = options.runJs(view, { ask_user: programAskUser }, { askFetch: policyFetchAsk(rules, approvals) })
+    tools.run_js = runJsTool(runner, {
       guarded: true,
       approvals,
       ...(options.onRunJs ? { onOutcome: options.onRunJs } : {}),
