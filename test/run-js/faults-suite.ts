@@ -59,10 +59,16 @@ export function describeRunJsFaults(name: string, setup: () => Promise<RunJsHarn
         'a console flood of objects with throwing getters': `const o = { get a() { throw new Error('no') } }; for (;;) try { console.log(o) } catch {}`,
         'a console flood then a host call never answered': `for (let i = 0; i < 1e5; i++) console.log({ i }); await new Promise(() => {})`,
         'a thenable flood': `for (;;) await { then(r) { r({ x: [1] }) } }`,
+        // Tried in the hostile-input follow-up (none printed the line; kept so that one that does fails here):
+        'rejections left pending at return': `for (let i = 0; i < 1e3; i++) Promise.reject(new Error('e' + i)); return 1`,
+        'a deadline with many host calls in flight': `const ps = []; for (let i = 0; i < 500; i++) ps.push(vfs.exists('/x')); ps.push(new Promise(() => {})); await Promise.all(ps)`,
+        'a promise job that spins': `Promise.resolve().then(() => { while (true) {} }); await new Promise(() => {})`,
+        'a module whose top level starts an endless microtask chain': `import { x } from '/skills/flood.js'\nreturn x`,
       }
       for (const [what, program] of Object.entries(floods)) {
         it(`${what}: the run ends, the next run works, close() prints nothing from the engine`, async () => {
           const vfs = await open()
+          await vfs.writeFile('/skills/flood.js', `const spin = () => Promise.resolve().then(spin); spin(); export const x = 1`)
           const printed = await printedDuring(async () => {
             const run = await runner(vfs, { limits: { timeMs: 300 } })
             const r = await run.run(program)
