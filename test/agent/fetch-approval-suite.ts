@@ -15,12 +15,14 @@ import type { FetchOrigins } from '../run-js/fetch-servers.js'
 export interface FetchApprovalHarness {
   origins: () => FetchOrigins | Promise<FetchOrigins>
   engine?: QuickJsEngine
+  /** As in fetch-suite.ts: a browser cannot read redirects, so the redirect case is left out there. */
+  redirects: 'inspected' | 'opaque'
 }
 
 const ASK: PolicyRule = { decision: 'ask', tools: ['fetch'], reason: 'a person approves new hosts' }
 
-async function dataRequests(origin: string): Promise<number> {
-  return ((await (await fetch(`${origin}/__seen`)).json()) as Array<{ url: string }>).filter(s => s.url === '/data').length
+async function dataRequests(origin: string, path = '/data'): Promise<number> {
+  return ((await (await fetch(`${origin}/__seen`)).json()) as Array<{ url: string }>).filter(s => s.url === path).length
 }
 
 /**
@@ -35,12 +37,12 @@ export function describeFetchApproval(name: string, h: FetchApprovalHarness): vo
     const open = async (): Promise<RunVfs> =>
       scopeRun(await openVfs({ store: memoryStore(), namespace: 'fetch-approval', scope: `f${n++}` }), { runId: 'r1' })
     const runJsFor =
-      (echo: string) =>
+      (echo: string, others: string[] = []) =>
       (vfs: RunVfs, tools: Record<string, RunJsTool>, { askFetch }: RunJsSlotPolicy) =>
         createRunJs({
           vfs,
           tools,
-          fetch: { allow: [], allowPrivate: [new URL(echo).host], ask: askFetch },
+          fetch: { allow: [{ prefix: `${echo}/redirect` }], allowPrivate: [new URL(echo).host, ...others], ask: askFetch },
           ...(h.engine ? { engine: h.engine } : {}),
         })
     const code = (echo: string) =>
@@ -89,6 +91,24 @@ export function describeFetchApproval(name: string, h: FetchApprovalHarness): vo
       expect(later.status).toBe('completed')
       expect(resultOf(seen)).toBe('fetched 200')
       expect(await listPending(vfs)).toEqual([])
+    })
+
+    it('a redirect to a new origin asks too; approved, the request starts again from its first URL', async ctx => {
+      if (h.redirects === 'opaque') return ctx.skip()
+      const { echo, other } = await h.origins()
+      const vfs = await open()
+      const program = `const r = await external_fetch('${echo}/redirect?to=${encodeURIComponent(other + '/data')}'); return JSON.parse(r.body).other`
+      const runJs = runJsFor(echo, [new URL(other).host])
+      const [hops, reached] = [await dataRequests(echo, `/redirect?to=${encodeURIComponent(other + '/data')}`), await dataRequests(other)]
+      const first = await runTask({ vfs, instructions: 'f', runJs, policy: [ASK], model: model(program) })
+      expect(first.pending).toMatchObject({ kind: 'approval', fetch: { origin: other, url: `${other}/data` } })
+      expect(await dataRequests(other)).toBe(reached)
+      const seen: ScriptedView['last'][] = []
+      const done = await resumeTask({ vfs, runJs, policy: [ASK], model: model(program, seen), answer: { decision: 'approve' } })
+      expect(done.status).toBe('completed')
+      expect(resultOf(seen)).toBe(true)
+      expect(await dataRequests(other)).toBe(reached + 1)
+      expect(await dataRequests(echo, `/redirect?to=${encodeURIComponent(other + '/data')}`)).toBe(hops + 2)
     })
 
     it('a fetch rule that denies refuses at once; broad rules (no tools, or *) never open the network', async () => {

@@ -6,4 +6,4 @@ import { describeRunJsFetch } from '../run-js/fetch-suite.js'
 // A page cannot read redirects (`redirect: 'manual'` answers an opaque one): every redirect is refused.
 const origins = () => inject('fetchOrigins')
 describeRunJsFetch('chromium', { origins, redirects: 'opaque' })
-describeFetchApproval('chromium', { origins })
+describeFetchApproval('chromium', { origins, redirects: 'opaque' })

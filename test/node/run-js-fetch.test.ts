@@ -9,4 +9,4 @@ afterAll(async () => (await servers).close())
 const origins = async () => (await servers).origins
 
 describeRunJsFetch('node', { origins, redirects: 'inspected' })
-describeFetchApproval('node', { origins })
+describeFetchApproval('node', { origins, redirects: 'inspected' })

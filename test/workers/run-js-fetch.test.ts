@@ -6,4 +6,4 @@ import { describeRunJsFetch } from '../run-js/fetch-suite.js'
 // workerd's own fetch, to loopback servers started by the project's global setup (test/run-js/fetch-servers.ts).
 const origins = () => inject('fetchOrigins')
 describeRunJsFetch('workerd', { origins, engine: workerdEngine(), redirects: 'inspected' })
-describeFetchApproval('workerd', { origins, engine: workerdEngine() })
+describeFetchApproval('workerd', { origins, engine: workerdEngine(), redirects: 'inspected' })
