@@ -1,14 +1,13 @@
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRunJs, postgresStore, type RunJsTool, type RunVfs, type VfsStore } from '../../src/index.js'
-import { scriptedModel, type PolicyRule, type RunJsSlotPolicy } from '../../src/agent/index.js'
+import { postgresStore, type VfsStore } from '../../src/index.js'
 import { createSessionApp, createSessionHost, mintToken, type SessionHost } from '../../src/session/index.js'
 import { startFetchServers } from '../run-js/fetch-servers.js'
 import { listen } from '../session/http-client.js'
+import { fetchingProfile } from '../session/run-js-reach-profiles.js'
 
 // A program's fetch of a host outside its allow-list, routed by the profile's policy to an approval:
 // asked through the HTTP API of one host, answered through another on the same PGlite (a restart).
-const ASK_NEW_HOSTS: PolicyRule = { decision: 'ask', tools: ['fetch'], reason: 'a person approves new hosts' }
 const secret = 'fetch-approval-secret-fetch-approval-0123'
 
 let db: PGlite
@@ -16,41 +15,9 @@ let store: VfsStore
 let servers: Awaited<ReturnType<typeof startFetchServers>>
 let token: string
 
-/** Writes, fetches (the host is on no rule: the policy asks), writes what it got or why it could not. */
-const program = (origin: string) => `
-await vfs.write('/work/before.md', 'written before the fetch')
-let outcome
-try {
-  const res = await external_fetch('${origin}/data')
-  outcome = 'fetched ' + res.status + ' ' + JSON.parse(res.body).method
-} catch (e) { outcome = e.name + ': ' + e.message }
-await vfs.write('/work/outcome.md', outcome)
-return outcome`
-
-function fetchingHost(namespace: string): SessionHost {
-  const { echo } = servers.origins
-  return createSessionHost({
-    store,
-    namespace,
-    pollMs: 20,
-    agents: {
-      fetches: {
-        setup: () => ({
-          model: scriptedModel(v =>
-            v.last.length === 0 ? { toolCalls: [{ toolName: 'run_js', input: { code: program(echo) } }] } : { text: 'done' },
-          ),
-          policy: [ASK_NEW_HOSTS],
-          runJs: (vfs: RunVfs, tools: Record<string, RunJsTool>, { askFetch }: RunJsSlotPolicy) =>
-            createRunJs({ vfs, tools, fetch: { allow: [], allowPrivate: [new URL(echo).host], ask: askFetch } }),
-        }),
-      },
-    },
-  })
-}
-
 /** One host and its HTTP API on a loopback port. */
 async function serveHost(namespace: string) {
-  const host = fetchingHost(namespace)
+  const host: SessionHost = createSessionHost({ store, namespace, pollMs: 20, agents: { fetches: fetchingProfile(servers.origins.echo) } })
   const server = await listen(createSessionApp(host, { auth: { secret } }).fetch)
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.url + path, {

@@ -1,23 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRunJs, memoryStore, type RunJsTool, type RunVfs } from '../../src/index.js'
-import { scriptedModel } from '../../src/agent/index.js'
+import { memoryStore } from '../../src/index.js'
 import { createSessionApp, createSessionHost, mintToken, type SessionHost } from '../../src/session/index.js'
 import { listen } from '../session/http-client.js'
+import { skillsProfile } from '../session/run-js-reach-profiles.js'
 
 // Skills as code through the session API: one execution writes a module, later executions of the
 // same session import it; the hostile imports fail as ImportError in the program, visible to the model.
-// (A session's /skills is read-only to its agent, seeded by the host or uploaded by a person: an
-// execution writes its own library under /work.)
-const PROGRAMS: Record<number, string> = {
-  1: `await vfs.write('/work/lib/slug.js', "import { lower } from './lower.js'\\nexport const slug = s => lower(s).replace(/[^a-z0-9]+/g, '-')")
-      await vfs.write('/work/lib/lower.js', 'export const lower = s => s.toLowerCase()')
-      return 'saved'`,
-  2: `import { slug } from '/work/lib/slug.js'\nconst s = slug('Hello, World'); await vfs.write('/work/out.md', s); return s`,
-  3: `import { x } from '/runs/other/work/x.js'\nreturn x`,
-  4: `import { slug } from 'slug'\nreturn slug('x')`,
-  5: `import { x } from '../../state/x.js'\nreturn x`,
-}
-
 const secret = 'session-imports-secret-session-imports-01'
 let host: SessionHost
 let server: Awaited<ReturnType<typeof listen>>
@@ -28,14 +16,7 @@ beforeAll(async () => {
     store: memoryStore(),
     pollMs: 20,
     agents: {
-      skills: {
-        setup: ({ index }) => ({
-          model: scriptedModel(v =>
-            v.last.length === 0 ? { toolCalls: [{ toolName: 'run_js', input: { code: PROGRAMS[index] } }] } : { text: 'done' },
-          ),
-          runJs: (vfs: RunVfs, tools: Record<string, RunJsTool>) => createRunJs({ vfs, tools, typescript: false }),
-        }),
-      },
+      skills: skillsProfile(),
     },
   })
   server = await listen(createSessionApp(host, { auth: { secret } }).fetch)
