@@ -81,6 +81,18 @@ export class HostCalls {
     return work.then(a => ('parked' in a ? new Promise<HostCallAnswer>(() => {}) : a))
   }
 
+  /**
+   * The program read the clock in another thread and got `time`: journaled as the in-thread dispatch
+   * journals `Date.now` (a replayed reading is checked for its place; a reading out of place diverges).
+   */
+  clockRead(time: number): void {
+    const journal = this.journal
+    if (!journal || this.parked) return
+    const turn = journal.next('Date.now', [])
+    if ('diverged' in turn) this.park({ diverged: turn.diverged })
+    else if ('live' in turn) journal.record(turn.live, { answer: { kind: 'json', value: time } })
+  }
+
   private park(park: Parameters<NonNullable<HostCalls['onPark']>>[0]): void {
     if (this.parked) return
     this.parked = true

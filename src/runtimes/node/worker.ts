@@ -14,7 +14,7 @@ import { defaultEngine } from '../../run-js/engine/engine.js'
 import { InstancePool } from '../../run-js/engine/pool.js'
 import { HOST_VFS_METHODS } from '../../run-js/host/host-calls.js'
 import { createRunner, runnerEnv } from '../../run-js/index.js'
-import { runProgram } from '../../run-js/run.js'
+import { runProgram, type RunEnv } from '../../run-js/run.js'
 import type { RunJsToolFunction } from '../../run-js/types.js'
 import type { Vfs } from '../../vfs/types.js'
 import type { AnswerMessage, CallMessage, FromWorker, RunMessage, ToWorker, WireError } from './protocol.js'
@@ -131,6 +131,7 @@ async function run(message: RunMessage): Promise<void> {
       imports: message.imports,
       pool: poolFor(message.limits.memoryBytes),
     })
+    if (message.clock) env.determinism = replayedClock(message.run, message.clock)
     // The host queued the run: it gets what is left of its time, and a timeout still names its limit.
     const result = await currentRun.run(message.run, () => runProgram(env, message.code, controller.signal, message.timeLeftMs))
     send({ type: 'done', run: message.run, result })
@@ -148,6 +149,20 @@ async function run(message: RunMessage): Promise<void> {
     running.delete(message.run)
     // Answers still to come (a tool that never returns) are for nobody now.
     for (const call of own.calls) calls.delete(call)
+  }
+}
+
+/** A journaled run's clock: the recorded readings first, then this thread's; every reading is reported, in order with the calls. */
+function replayedClock(run: number, { seed, times }: NonNullable<RunMessage['clock']>): NonNullable<RunEnv['determinism']> {
+  let next = 0
+  return {
+    seed,
+    now() {
+      const time = next < times.length ? times[next] : Date.now()
+      next++
+      send({ type: 'clock', run, time })
+      return time
+    },
   }
 }
 
