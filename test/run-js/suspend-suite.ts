@@ -222,6 +222,23 @@ export function describeRunJsSuspend(name: string, setup: () => Promise<SuspendH
       runJs.close()
     })
 
+    it('the journal is bounded by bytes too: past maxBytes the program cannot ask, its calls still run, the run is not suspended', async () => {
+      const h = await setup()
+      const { vfs, runJs } = await host(h, h.store(), `bytes-${n++}`)
+      const r = await runJs.run(
+        `await vfs.write('/big.txt', 'x'.repeat(4000)); const back = await vfs.read('/big.txt')
+         try { await external_ask_user({ question: 'q' }) } catch (e) { return back.length + ' ' + e.name + ': ' + e.message }`,
+        { suspendable: { maxBytes: 1000 } },
+      )
+      expect(r.suspended).toBeUndefined()
+      expect(r.success).toBe(true)
+      expect(r.result).toMatch(
+        /^4000 SuspendError: this call waits for a person, but the program made too many host calls before it \(more than \d+ calls or 1000 bytes/,
+      )
+      expect((await vfs.readFile('/big.txt', 'utf8')).length).toBe(4000)
+      runJs.close()
+    })
+
     it('writes in flight when the program asks finish and are journaled, so the resume does not redo them', async () => {
       const h = await setup()
       const store = h.store()
