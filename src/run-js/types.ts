@@ -221,9 +221,11 @@ export interface RunJsJob {
    * takes them; a search's `signal` is supplied here) or a tool call (`kind` 'tool', `name` the tool
    * id, `args` `[input]`; the answer's value is the tool's JSON text, '' for undefined) for the
    * program, with the checks of an in-thread run. Never rejects; the answer is structured-cloneable
-   * data. Calls made after `execute` settled are refused.
+   * data. Calls made after `execute` settled are refused. Kind 'archive' is a file operation of the
+   * runner's archive (`archiveDir`), not of the program: it is never journaled, so a resumed run
+   * archives itself again instead of replaying the first run's archive.
    */
-  call(kind: 'vfs' | 'tool', name: string, args: unknown[]): Promise<HostCallAnswer>
+  call(kind: 'vfs' | 'tool' | 'archive', name: string, args: unknown[]): Promise<HostCallAnswer>
 }
 
 /** A journaled run's time and randomness for its executor ({@link RunJsJob.clock}). */

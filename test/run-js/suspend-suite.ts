@@ -208,6 +208,29 @@ export function describeRunJsSuspend(name: string, setup: () => Promise<SuspendH
       void vfs
     })
 
+    it('with the archive on, a program resumed by the same runner archives itself again and does not diverge', async () => {
+      const h = await setup()
+      const vfs = await openVfs({ store: h.store(), namespace: 'suspend', scope: `archive-${n++}` })
+      const runJs = createRunJs({
+        vfs,
+        tools: { ask_user: askTool },
+        ...(h.engine ? { engine: h.engine } : {}),
+        ...(h.executor ? { executor: h.executor } : {}),
+      })
+      const code = `await vfs.write('/w/a.txt', 'x'); const { answer } = await external_ask_user({ question: 'q' }); return answer`
+      const parked = await runJs.run(code, { suspendable: true })
+      expect(parked.scriptPath).toBe('/.run_js/run-001.js')
+      // The runner's archive is not the program's: its calls are not in the journal.
+      const calls = parked.suspended!.journal.calls
+      expect(calls.map(c => c.call)).toEqual([h.executor ? 'vfs.writeFile' : 'vfs.write', 'external_ask_user'])
+      expect(calls.filter(c => c.args.includes('.run_js'))).toEqual([])
+      const v = (await vfs.stat('/w/a.txt')).version
+      const done = await runJs.run(code, { resume: { journal: kept(parked.suspended!.journal), answer: { value: { answer: 'yes' } } } })
+      expect(done).toMatchObject({ success: true, result: 'yes', scriptPath: '/.run_js/run-002.js' })
+      expect((await vfs.stat('/w/a.txt')).version).toBe(v)
+      runJs.close()
+    })
+
     it('the journal is bounded: past maxCalls the program cannot ask, and says so', async () => {
       const h = await setup()
       const { runJs } = await host(h, h.store(), `bound-${n++}`)

@@ -49,7 +49,9 @@ export class HostCalls {
   }
 
   /** Answers one call; never rejects. */
-  call(kind: 'vfs' | 'tool', name: string, args: unknown[]): Promise<HostCallAnswer> {
+  call(kind: 'vfs' | 'tool' | 'archive', name: string, args: unknown[]): Promise<HostCallAnswer> {
+    // The runner's archive is not the program's: never journaled (an in-thread run archives directly too).
+    if (kind === 'archive') return this.live('vfs', name, args).then(a => ('parked' in a ? refusedAsk(`vfs.${name}`) : a))
     if (this.parked) return new Promise(() => {}) // the program is being stopped
     // Named as the program sees it: `external_ask_user`, `vfs.writeFile` (the Vfs method behind `vfs.write`).
     const call = kind === 'tool' ? (this.tools.get(name)?.globalName ?? name) : `vfs.${name}`

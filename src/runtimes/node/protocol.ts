@@ -51,7 +51,7 @@ export interface CallMessage {
   type: 'call'
   run: number
   call: number
-  kind: 'vfs' | 'tool'
+  kind: 'vfs' | 'tool' | 'archive'
   /** The workspace method or the tool id. */
   name: string
   args: unknown[]
