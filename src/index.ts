@@ -113,6 +113,7 @@ export {
   type TypeScriptStripper,
   type RunJsExecutor,
   type RunJsJob,
+  type RunJsJobClock,
   type HostCallAnswer,
   type RunJsJournal,
   type RunJsJournalCall,

@@ -1,5 +1,14 @@
 import type { CodeModeToolResult, CodeModeTransport } from '@mastra/core/tools'
-import { sanitizeToolId, type QuickJsEngine, type RunJsLimits, type RunJsToolFunction, type TypeScriptLoader, type Vfs } from 'agent-vfs'
+import {
+  sanitizeToolId,
+  type QuickJsEngine,
+  type RunJsLimits,
+  type RunJsResult,
+  type RunJsToolFunction,
+  type RunOptions as RunJsRunOptions,
+  type TypeScriptLoader,
+  type Vfs,
+} from 'agent-vfs'
 import { createRunner, defaultEngine, InstancePool, resolveLimits } from 'agent-vfs/internal'
 
 /** Options of {@link QuickJsCodeModeTransport}. */
@@ -38,6 +47,11 @@ export class QuickJsCodeModeTransport implements CodeModeTransport {
     this.pool = new InstancePool(options.engine ?? defaultEngine(), limits.memoryBytes)
   }
 
+  /** The workspace programs get as `vfs`, if any. */
+  get workspace(): Vfs | undefined {
+    return this.options.vfs
+  }
+
   /**
    * Releases the QuickJS instances kept for reuse (their wasm memories with them). Runs in progress
    * finish; a later `run` starts a new instance. Call it when the transport is no longer needed.
@@ -49,24 +63,20 @@ export class QuickJsCodeModeTransport implements CodeModeTransport {
   async run(opts: RunOptions): Promise<CodeModeToolResult> {
     const { program, toolIds, dispatch, timeout, abortSignal, onExternalCall, onExternalResult } = opts
     const tools: Record<string, RunJsToolFunction> = {}
-    for (const id of toolIds) {
-      tools[id] = async input => {
-        observe(onExternalCall, id, input)
-        const started = Date.now()
-        let output: unknown
-        try {
-          output = await dispatch(id, input)
-          // The bridge hands the guest JSON only: a result that does not serialise fails the call, so
-          // the hook must hear that failure (once), not a success followed by a failed run.
-          assertJson(output, `external_${sanitizeToolId(id)}`)
-        } catch (error) {
-          observe(onExternalResult, id, Date.now() - started, error)
-          throw error
-        }
-        observe(onExternalResult, id, Date.now() - started)
-        return output
-      }
-    }
+    for (const id of toolIds) tools[id] = observedTool(id, input => dispatch(id, input), onExternalCall, onExternalResult)
+    return codeModeResult(await this.runProgram(program, tools, timeout, { signal: abortSignal }))
+  }
+
+  /**
+   * Runs one program with these tools (already observed and checked) and the run's options
+   * (`suspendable`, `resume`: see `createSuspendableCodeMode`). Never throws.
+   */
+  async runProgram(
+    program: string,
+    tools: Record<string, RunJsToolFunction>,
+    timeout: number,
+    options: RunJsRunOptions,
+  ): Promise<RunJsResult> {
     let runner
     try {
       runner = createRunner({
@@ -85,11 +95,40 @@ export class QuickJsCodeModeTransport implements CodeModeTransport {
         error: { name: (error as Error).name ?? 'Error', message: (error as Error).message ?? String(error) },
       }
     }
-    const r = await runner.run(program, { signal: abortSignal })
-    const out: CodeModeToolResult = { success: r.success, logs: r.logs }
-    if (r.result !== undefined) out.result = r.result
-    if (r.error) out.error = { name: r.error.name, message: r.error.message, ...(r.error.line !== undefined ? { line: r.error.line } : {}) }
-    return out
+    return runner.run(program, options)
+  }
+}
+
+/** A run's result as Code Mode returns it. */
+export function codeModeResult(r: RunJsResult): CodeModeToolResult {
+  const out: CodeModeToolResult = { success: r.success, logs: r.logs }
+  if (r.result !== undefined) out.result = r.result
+  if (r.error) out.error = { name: r.error.name, message: r.error.message, ...(r.error.line !== undefined ? { line: r.error.line } : {}) }
+  return out
+}
+
+/** A tool as a program calls it: the tracing hooks hear the call and its end (once), and the result must be JSON. */
+export function observedTool(
+  id: string,
+  call: (input: unknown) => Promise<unknown>,
+  onExternalCall?: RunOptions['onExternalCall'],
+  onExternalResult?: RunOptions['onExternalResult'],
+): RunJsToolFunction {
+  return async input => {
+    observe(onExternalCall, id, input)
+    const started = Date.now()
+    let output: unknown
+    try {
+      output = await call(input)
+      // The bridge hands the guest JSON only: a result that does not serialise fails the call, so
+      // the hook must hear that failure (once), not a success followed by a failed run.
+      assertJson(output, `external_${sanitizeToolId(id)}`)
+    } catch (error) {
+      observe(onExternalResult, id, Date.now() - started, error)
+      throw error
+    }
+    observe(onExternalResult, id, Date.now() - started)
+    return output
   }
 }
 

@@ -4,6 +4,7 @@
  * agent runtime (`agent-vfs/agent`) by name, so their classes are the ones your app already has.
  */
 export { QuickJsCodeModeTransport, type QuickJsCodeModeTransportOptions } from './code-mode.js'
+export { createSuspendableCodeMode, type SuspendableCodeModeConfig } from './code-mode-suspend.js'
 export { runJsTool, type MastraRunJsToolOptions } from './run-js-tool.js'
 export { RUN_JS_DESCRIPTION } from 'agent-vfs/agent'
 export { VfsFilesystem, type VfsFilesystemOptions, type VfsFilesystemMetadata } from './filesystem.js'

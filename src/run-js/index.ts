@@ -130,6 +130,7 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
       imports: env.imports,
       ...(typeof options.tenant === 'string' ? { tenant: options.tenant } : {}),
       signal: stop ? stop.signal : signal,
+      ...(journal ? { clock: { seed: journal.seed, times: journal.recordedTimes(), read: time => host.clockRead(time) } } : {}),
       call: (kind, name, args) => host.call(kind, name, args),
     }
     try {
@@ -188,6 +189,7 @@ export type {
   RunOptions,
   RunJsExecutor,
   RunJsJob,
+  RunJsJobClock,
   HostCallAnswer,
   RunJsJournal,
   RunJsJournalCall,

@@ -1,6 +1,6 @@
 import { Scope as HandleScope, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten-core'
 import type { Vfs } from '../vfs/types.js'
-import { HostDispatch } from './host/dispatch.js'
+import { HostDispatch, type DispatchOptions } from './host/dispatch.js'
 import type { RunClock, Stop } from './engine/clock.js'
 import { PROGRAM_FILE, readGuestError } from './guest/guest-error.js'
 import { HelperFailed, Intrinsics } from './guest/intrinsics.js'
@@ -22,6 +22,7 @@ export interface ProgramEnv {
   readText?: (path: string) => string | undefined
   /** Where the runner archives programs: the guest's own searches leave it out (see guest-api.ts). */
   archiveDir?: string
+  determinism?: DispatchOptions['determinism'] // a run journaled by another thread's host side (host/dispatch.ts)
 }
 
 /** How the guest's program ended. */
@@ -74,8 +75,7 @@ export class ProgramRun {
     private readonly env: ProgramEnv,
     private readonly instance: Instance,
     private readonly clock: RunClock,
-    /** A suspendable run's journal. */
-    readonly journal?: Journal,
+    readonly journal?: Journal, // a suspendable run's
   ) {
     const { limits } = env
     this.rt = instance.runtime ??= instance.module.newRuntime()
@@ -97,6 +97,7 @@ export class ProgramRun {
         onSettled: () => this.queuePump(),
         onHostError: error => this.poison(error),
         journal,
+        determinism: env.determinism,
         onSuspend: (call, request) => this.settle?.({ kind: 'suspended', call, request }),
         onDiverged: error => this.settle?.({ kind: 'error', error }),
       })
@@ -378,9 +379,8 @@ export class ProgramRun {
 }
 
 /**
- * Largest value crossing into or out of the guest at once: it is copied into the capped memory
- * (unchecked by quickjs-emscripten) and becomes a QuickJS string there, so it needs well under the
- * whole cap.
+ * Largest value crossing into or out of the guest at once: it is copied into the capped memory (unchecked by quickjs-emscripten)
+ * and becomes a QuickJS string there, so it needs well under the whole cap.
  */
 export function maxCrossingBytes(memoryBytes: number): number {
   return Math.floor(memoryBytes / 4)

@@ -10,6 +10,7 @@ import { ProgramRun, UNDEFINED_RESULT, type ProgramEnv } from './program-run.js'
 import { explainNotStripped, stripperFor, stripWith, type TypeScriptLoader } from './host/typescript.js'
 import { Journal } from './host/journal.js'
 import type { RunJsError, RunJsImports, RunJsResult, RunOptions } from './types.js'
+import type { Vfs } from '../vfs/types.js'
 
 /** Everything a run needs from its runner. */
 export interface RunEnv extends ProgramEnv {
@@ -18,6 +19,8 @@ export interface RunEnv extends ProgramEnv {
   typescript: TypeScriptLoader | false
   /** How `import` resolves (host/modules.ts). */
   imports: RunJsImports
+  /** The workspace the archive writes through, when not `vfs` (a worker thread's, outside the run's journal). */
+  archiveVfs?: Vfs
 }
 
 /** What a program gets when the host cannot run programs at all (never its own fault). */
@@ -143,13 +146,14 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
 
   let scriptPath: string | undefined
   let scriptNumber: number | undefined
-  if (env.vfs && env.archiveDir) {
+  const archive = env.archiveVfs ?? env.vfs
+  if (archive && env.archiveDir) {
     try {
-      const saved = await until(archiveScript(env.vfs, env.archiveDir, code, language))
+      const saved = await until(archiveScript(archive, env.archiveDir, code, language))
       if (saved === STOPPED) return stopFailure()
       scriptPath = saved.path
       scriptNumber = saved.number
-      if (graph?.loaded.length && (await until(archiveModules(env.vfs, env.archiveDir, saved.number, graph.loaded))) === STOPPED)
+      if (graph?.loaded.length && (await until(archiveModules(archive, env.archiveDir, saved.number, graph.loaded))) === STOPPED)
         return stopFailure(scriptPath)
     } catch (error) {
       const e = toGuestError(error)
@@ -220,9 +224,10 @@ async function shapeResult(
   }
   const bytes = utf8Length(json)
   let resultPath: string | undefined
-  if (env.vfs && env.archiveDir && n !== undefined) {
+  const archive = env.archiveVfs ?? env.vfs
+  if (archive && env.archiveDir && n !== undefined) {
     try {
-      resultPath = await archiveResult(env.vfs, env.archiveDir, n, json)
+      resultPath = await archiveResult(archive, env.archiveDir, n, json)
     } catch (error) {
       return failure(
         {

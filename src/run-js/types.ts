@@ -210,13 +210,31 @@ export interface RunJsJob {
   /** The caller's signal: on abort, stop the program (its result is then `AbortError`). */
   signal?: AbortSignal
   /**
+   * Present when the run is journaled (`suspendable` or `resume`): the program's time and randomness,
+   * so that a resumed program reads the same values. Seed its `Math.random` with `seed`; its n-th
+   * reading of the clock (`Date.now()`, `new Date()`) is `times[n]` while recorded times remain, else
+   * the executor's own clock; report every reading through `read`, in order with the {@link call}s.
+   */
+  clock?: RunJsJobClock
+  /**
    * Does a file operation (`kind` 'vfs', `name` one of `HOST_VFS_METHODS`, `args` as the `Vfs` method
    * takes them; a search's `signal` is supplied here) or a tool call (`kind` 'tool', `name` the tool
    * id, `args` `[input]`; the answer's value is the tool's JSON text, '' for undefined) for the
    * program, with the checks of an in-thread run. Never rejects; the answer is structured-cloneable
-   * data. Calls made after `execute` settled are refused.
+   * data. Calls made after `execute` settled are refused. Kind 'archive' is a file operation of the
+   * runner's archive (`archiveDir`), not of the program: it is never journaled, so a resumed run
+   * archives itself again instead of replaying the first run's archive.
    */
-  call(kind: 'vfs' | 'tool', name: string, args: unknown[]): Promise<HostCallAnswer>
+  call(kind: 'vfs' | 'tool' | 'archive', name: string, args: unknown[]): Promise<HostCallAnswer>
+}
+
+/** A journaled run's time and randomness for its executor ({@link RunJsJob.clock}). */
+export interface RunJsJobClock {
+  seed: number
+  /** The clock readings the journal recorded, in order: a resumed program gets them again. */
+  times: readonly number[]
+  /** The program read the clock and got `time`: the host journals it (or checks it against the record). */
+  read(time: number): void
 }
 
 /** A host error as the guest sees it: name, message and a workspace error code, nothing else. */

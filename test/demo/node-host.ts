@@ -32,6 +32,11 @@ export interface NodeHost {
   /** Everything the host printed, for failure messages. */
   log(): string
   stop(): Promise<void>
+  /**
+   * Stops the host (SIGTERM) and starts a new one on the same data folder and port: the sessions,
+   * their pending questions and the dev token survive, as after a restart of `npm run serve`.
+   */
+  restart(): Promise<NodeHost>
 }
 
 /**
@@ -44,9 +49,13 @@ export async function startNodeHost(options: { modelDelayMs?: number } = {}): Pr
   const data = mkdtempSync(join(tmpdir(), 'agent-vfs-demo-host-'))
   // The folder scripts/serve.ts opens PGlite in (join(AGENT_VFS_DATA, 'sessions-pglite')).
   cpSync(await pgliteTemplate(), join(data, 'sessions-pglite'), { recursive: true })
+  return launch(data, 0, options)
+}
+
+async function launch(data: string, port: number, options: { modelDelayMs?: number }): Promise<NodeHost> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    PORT: '0',
+    PORT: String(port),
     AGENT_VFS_DATA: data,
     MODEL_DELAY_MS: String(options.modelDelayMs ?? 0),
   }
@@ -62,7 +71,7 @@ export async function startNodeHost(options: { modelDelayMs?: number } = {}): Pr
   let log = ''
   proc.stdout!.on('data', d => (log += d))
   proc.stderr!.on('data', d => (log += d))
-  const stop = async () => {
+  const end = async () => {
     if (proc.exitCode === null && proc.signalCode === null) {
       const exited = new Promise(r => proc.once('exit', r))
       proc.kill('SIGTERM')
@@ -70,6 +79,9 @@ export async function startNodeHost(options: { modelDelayMs?: number } = {}): Pr
       await exited
       clearTimeout(timer)
     }
+  }
+  const stop = async () => {
+    await end()
     rmSync(data, { recursive: true, force: true })
   }
   try {
@@ -89,7 +101,11 @@ export async function startNodeHost(options: { modelDelayMs?: number } = {}): Pr
         reject(new Error(`the Node host exited (${code}) before it started:\n${log}`))
       })
     })
-    return { url, token, log: () => log, stop }
+    const restart = async () => {
+      await end()
+      return launch(data, Number(new URL(url).port), options)
+    }
+    return { url, token, log: () => log, stop, restart }
   } catch (error) {
     await stop()
     throw error

@@ -15,7 +15,7 @@ import {
 export interface SuspendHarness {
   store: () => VfsStore
   engine?: QuickJsEngine
-  /** Programs run in another thread; the journal stays with the host's calls (no journaled clock there). */
+  /** Programs run in another thread; the journal stays with the host's calls, the clock's readings cross to it. */
   executor?: RunJsExecutor
 }
 
@@ -75,12 +75,65 @@ export function describeRunJsSuspend(name: string, setup: () => Promise<SuspendH
       expect((await second.vfs.stat('/out/before.txt')).version).toBe(version) // not written again
       expect(await second.vfs.readFile('/out/after.txt', 'utf8')).toBe('blue')
       // Time and randomness came from the journal.
-      if (!h.executor) {
-        const r = done.result as { t: number; r: number }
-        const recordedNow = journal.calls.find(c => c.call === 'Date.now')!
-        expect(r.t).toBe(JSON.parse((recordedNow.answer as { json: string }).json))
-      }
+      const r = done.result as { t: number; r: number }
+      const recordedNow = journal.calls.find(c => c.call === 'Date.now')!
+      expect(r.t).toBe(JSON.parse((recordedNow.answer as { json: string }).json))
       second.runJs.close()
+    })
+
+    it('Date.now and Math.random before and after the question replay exactly, and the resume does not diverge', async () => {
+      const h = await setup()
+      const store = h.store()
+      const scope = `clock-${n++}`
+      const first = await host(h, store, scope)
+      // The first write is named by the time and holds the random number: another value on replay diverges.
+      const code = `
+        const t1 = Date.now(), r1 = Math.random(), d1 = new Date().getTime()
+        await vfs.write('/t-' + t1 + '.txt', String(r1))
+        const { answer } = await external_ask_user({ question: 'go?' })
+        const t2 = Date.now(), r2 = Math.random()
+        await vfs.write('/after.txt', answer + ' ' + t2 + ' ' + r2)
+        return { t1, r1, d1, t2, r2 }`
+      const parked = await first.runJs.run(code, { suspendable: true })
+      expect(parked.suspended?.call).toBe('external_ask_user')
+      const journal = kept(parked.suspended!.journal)
+      const times = journal.calls.filter(c => c.call === 'Date.now').map(c => JSON.parse((c.answer as { json: string }).json) as number)
+      expect(times).toHaveLength(2) // Date.now() and new Date(), in the order the program read them
+      const [written] = (await first.vfs.readdir('/')).filter(p => p.startsWith('t-'))
+      const version = (await first.vfs.stat('/' + written)).version
+      first.runJs.close()
+      await new Promise(resolve => setTimeout(resolve, 5)) // the clock moves on before the resume
+
+      const second = await host(h, store, scope)
+      const done = await second.runJs.run(code, { resume: { journal, answer: { value: { answer: 'yes' } } } })
+      expect(done.error).toBeUndefined()
+      const r = done.result as { t1: number; r1: number; d1: number; t2: number; r2: number }
+      expect([r.t1, r.d1]).toEqual(times)
+      expect(written).toBe(`t-${r.t1}.txt`)
+      expect(await second.vfs.readFile('/' + written, 'utf8')).toBe(String(r.r1))
+      expect((await second.vfs.stat('/' + written)).version).toBe(version) // replayed, not written again
+      expect(r.t2).toBeGreaterThan(r.t1)
+      expect(await second.vfs.readFile('/after.txt', 'utf8')).toBe(`yes ${r.t2} ${r.r2}`)
+      // The same seed: the second random number follows the first as it would have in one run.
+      expect(r.r2).not.toBe(r.r1)
+      second.runJs.close()
+    })
+
+    it('hostile: a resumed program that reads the clock where the journal has another call diverges, and does nothing', async () => {
+      const h = await setup()
+      const { vfs, runJs } = await host(h, h.store(), `clock-order-${n++}`)
+      const parked = await runJs.run(`await vfs.exists('/x'); const t = Date.now(); await external_ask_user({ question: 'q' }); return t`, {
+        suspendable: true,
+      })
+      const journal = kept(parked.suspended!.journal)
+      const swapped = await runJs.run(
+        `const t = Date.now(); await vfs.write('/late.txt', String(t)); await external_ask_user({ question: 'q' }); return t`,
+        { resume: { journal, answer: { value: {} } } },
+      )
+      expect(swapped).toMatchObject({ success: false, error: { name: 'ReplayDivergedError' } })
+      expect(swapped.error!.message).toMatch(/host call 1 of the resumed program is Date\.now\(\), but the journal recorded vfs\.exists/)
+      expect(await vfs.exists('/late.txt')).toBe(false)
+      runJs.close()
     })
 
     it('an answer that is an error throws in the program; a run that is not suspendable cannot ask', async () => {
@@ -155,6 +208,29 @@ export function describeRunJsSuspend(name: string, setup: () => Promise<SuspendH
       void vfs
     })
 
+    it('with the archive on, a program resumed by the same runner archives itself again and does not diverge', async () => {
+      const h = await setup()
+      const vfs = await openVfs({ store: h.store(), namespace: 'suspend', scope: `archive-${n++}` })
+      const runJs = createRunJs({
+        vfs,
+        tools: { ask_user: askTool },
+        ...(h.engine ? { engine: h.engine } : {}),
+        ...(h.executor ? { executor: h.executor } : {}),
+      })
+      const code = `await vfs.write('/w/a.txt', 'x'); const { answer } = await external_ask_user({ question: 'q' }); return answer`
+      const parked = await runJs.run(code, { suspendable: true })
+      expect(parked.scriptPath).toBe('/.run_js/run-001.js')
+      // The runner's archive is not the program's: its calls are not in the journal.
+      const calls = parked.suspended!.journal.calls
+      expect(calls.map(c => c.call)).toEqual([h.executor ? 'vfs.writeFile' : 'vfs.write', 'external_ask_user'])
+      expect(calls.filter(c => c.args.includes('.run_js'))).toEqual([])
+      const v = (await vfs.stat('/w/a.txt')).version
+      const done = await runJs.run(code, { resume: { journal: kept(parked.suspended!.journal), answer: { value: { answer: 'yes' } } } })
+      expect(done).toMatchObject({ success: true, result: 'yes', scriptPath: '/.run_js/run-002.js' })
+      expect((await vfs.stat('/w/a.txt')).version).toBe(v)
+      runJs.close()
+    })
+
     it('the journal is bounded: past maxCalls the program cannot ask, and says so', async () => {
       const h = await setup()
       const { runJs } = await host(h, h.store(), `bound-${n++}`)
@@ -166,6 +242,23 @@ export function describeRunJsSuspend(name: string, setup: () => Promise<SuspendH
       expect(r.result).toMatch(
         /^SuspendError: this call waits for a person, but the program made too many host calls before it \(more than 10 calls/,
       )
+      runJs.close()
+    })
+
+    it('the journal is bounded by bytes too: past maxBytes the program cannot ask, its calls still run, the run is not suspended', async () => {
+      const h = await setup()
+      const { vfs, runJs } = await host(h, h.store(), `bytes-${n++}`)
+      const r = await runJs.run(
+        `await vfs.write('/big.txt', 'x'.repeat(4000)); const back = await vfs.read('/big.txt')
+         try { await external_ask_user({ question: 'q' }) } catch (e) { return back.length + ' ' + e.name + ': ' + e.message }`,
+        { suspendable: { maxBytes: 1000 } },
+      )
+      expect(r.suspended).toBeUndefined()
+      expect(r.success).toBe(true)
+      expect(r.result).toMatch(
+        /^4000 SuspendError: this call waits for a person, but the program made too many host calls before it \(more than \d+ calls or 1000 bytes/,
+      )
+      expect((await vfs.readFile('/big.txt', 'utf8')).length).toBe(4000)
       runJs.close()
     })
 

@@ -39,4 +39,6 @@ export const DEMO_PROFILES = {
   appendix: 'appendix',
   /** The same, but it asks for the title first and wants approval for run_js. */
   appendixAsking: 'appendix-asking',
+  /** One run_js program that asks for the title from inside the program, then writes it. */
+  programQuestion: 'program-question',
 } as const

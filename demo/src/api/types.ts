@@ -27,4 +27,9 @@ export const KNOWN_PROFILES = [
     label: 'Appendix, with questions',
     description: 'Asks for the title, and for approval before each run_js program.',
   },
+  {
+    id: DEMO_PROFILES.programQuestion,
+    label: 'Program asks',
+    description: 'One run_js program asks for the title and waits for the answer.',
+  },
 ] as const

@@ -2,6 +2,7 @@ import { indexedDbStore } from 'agent-vfs'
 import { createSessionApp, createSessionHost, mintToken, type AgentProfile, type SessionHost } from 'agent-vfs/session'
 import { pacedProfile } from '../../../fixtures/script-appendix/paced.js'
 import { scriptAppendixProfile, type ScriptAppendixProfileOptions } from '../../../fixtures/script-appendix/profile.js'
+import { programQuestionProfile } from '../../../fixtures/script-appendix/program-question.js'
 import { DEMO_PROFILES, type DemoSettings } from '../api/settings.js'
 import { IN_TAB_OWNER } from './protocol.js'
 import { browserSecret } from './secret.js'
@@ -47,6 +48,7 @@ export async function openInTabHost(options: InTabHostOptions): Promise<InTabHos
     agents: {
       [DEMO_PROFILES.appendix]: profile({ runJs: { typescript }, stream }),
       [DEMO_PROFILES.appendixAsking]: profile({ runJs: { typescript }, stream, askFirst: true, approveRunJs: true }),
+      [DEMO_PROFILES.programQuestion]: programQuestionProfile({ runJs: { typescript } }),
     },
     hostId: `tab-${crypto.randomUUID()}`,
     leaseMs: options.leaseMs,

@@ -38,6 +38,11 @@ export interface DispatchOptions {
   onHostError: (error: unknown) => void
   /** A suspendable run's journal: host calls are replayed from it or recorded in it. */
   journal?: Journal
+  /**
+   * Without a journal here, time and randomness of a run journaled elsewhere (an executor's thread:
+   * the journal is on the host's side): `Math.random` from `seed`, the clock from `now`.
+   */
+  determinism?: { seed: number; now: () => number }
   /** A call of a suspendable run asks a person: the program parks (no guest code runs any more). */
   onSuspend?: (call: string, request: unknown) => void
   /** The replay left the journal: the run fails with this error and nothing more is done. */
@@ -90,6 +95,9 @@ export class HostDispatch {
     })
     const journal = this.journal
     if (journal) installDeterminism(this.ctx, this.handles, journal.seed, () => this.entry(() => this.now(journal)))
+    const elsewhere = this.options.determinism
+    if (!journal && elsewhere)
+      installDeterminism(this.ctx, this.handles, elsewhere.seed, () => this.entry(() => this.ctx.newNumber(elsewhere.now())))
   }
 
   /** Resolves once no host work started for the guest is running (its outcomes are journaled by then). */

@@ -49,7 +49,9 @@ export class HostCalls {
   }
 
   /** Answers one call; never rejects. */
-  call(kind: 'vfs' | 'tool', name: string, args: unknown[]): Promise<HostCallAnswer> {
+  call(kind: 'vfs' | 'tool' | 'archive', name: string, args: unknown[]): Promise<HostCallAnswer> {
+    // The runner's archive is not the program's: never journaled (an in-thread run archives directly too).
+    if (kind === 'archive') return this.live('vfs', name, args).then(a => ('parked' in a ? refusedAsk(`vfs.${name}`) : a))
     if (this.parked) return new Promise(() => {}) // the program is being stopped
     // Named as the program sees it: `external_ask_user`, `vfs.writeFile` (the Vfs method behind `vfs.write`).
     const call = kind === 'tool' ? (this.tools.get(name)?.globalName ?? name) : `vfs.${name}`
@@ -79,6 +81,18 @@ export class HostCalls {
     void work.finally(() => this.working.delete(work))
     // The call that asked keeps its question in the journal; the program gets no answer in this run.
     return work.then(a => ('parked' in a ? new Promise<HostCallAnswer>(() => {}) : a))
+  }
+
+  /**
+   * The program read the clock in another thread and got `time`: journaled as the in-thread dispatch
+   * journals `Date.now` (a replayed reading is checked for its place; a reading out of place diverges).
+   */
+  clockRead(time: number): void {
+    const journal = this.journal
+    if (!journal || this.parked) return
+    const turn = journal.next('Date.now', [])
+    if ('diverged' in turn) this.park({ diverged: turn.diverged })
+    else if ('live' in turn) journal.record(turn.live, { answer: { kind: 'json', value: time } })
   }
 
   private park(park: Parameters<NonNullable<HostCalls['onPark']>>[0]): void {

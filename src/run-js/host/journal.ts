@@ -59,6 +59,16 @@ export class Journal {
     return this.position < this.recorded
   }
 
+  /** The clock readings (`Date.now`) among the recorded calls, in order: what an executor's thread replays. */
+  recordedTimes(): number[] {
+    const times: number[] = []
+    for (let i = 0; i < this.recorded; i++) {
+      const { call, answer } = this.calls[i]
+      if (call === 'Date.now' && answer && 'json' in answer) times.push(JSON.parse(answer.json) as number)
+    }
+    return times
+  }
+
   /** Why a replay that ended here left the journal, if it did: the program ended before its recorded calls. */
   unfinished(): GuestError | undefined {
     if (this.resume === undefined || this.position >= this.recorded) return undefined

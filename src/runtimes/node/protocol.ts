@@ -25,6 +25,8 @@ export interface RunMessage {
   typescript: boolean
   /** How the program's imports resolve (plain data). */
   imports?: RunJsImports
+  /** A journaled run's seed and recorded clock readings (`RunJsJob.clock`); each reading is reported back. */
+  clock?: { seed: number; times: number[] }
 }
 
 /** Host → worker: the run's signal aborted. The reason crosses so the message reads the same. */
@@ -49,10 +51,17 @@ export interface CallMessage {
   type: 'call'
   run: number
   call: number
-  kind: 'vfs' | 'tool'
+  kind: 'vfs' | 'tool' | 'archive'
   /** The workspace method or the tool id. */
   name: string
   args: unknown[]
+}
+
+/** Worker → host: the program of journaled run `run` read the clock (sent in order with its calls). */
+export interface ClockMessage {
+  type: 'clock'
+  run: number
+  time: number
 }
 
 /** Worker → host: run `run` ended. */
@@ -62,4 +71,4 @@ export interface DoneMessage {
   result: RunJsResult
 }
 
-export type FromWorker = ReadyMessage | CallMessage | DoneMessage
+export type FromWorker = ReadyMessage | CallMessage | ClockMessage | DoneMessage

@@ -96,6 +96,7 @@ interface ActiveRun {
   id: number
   /** Answers the thread's file operations and tool calls (the runner's, from the job). */
   call: RunJsJob['call']
+  clock: RunJsJob['clock']
   finish(result: RunJsResult): void
 }
 
@@ -244,6 +245,7 @@ class WorkerPool implements WorkerThreadsExecutor {
         if (current?.id === message.run) current.finish(message.result)
         return
       }
+      if (message.type === 'clock') return void (current?.id === message.run && current.clock?.read(message.time))
       if (message.type === 'call') {
         // A call of a run that has ended (or of no run) is refused; nothing touches the workspace.
         if (current?.id !== message.run)
@@ -304,6 +306,7 @@ class WorkerPool implements WorkerThreadsExecutor {
       thread.current = {
         id,
         call: job.call,
+        clock: job.clock,
         finish: result => {
           if (thread.current?.id !== id) return
           thread.current = undefined
@@ -326,6 +329,7 @@ class WorkerPool implements WorkerThreadsExecutor {
         archiveDir: job.archiveDir ?? false,
         typescript: job.typescript,
         ...(job.imports ? { imports: job.imports } : {}),
+        ...(job.clock ? { clock: { seed: job.clock.seed, times: [...job.clock.times] } } : {}),
       }
       this.post(thread, message)
       backstop = setTimeout(

@@ -14,7 +14,7 @@ import { defaultEngine } from '../../run-js/engine/engine.js'
 import { InstancePool } from '../../run-js/engine/pool.js'
 import { HOST_VFS_METHODS } from '../../run-js/host/host-calls.js'
 import { createRunner, runnerEnv } from '../../run-js/index.js'
-import { runProgram } from '../../run-js/run.js'
+import { runProgram, type RunEnv } from '../../run-js/run.js'
 import type { RunJsToolFunction } from '../../run-js/types.js'
 import type { Vfs } from '../../vfs/types.js'
 import type { AnswerMessage, CallMessage, FromWorker, RunMessage, ToWorker, WireError } from './protocol.js'
@@ -52,19 +52,21 @@ function poolFor(memoryBytes: number): InstancePool {
  * One stand-in per workspace id, so the archive's per-workspace numbering keeps working across runs.
  * Bounded: a dropped stand-in only costs its next run a directory scan.
  */
-const standIns = new Map<number, Vfs>()
+const standIns = new Map<string, Vfs>()
 const MAX_STAND_INS = 64
-function standInFor(id: number): Vfs {
-  let vfs = standIns.get(id)
+/** The program's stand-in (`vfs`), or the archive's (`archive`: its calls are outside the run's journal). */
+function standInFor(id: number, kind: 'vfs' | 'archive' = 'vfs'): Vfs {
+  const key = `${kind}:${id}`
+  let vfs = standIns.get(key)
   if (vfs) {
-    standIns.delete(id)
-    standIns.set(id, vfs) // most recently used last
+    standIns.delete(key)
+    standIns.set(key, vfs) // most recently used last
     return vfs
   }
   const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {}
-  for (const name of HOST_VFS_METHODS) methods[name] = (...args) => ask(currentRun.getStore(), 'vfs', name, withoutSignal(args))
+  for (const name of HOST_VFS_METHODS) methods[name] = (...args) => ask(currentRun.getStore(), kind, name, withoutSignal(args))
   vfs = methods as unknown as Vfs
-  standIns.set(id, vfs)
+  standIns.set(key, vfs)
   if (standIns.size > MAX_STAND_INS) standIns.delete(standIns.keys().next().value!)
   return vfs
 }
@@ -131,6 +133,8 @@ async function run(message: RunMessage): Promise<void> {
       imports: message.imports,
       pool: poolFor(message.limits.memoryBytes),
     })
+    if (message.clock) env.determinism = replayedClock(message.run, message.clock)
+    if (message.vfs !== undefined) env.archiveVfs = standInFor(message.vfs, 'archive')
     // The host queued the run: it gets what is left of its time, and a timeout still names its limit.
     const result = await currentRun.run(message.run, () => runProgram(env, message.code, controller.signal, message.timeLeftMs))
     send({ type: 'done', run: message.run, result })
@@ -148,6 +152,20 @@ async function run(message: RunMessage): Promise<void> {
     running.delete(message.run)
     // Answers still to come (a tool that never returns) are for nobody now.
     for (const call of own.calls) calls.delete(call)
+  }
+}
+
+/** A journaled run's clock: the recorded readings first, then this thread's; every reading is reported, in order with the calls. */
+function replayedClock(run: number, { seed, times }: NonNullable<RunMessage['clock']>): NonNullable<RunEnv['determinism']> {
+  let next = 0
+  return {
+    seed,
+    now() {
+      const time = next < times.length ? times[next] : Date.now()
+      next++
+      send({ type: 'clock', run, time })
+      return time
+    },
   }
 }
 

@@ -1,0 +1,78 @@
+import type { Browser } from 'playwright'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEMO_PROFILES } from '../../demo/src/api/settings.js'
+import { PROGRAM_QUESTION, PROGRAM_TITLES } from '../../fixtures/script-appendix/program-question.js'
+import { openBrowser, openDemo, stage } from './browser.js'
+import { startNodeHost, type NodeHost } from './node-host.js'
+import { serveDemo, type ServedDemo } from './serve-demo.js'
+import * as ui from './ui.js'
+
+// A question asked from inside a run_js program, in the demo against the Node host (`npm run serve`,
+// programs in worker threads): the question shows as any other; the host is restarted while it waits;
+// the answer given in the page after the restart resumes the program, which finishes without redoing
+// what it did before it asked.
+let browser: Browser
+let host: NodeHost
+let demo: ServedDemo
+
+beforeAll(async () => {
+  browser = await openBrowser()
+  host = await startNodeHost()
+  // The page reaches the host through the preview's proxy, so a host restarted on the same port is the same origin.
+  demo = await serveDemo({ api: host.url })
+}, 300_000)
+afterAll(async () => {
+  await demo?.close()
+  await host?.stop()
+  await browser?.close()
+})
+
+/** The host's stored events of a session (first page is enough: this session is short). */
+async function hostEvents(id: string): Promise<Array<Record<string, any>>> {
+  const res = await fetch(`${host.url}/sessions/${id}/events?after=0`, { headers: { authorization: `Bearer ${host.token}` } })
+  expect(res.status).toBe(200)
+  return ((await res.json()) as { events: Array<Record<string, any>> }).events
+}
+
+async function version(id: string, suffix: string): Promise<number | undefined> {
+  const res = await fetch(`${host.url}/sessions/${id}/files`, { headers: { authorization: `Bearer ${host.token}` } })
+  const files = (await res.json()) as Array<{ path: string; version: number }>
+  return files.find(f => f.path.endsWith(suffix))?.version
+}
+
+describe('demo: a question from inside a program, answered after the Node host restarted', () => {
+  it('shows the program’s question; after a restart the answer finishes the program without redoing its first write', async () => {
+    const { page, errors } = await openDemo(browser, demo.url)
+    await ui.connect(page, { remote: { baseUrl: demo.url.replace(/\/$/, ''), token: host.token } })
+    const id = await ui.createSession(page, { profile: DEMO_PROFILES.programQuestion, title: 'Program asks' })
+    await ui.sendMessage(page, 'Pick a title for the appendix.')
+
+    // The question comes from the program, and shows as the agent's own questions do.
+    const question = await ui.pending(page, 'question')
+    expect(await question.textContent()).toContain(PROGRAM_QUESTION)
+    for (const title of PROGRAM_TITLES) await expect.poll(() => question.textContent()).toContain(title)
+    await ui.waitStatus(page, 'waiting_input')
+    await stage(page, 'flow-program-question', '01-program-asks')
+    const asked = await version(id, '/work/asked.md')
+    expect(asked).toBeGreaterThan(0)
+    expect(await version(id, '/outputs/title.md')).toBeUndefined()
+
+    // The host restarts (SIGTERM, a new process on the same data): the page reconnects on its own.
+    host = await host.restart()
+    await page.reload()
+    await ui.openSession(page, id)
+    await ui.answerOption(page, PROGRAM_TITLES[1])
+    await ui.waitStatus(page, 'idle')
+    await ui.waitTree(page, ['/outputs/title.md'])
+    await stage(page, 'flow-program-question', '02-program-finished')
+
+    expect(await version(id, '/work/asked.md')).toBe(asked) // replayed from the journal, not written again
+    const events = await hostEvents(id)
+    const results = events.filter(e => e.type === 'tool-result' && e.toolName === 'run_js')
+    expect(results.at(-1)).toMatchObject({ ok: true, output: { success: true, result: { title: PROGRAM_TITLES[1] } } })
+    expect(events.filter(e => e.type === 'execution-end').map(e => e.status)).toEqual(['suspended', 'completed'])
+    const item = page.locator('[data-testid="timeline-item"][data-type="tool-call"][data-tool="run_js"]').last()
+    await expect.poll(() => item.getAttribute('data-state')).toBe('ok')
+    expect(errors.filter(e => !/Failed to load resource|ERR_CONNECTION|net::/.test(e))).toEqual([])
+  })
+})
