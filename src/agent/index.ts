@@ -82,6 +82,7 @@ export type { Plan, PlanStep, StepStatus, PlanUpdate } from './state/plan.js'
 export type { ResultContract, ResultCheck, ContractVerdict } from './tools/contract.js'
 export type { PolicyRule, PolicyDecision, PolicyVerdict } from './policy/policy.js'
 export { evaluatePolicy } from './policy/policy.js'
+export { proposalView, type WritesMode } from './policy/proposal.js'
 export { listPending, answerPending, readPending, type PendingAction, type PendingAnswer, type PendingSummary } from './state/pending.js'
 export {
   listExecutionIds,

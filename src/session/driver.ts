@@ -11,6 +11,7 @@ import { acquireLease, releaseLease } from './leases.js'
 import { decide, type Decision, type NextStep } from './state.js'
 import { segmentOf } from './storage.js'
 import { budgetOptions, recordSessionUsage } from './usage.js'
+import { applyProposal, openProposal, settleIfEmpty } from './proposals.js'
 
 /** A step that does something. */
 type Step = Exclude<NextStep, { kind: 'none' }>
@@ -152,6 +153,7 @@ export class SessionDriver {
 
   private async run(sessionId: string, step: Step): Promise<void> {
     const { ctx } = this
+    if (step.kind === 'apply') return this.applyProposal(sessionId, step.executionId)
     const meta = await ctx.require(sessionId)
     const profile = ctx.settings.agents[meta.record.profile]
     const ws = await this.workspace(sessionId)
@@ -195,9 +197,14 @@ export class SessionDriver {
     await ctx.setStatus(sessionId, 'running', executionId)
     await ctx.update(sessionId, r => ({ ...r, executions: Math.max(r.executions, index) }))
     const appends: Promise<unknown>[] = []
+    const actor = executionActor(executionId)
+    // `propose`: its files go to a branch a person reviews when it ends (proposals.ts).
+    const proposing = setup.writes === 'propose'
     const options = {
       // Its writes carry the execution in the workspace's history (what its diff and revert select).
-      vfs: await ctx.workspaces.viewAs(sessionId, executionActor(executionId)),
+      vfs: proposing
+        ? await ctx.workspaces.proposalViewAs(sessionId, await openProposal(await ctx.workspaces.base(sessionId), executionId), actor)
+        : await ctx.workspaces.viewAs(sessionId, actor),
       model: this.guarded(setup.model, sessionId),
       ...(setup.contract ? { contract: setup.contract } : {}),
       ...(setup.policy ? { policy: setup.policy } : {}),
@@ -243,12 +250,22 @@ export class SessionDriver {
     } finally {
       this.active.delete(sessionId)
       ctx.live.endExecution(sessionId, executionId)
+      if (proposing) await settleIfEmpty(await ctx.workspaces.base(sessionId), executionId).catch(() => undefined)
       await Promise.all([...appends, ctx.fileEvents.settled(sessionId)])
       // What the execution wrote counts against the owner's byte quota from now on.
       await ctx.recordBytes(meta.record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
       // And what it spent counts against the owner's budget.
       await recordSessionUsage(ctx, meta.record.owner, sessionId, ws).catch(() => undefined)
     }
+  }
+
+  /** Finishes a proposal decision a host stored but did not carry out (it crashed in between). */
+  private async applyProposal(sessionId: string, executionId: string): Promise<void> {
+    const meta = await this.ctx.require(sessionId)
+    const base = await this.ctx.workspaces.base(sessionId)
+    const outcome = await applyProposal(base, executionId)
+    await this.ctx.fileEvents.settled(sessionId)
+    if (outcome.status === 'landed') await this.ctx.recordBytes(meta.record.owner, sessionId, base.usage().bytes).catch(() => undefined)
   }
 
   /** Delivers queued messages (steers only, or any) to an execution and logs each delivery. */

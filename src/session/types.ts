@@ -7,6 +7,7 @@ import type { ToolSet } from 'agent-vfs/agent'
 import type { RunJsSlot } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
 import type { Budget } from 'agent-vfs/agent'
+import type { WritesMode } from 'agent-vfs/agent'
 
 /** Where a session stands. `waiting_*` means an execution is suspended on a pending action. */
 export type SessionStatus = 'idle' | 'running' | 'waiting_input' | 'waiting_approval' | 'closed'
@@ -113,6 +114,13 @@ export interface ExecutionSetup {
   limits?: Partial<TaskLimits>
   /** Adds `changes_since` and `diff_files` (what changed in the workspace since this execution started, line diffs). */
   changeTools?: boolean
+  /**
+   * `propose`: the execution writes into a branch of the workspace (it reads its own writes); when it
+   * ends, the session waits on an approval whose payload is the branch's diff; approving lands it as
+   * one group commit (or shows the conflicts), denying discards it (docs/sessions-history.md).
+   * Default `direct`. Give every run of one execution the same mode.
+   */
+  writes?: WritesMode
   /** This execution's budget; the host's `budgets.execution` still applies (the tighter figure wins). */
   budget?: Budget
 }
