@@ -74,6 +74,7 @@ export {
 export { defaultToolLimits, ReadLedger, type ToolLimits } from './tools/tool-context.js'
 export { createWorkspaceTools, toolSpecs, type WorkspaceToolsOptions, type RunJsSlot } from './tools/toolset.js'
 export { createChangeTools, type ChangeSource, type ChangeToolsOptions } from './tools/change-tools.js'
+export { createBranchTools, type BranchSource, type BranchToolsOptions } from './tools/branch-tools.js'
 export { runJsTool, RUN_JS_DESCRIPTION, type RunJsRunner, type RunJsOutcome, type RunJsToolOptions } from './tools/run-js-tool.js'
 export { askUserTool, type AskUser } from './tools/ask-tool.js'
 export type { LsEntry } from './tools/read-tools.js'

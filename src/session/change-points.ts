@@ -1,5 +1,8 @@
 import type { HistoryEntry, VersionedVfs } from 'agent-vfs'
-import { createChangeTools, type ToolSet } from 'agent-vfs/agent'
+import { withActor, type VfsBranch } from 'agent-vfs'
+import { createBranchTools, createChangeTools, type ToolSet } from 'agent-vfs/agent'
+import type { SessionActor } from './types.js'
+import { runView } from './workspace.js'
 import type { HostContext } from './context.js'
 import { SessionError } from './errors.js'
 import type { SessionEvent } from './types.js'
@@ -90,4 +93,13 @@ export async function executionChangeTools(ctx: HostContext, sessionId: string, 
   const base = await ctx.workspaces.base(sessionId)
   const since = await versionAt(ctx, sessionId, base, { execution: executionId, edge: 'start' }).catch(() => base.version)
   return createChangeTools(base, { since })
+}
+
+/**
+ * The attempt tools of an execution (`branchTools: true`): attempts are branches of what its files
+ * live in (the workspace, or its proposal's branch), seen through the session's run view, their
+ * writes and landings tagged as the execution's.
+ */
+export function executionBranchTools(files: VersionedVfs | VfsBranch, actor: SessionActor): ToolSet {
+  return createBranchTools(files, { view: branch => runView(withActor(branch, actor)), actor })
 }

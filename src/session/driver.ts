@@ -1,9 +1,10 @@
 import { readExecution, type ExecutionRecord } from 'agent-vfs/agent'
-import { executionChangeTools } from './change-points.js'
+import { executionBranchTools, executionChangeTools } from './change-points.js'
 import { executionActor } from './actors.js'
-import type { ExecutionDelta, LanguageModel } from 'agent-vfs/agent'
+import type { ExecutionDelta, LanguageModel, ToolSet } from 'agent-vfs/agent'
+import type { ExecutionSetup } from './types.js'
 import { resumeTask, runTask } from 'agent-vfs/agent'
-import type { RunVfs } from 'agent-vfs'
+import type { RunVfs, VersionedVfs } from 'agent-vfs'
 import type { HostContext } from './context.js'
 import { readFacts } from './facts.js'
 import { catchUpLog } from './log-catch-up.js'
@@ -200,18 +201,17 @@ export class SessionDriver {
     const actor = executionActor(executionId)
     // `propose`: its files go to a branch a person reviews when it ends (proposals.ts).
     const proposing = setup.writes === 'propose'
+    const base = await ctx.workspaces.base(sessionId)
+    const proposal = proposing ? await openProposal(base, executionId) : undefined
+    const tools = await this.toolsOf(setup, sessionId, executionId, proposal ?? base)
     const options = {
       // Its writes carry the execution in the workspace's history (what its diff and revert select).
-      vfs: proposing
-        ? await ctx.workspaces.proposalViewAs(sessionId, await openProposal(await ctx.workspaces.base(sessionId), executionId), actor)
-        : await ctx.workspaces.viewAs(sessionId, actor),
+      vfs: proposal ? await ctx.workspaces.proposalViewAs(sessionId, proposal, actor) : await ctx.workspaces.viewAs(sessionId, actor),
       model: this.guarded(setup.model, sessionId),
       ...(setup.contract ? { contract: setup.contract } : {}),
       ...(setup.policy ? { policy: setup.policy } : {}),
       ...(setup.runJs ? { runJs: setup.runJs } : {}),
-      ...(setup.tools || setup.changeTools
-        ? { tools: { ...setup.tools, ...(setup.changeTools ? await executionChangeTools(ctx, sessionId, executionId) : {}) } }
-        : {}),
+      ...(Object.keys(tools).length > 0 ? { tools } : {}),
       ...(setup.limits ? { limits: setup.limits } : {}),
       ...budgetOptions(ctx, setup.budget, meta.record.owner, sessionId, executionId, ws),
       signal: controller.signal,
@@ -256,6 +256,15 @@ export class SessionDriver {
       await ctx.recordBytes(meta.record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
       // And what it spent counts against the owner's budget.
       await recordSessionUsage(ctx, meta.record.owner, sessionId, ws).catch(() => undefined)
+    }
+  }
+
+  /** The profile's tools, and the change and attempt tools it asks for over `files` (where the execution's files live). */
+  private async toolsOf(setup: ExecutionSetup, sessionId: string, executionId: string, files: VersionedVfs): Promise<ToolSet> {
+    return {
+      ...setup.tools,
+      ...(setup.changeTools ? await executionChangeTools(this.ctx, sessionId, executionId) : {}),
+      ...(setup.branchTools ? executionBranchTools(files, executionActor(executionId)) : {}),
     }
   }
 

@@ -2,7 +2,15 @@ import type { RunVfs } from 'agent-vfs'
 import { listExecutionIds, readExecution, type PendingAnswer } from 'agent-vfs/agent'
 import { SessionError } from './errors.js'
 import { refuse, type HostParts } from './host-parts.js'
-import { applyProposal, PROPOSAL_ID, proposalPending, readProposal, writeProposal, type ProposalOutcome, type SessionPending } from './proposals.js'
+import {
+  applyProposal,
+  PROPOSAL_ID,
+  proposalPending,
+  readProposal,
+  writeProposal,
+  type ProposalOutcome,
+  type SessionPending,
+} from './proposals.js'
 import { admit } from './state.js'
 
 /** The newest execution's proposal, when it has ended and waits for review (see proposals.ts). */
@@ -21,7 +29,12 @@ export async function pendingProposal(parts: HostParts, sessionId: string, ws: R
  * whichever host decides next finishes it. Resolves to the outcome: `conflicts` lists what changed
  * in the workspace since the branch was made (nothing was written; the branch stays).
  */
-export async function answerProposal(parts: HostParts, sessionId: string, pendingId: string, answer: PendingAnswer): Promise<ProposalOutcome> {
+export async function answerProposal(
+  parts: HostParts,
+  sessionId: string,
+  pendingId: string,
+  answer: PendingAnswer,
+): Promise<ProposalOutcome> {
   const { ctx, driver } = parts
   const session = await parts.requireOpen(sessionId)
   const executionId = PROPOSAL_ID.exec(pendingId)![1]

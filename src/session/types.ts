@@ -115,6 +115,12 @@ export interface ExecutionSetup {
   /** Adds `changes_since` and `diff_files` (what changed in the workspace since this execution started, line diffs). */
   changeTools?: boolean
   /**
+   * Adds the attempt tools (`attempt_start`, `attempt_write`, `attempt_read`, `attempt_diff`,
+   * `attempt_commit`, `attempt_discard`): named copy-on-write branches of the workspace the agent
+   * writes into side by side and lands one of as one commit (or gets the conflicts).
+   */
+  branchTools?: boolean
+  /**
    * `propose`: the execution writes into a branch of the workspace (it reads its own writes); when it
    * ends, the session waits on an approval whose payload is the branch's diff; approving lands it as
    * one group commit (or shows the conflicts), denying discards it (docs/sessions-history.md).

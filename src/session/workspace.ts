@@ -14,7 +14,7 @@ export const SESSION_ROOTS: Record<string, Required<RunRoot>> = Object.fromEntri
 )
 
 /** A session's run view of a workspace: every root; `/context` and `/skills` read-only to the agent, seedable by the host. */
-const runView = (vfs: Vfs): RunVfs =>
+export const runView = (vfs: Vfs): RunVfs =>
   restrict(vfs, { roots: RUN_ROOTS, readOnly: RUN_ROOTS.filter(r => !SESSION_ROOTS[r].writable).map(r => `/${r}`) })
 
 /** Roots a person may upload into and delete from through the host (the runtime owns `/state`). */
