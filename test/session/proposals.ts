@@ -3,6 +3,7 @@ import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import type { VfsStore } from '../../src/contract/store.js'
 import { createSessionApp, createSessionHost, mintToken, type AgentProfile, type SessionHost } from '../../src/session/index.js'
+import { scriptedModel } from '../../src/agent/index.js'
 import { season, until } from './harness.js'
 import { listen } from './http-client.js'
 import { uploadForm } from './route-requests.js'
@@ -13,6 +14,22 @@ const secret = 'test-secret-test-secret-test-secret-0123'
 export function proposingAppendix(): AgentProfile {
   const base = scriptAppendixProfile()
   return { ...base, setup: async e => ({ ...(await base.setup(e)), writes: 'propose' as const }) }
+}
+
+/** A proposing profile whose model tries its change in an attempt (a branch of the proposal's branch) and commits it there. */
+function attemptingProfile(): AgentProfile {
+  const calls = [
+    { toolName: 'attempt_start', input: { name: 'a' } },
+    { toolName: 'attempt_write', input: { name: 'a', path: '/work/try.md', content: 'the attempt\n' } },
+    { toolName: 'attempt_commit', input: { name: 'a' } },
+  ]
+  return {
+    setup: () => ({
+      model: scriptedModel(({ call }) => (call < calls.length ? { toolCalls: [calls[call]] } : { text: 'done' })),
+      writes: 'propose',
+      branchTools: true,
+    }),
+  }
 }
 
 /** `store`, whose commit of a proposal's landing (a commit of /outputs/appendix.md to a session's own scope) fails once when `fail()` says so. */
@@ -44,7 +61,13 @@ export function describeProposals(getStore: () => Promise<VfsStore>) {
   let server: Awaited<ReturnType<typeof listen>>
   let ana: string
   const newHost = () =>
-    createSessionHost({ store, agents: { appendix: proposingAppendix() }, namespace, pollMs: 20, quota: { maxSessions: 50 } })
+    createSessionHost({
+      store,
+      agents: { appendix: proposingAppendix(), attempts: attemptingProfile() },
+      namespace,
+      pollMs: 20,
+      quota: { maxSessions: 50 },
+    })
   let failLanding = false
   beforeAll(async () => {
     store = failingLanding(await getStore(), () => {
@@ -114,9 +137,9 @@ export function describeProposals(getStore: () => Promise<VfsStore>) {
     expect((await call('POST', `/sessions/${id}/pending/e0001-proposal`, { decision: 'approve' })).status).toBe(409)
     const events = await host.events(id)
     expect(events.find(e => e.type === 'pending-answered')).toMatchObject({ pendingId: 'e0001-proposal', answer: { decision: 'approve' } })
-    expect(events.some(e => e.type === 'files-changed' && e.by.kind === 'api' && e.changes.some(c => c.path === '/outputs/appendix.md'))).toBe(
-      true,
-    )
+    expect(
+      events.some(e => e.type === 'files-changed' && e.by.kind === 'api' && e.changes.some(c => c.path === '/outputs/appendix.md')),
+    ).toBe(true)
   })
 
   it('a person edited a proposed file since: approving writes nothing and answers with the conflicts; the branch stays', async () => {
@@ -180,5 +203,20 @@ export function describeProposals(getStore: () => Promise<VfsStore>) {
     } finally {
       await third.stop()
     }
+  })
+
+  it('attempt tools inside a proposal: the attempt lands in the proposal branch, the workspace only on approval', async () => {
+    const s = await host.create({ owner: 'ana', profile: 'attempts' })
+    await host.send(s.id, { text: 'try it in an attempt' })
+    await until(host, s.id, ['waiting_approval'])
+    const events = await host.events(s.id)
+    const commit = events.find(e => e.type === 'tool-result' && (e as any).toolName === 'attempt_commit') as any
+    expect(JSON.stringify(commit)).toContain('"committed":true')
+    expect(await (await host.workspace(s.id)).exists('/work/try.md')).toBe(false)
+    const [p] = (await host.pending(s.id)) as any[]
+    expect(p.proposal.diff.entries.filter((e: any) => e.kind === 'file').map((e: any) => e.path)).toEqual(['/work/try.md'])
+    expect(await host.answer(s.id, p.id, { decision: 'approve' })).toMatchObject({ status: 'landed' })
+    expect(await (await host.workspace(s.id)).readFile('/work/try.md', 'utf8')).toBe('the attempt\n')
+    expect((await host.changes.branches(s.id)).map(b => b.name)).toEqual([])
   })
 }
