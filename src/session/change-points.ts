@@ -24,12 +24,16 @@ export function parsePoint(text: string): ChangePoint {
   return { execution, edge: what === 'start' ? 'start' : 'end' }
 }
 
-/** Whether a change's actor tag is the execution's (see SessionActor). */
-export const byExecution = (executionId: string) => (actor: unknown) =>
-  typeof actor === 'object' &&
-  actor !== null &&
-  (actor as { kind?: unknown }).kind === 'execution' &&
-  (actor as { executionId?: unknown }).executionId === executionId
+/**
+ * Whether a change's actor tag is the execution's (see SessionActor): its own writes, or the landing
+ * of its proposal (`writes: 'propose'`, tagged `{ kind: 'api', proposal }`), so its Changes and its
+ * Undo cover what it proposed once that landed.
+ */
+export const byExecution = (executionId: string) => (actor: unknown) => {
+  if (typeof actor !== 'object' || actor === null) return false
+  const a = actor as { kind?: unknown; executionId?: unknown; proposal?: unknown }
+  return (a.kind === 'execution' && a.executionId === executionId) || (a.kind === 'api' && a.proposal === executionId)
+}
 
 /** The workspace version a point names. */
 export async function versionAt(ctx: HostContext, sessionId: string, ws: VersionedVfs, point: ChangePoint): Promise<number> {

@@ -140,6 +140,11 @@ export function describeProposals(getStore: () => Promise<VfsStore>) {
     expect(
       events.some(e => e.type === 'files-changed' && e.by.kind === 'api' && e.changes.some(c => c.path === '/outputs/appendix.md')),
     ).toBe(true)
+    // The execution's Changes and Undo cover its landed proposal.
+    const changes = (await call('GET', `/sessions/${id}/diff?execution=e0001`)).body
+    expect(changes.entries.map((e: any) => e.path)).toEqual(expect.arrayContaining(added))
+    expect((await call('POST', `/sessions/${id}/executions/e0001/revert`)).status).toBe(200)
+    expect((await call('GET', `/sessions/${id}/file?path=/outputs/appendix.md`)).status).toBe(404)
   })
 
   it('a person edited a proposed file since: approving writes nothing and answers with the conflicts; the branch stays', async () => {
