@@ -67,7 +67,8 @@ class MountLayer extends VfsLayer {
   }
 
   override async rename(from: string, to: string): Promise<void> {
-    if (this.owner(from) !== this.owner(to)) throw new VfsError('EINVAL', to, `cannot move ${from} to ${to}: they are in different workspaces`)
+    if (this.owner(from) !== this.owner(to))
+      throw new VfsError('EINVAL', to, `cannot move ${from} to ${to}: they are in different workspaces`)
     return super.rename(from, to)
   }
 
@@ -79,7 +80,8 @@ class MountLayer extends VfsLayer {
 
   override async rmdir(path: string, options?: { recursive?: boolean }): Promise<void> {
     const p = normalizePath(path)
-    if (this.pointsUnder(p).length > 0) throw new VfsError('EINVAL', path, `${p} holds another workspace's files (${this.pointsUnder(p)[0].point})`)
+    if (this.pointsUnder(p).length > 0)
+      throw new VfsError('EINVAL', path, `${p} holds another workspace's files (${this.pointsUnder(p)[0].point})`)
     return super.rmdir(path, options)
   }
 
@@ -155,7 +157,10 @@ class MountLayer extends VfsLayer {
   private spanned(pattern: string): Array<[Vfs, (path: string) => boolean]> | undefined {
     const inside = this.pointsUnder(compileGlob(pattern).base)
     if (inside.length === 0) return undefined
-    return [[this.base, p => this.mainOwns(p)], ...inside.map(m => [m.target, (p: string) => isWithin(p, m.point)] as [Vfs, (p: string) => boolean])]
+    return [
+      [this.base, p => this.mainOwns(p)],
+      ...inside.map(m => [m.target, (p: string) => isWithin(p, m.point)] as [Vfs, (p: string) => boolean]),
+    ]
   }
 
   override async flush(): Promise<void> {

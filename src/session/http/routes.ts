@@ -163,7 +163,10 @@ export const sessionRoutes = {
     security,
     request: { params: S.IdParams },
     responses: {
-      200: json(z.array(S.Pending), 'Unanswered approvals and questions; an ended execution\'s proposal (`e0001-proposal`, toolName `apply_changes`) carries `proposal: { branch, baseVersion, diff }`'),
+      200: json(
+        z.array(S.Pending),
+        "Unanswered approvals and questions; an ended execution's proposal (`e0001-proposal`, toolName `apply_changes`) carries `proposal: { branch, baseVersion, diff }`",
+      ),
       ...errors,
     },
   }),
