@@ -75,6 +75,7 @@ export {
 export { defaultToolLimits, ReadLedger, type ToolLimits } from './tools/tool-context.js'
 export { createWorkspaceTools, toolSpecs, type WorkspaceToolsOptions, type RunJsSlot, type RunJsSlotPolicy } from './tools/toolset.js'
 export { createChangeTools, type ChangeSource, type ChangeToolsOptions } from './tools/change-tools.js'
+export { createBranchTools, type BranchSource, type BranchToolsOptions } from './tools/branch-tools.js'
 export { runJsTool, RUN_JS_DESCRIPTION, type RunJsRunner, type RunJsOutcome, type RunJsToolOptions } from './tools/run-js-tool.js'
 export { askUserTool, type AskUser } from './tools/ask-tool.js'
 export type { LsEntry } from './tools/read-tools.js'
@@ -84,6 +85,7 @@ export type { ResultContract, ResultCheck, ContractVerdict } from './tools/contr
 export type { PolicyRule, PolicyDecision, PolicyVerdict } from './policy/policy.js'
 export { evaluatePolicy } from './policy/policy.js'
 export { evaluateFetch, FETCH_POLICY_TOOL } from './policy/fetch-policy.js'
+export { proposalView, type WritesMode } from './policy/proposal.js'
 export { listPending, answerPending, readPending, type PendingAction, type PendingAnswer, type PendingSummary } from './state/pending.js'
 export {
   listExecutionIds,

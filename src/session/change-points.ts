@@ -1,5 +1,8 @@
 import type { HistoryEntry, VersionedVfs } from 'agent-vfs'
-import { createChangeTools, type ToolSet } from 'agent-vfs/agent'
+import { withActor, type VfsBranch } from 'agent-vfs'
+import { createBranchTools, createChangeTools, type ToolSet } from 'agent-vfs/agent'
+import type { SessionActor } from './types.js'
+import { runView } from './workspace.js'
 import type { HostContext } from './context.js'
 import { SessionError } from './errors.js'
 import type { SessionEvent } from './types.js'
@@ -21,12 +24,16 @@ export function parsePoint(text: string): ChangePoint {
   return { execution, edge: what === 'start' ? 'start' : 'end' }
 }
 
-/** Whether a change's actor tag is the execution's (see SessionActor). */
-export const byExecution = (executionId: string) => (actor: unknown) =>
-  typeof actor === 'object' &&
-  actor !== null &&
-  (actor as { kind?: unknown }).kind === 'execution' &&
-  (actor as { executionId?: unknown }).executionId === executionId
+/**
+ * Whether a change's actor tag is the execution's (see SessionActor): its own writes, or the landing
+ * of its proposal (`writes: 'propose'`, tagged `{ kind: 'api', proposal }`), so its Changes and its
+ * Undo cover what it proposed once that landed.
+ */
+export const byExecution = (executionId: string) => (actor: unknown) => {
+  if (typeof actor !== 'object' || actor === null) return false
+  const a = actor as { kind?: unknown; executionId?: unknown; proposal?: unknown }
+  return (a.kind === 'execution' && a.executionId === executionId) || (a.kind === 'api' && a.proposal === executionId)
+}
 
 /** The workspace version a point names. */
 export async function versionAt(ctx: HostContext, sessionId: string, ws: VersionedVfs, point: ChangePoint): Promise<number> {
@@ -90,4 +97,13 @@ export async function executionChangeTools(ctx: HostContext, sessionId: string, 
   const base = await ctx.workspaces.base(sessionId)
   const since = await versionAt(ctx, sessionId, base, { execution: executionId, edge: 'start' }).catch(() => base.version)
   return createChangeTools(base, { since })
+}
+
+/**
+ * The attempt tools of an execution (`branchTools: true`): attempts are branches of what its files
+ * live in (the workspace, or its proposal's branch), seen through the session's run view, their
+ * writes and landings tagged as the execution's.
+ */
+export function executionBranchTools(files: VersionedVfs | VfsBranch, actor: SessionActor): ToolSet {
+  return createBranchTools(files, { view: branch => runView(withActor(branch, actor)), actor })
 }

@@ -5,6 +5,8 @@ import type { SessionHost } from './host-api.js'
 import { refuse, type HostParts } from './host-parts.js'
 import { admit } from './state.js'
 import type { SessionMessage } from './types.js'
+import { answerProposal, pendingProposal } from './proposal-answers.js'
+import { PROPOSAL_ID } from './proposals.js'
 
 const MAX_MESSAGE = 100_000
 
@@ -47,10 +49,12 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
 
     async pending(sessionId) {
       const { ws } = await parts.open(sessionId)
-      return listPending(ws)
+      const proposal = await pendingProposal(parts, sessionId, ws)
+      return [...(await listPending(ws)), ...(proposal ? [proposal] : [])]
     },
 
     async answer(sessionId, pendingId, answer) {
+      if (typeof pendingId === 'string' && PROPOSAL_ID.test(pendingId)) return answerProposal(parts, sessionId, pendingId, answer)
       const record = await parts.requireOpen(sessionId)
       const { ws } = await parts.open(sessionId)
       const pending = typeof pendingId === 'string' && /^e\d{4,}-p\d+$/.test(pendingId) ? await readPending(ws, pendingId) : undefined

@@ -1,9 +1,10 @@
 import { readExecution, type ExecutionRecord } from 'agent-vfs/agent'
-import { executionChangeTools } from './change-points.js'
+import { executionBranchTools, executionChangeTools } from './change-points.js'
 import { executionActor } from './actors.js'
-import type { ExecutionDelta, LanguageModel } from 'agent-vfs/agent'
+import type { ExecutionDelta, LanguageModel, ToolSet } from 'agent-vfs/agent'
+import type { ExecutionSetup } from './types.js'
 import { resumeTask, runTask } from 'agent-vfs/agent'
-import type { RunVfs } from 'agent-vfs'
+import type { RunVfs, VersionedVfs } from 'agent-vfs'
 import type { HostContext } from './context.js'
 import { readFacts } from './facts.js'
 import { catchUpLog } from './log-catch-up.js'
@@ -11,6 +12,7 @@ import { acquireLease, releaseLease } from './leases.js'
 import { decide, type Decision, type NextStep } from './state.js'
 import { segmentOf } from './storage.js'
 import { budgetOptions, recordSessionUsage } from './usage.js'
+import { applyProposal, openProposal, settleIfEmpty } from './proposals.js'
 
 /** A step that does something. */
 type Step = Exclude<NextStep, { kind: 'none' }>
@@ -152,6 +154,7 @@ export class SessionDriver {
 
   private async run(sessionId: string, step: Step): Promise<void> {
     const { ctx } = this
+    if (step.kind === 'apply') return this.applyProposal(sessionId, step.executionId)
     const meta = await ctx.require(sessionId)
     const profile = ctx.settings.agents[meta.record.profile]
     const ws = await this.workspace(sessionId)
@@ -195,16 +198,20 @@ export class SessionDriver {
     await ctx.setStatus(sessionId, 'running', executionId)
     await ctx.update(sessionId, r => ({ ...r, executions: Math.max(r.executions, index) }))
     const appends: Promise<unknown>[] = []
+    const actor = executionActor(executionId)
+    // `propose`: its files go to a branch a person reviews when it ends (proposals.ts).
+    const proposing = setup.writes === 'propose'
+    const base = await ctx.workspaces.base(sessionId)
+    const proposal = proposing ? await openProposal(base, executionId) : undefined
+    const tools = await this.toolsOf(setup, sessionId, executionId, proposal ?? base)
     const options = {
       // Its writes carry the execution in the workspace's history (what its diff and revert select).
-      vfs: await ctx.workspaces.viewAs(sessionId, executionActor(executionId)),
+      vfs: proposal ? await ctx.workspaces.proposalViewAs(sessionId, proposal, actor) : await ctx.workspaces.viewAs(sessionId, actor),
       model: this.guarded(setup.model, sessionId),
       ...(setup.contract ? { contract: setup.contract } : {}),
       ...(setup.policy ? { policy: setup.policy } : {}),
       ...(setup.runJs ? { runJs: setup.runJs } : {}),
-      ...(setup.tools || setup.changeTools
-        ? { tools: { ...setup.tools, ...(setup.changeTools ? await executionChangeTools(ctx, sessionId, executionId) : {}) } }
-        : {}),
+      ...(Object.keys(tools).length > 0 ? { tools } : {}),
       ...(setup.limits ? { limits: setup.limits } : {}),
       ...budgetOptions(ctx, setup.budget, meta.record.owner, sessionId, executionId, ws),
       signal: controller.signal,
@@ -243,12 +250,31 @@ export class SessionDriver {
     } finally {
       this.active.delete(sessionId)
       ctx.live.endExecution(sessionId, executionId)
+      if (proposing) await settleIfEmpty(await ctx.workspaces.base(sessionId), executionId).catch(() => undefined)
       await Promise.all([...appends, ctx.fileEvents.settled(sessionId)])
       // What the execution wrote counts against the owner's byte quota from now on.
       await ctx.recordBytes(meta.record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
       // And what it spent counts against the owner's budget.
       await recordSessionUsage(ctx, meta.record.owner, sessionId, ws).catch(() => undefined)
     }
+  }
+
+  /** The profile's tools, and the change and attempt tools it asks for over `files` (where the execution's files live). */
+  private async toolsOf(setup: ExecutionSetup, sessionId: string, executionId: string, files: VersionedVfs): Promise<ToolSet> {
+    return {
+      ...setup.tools,
+      ...(setup.changeTools ? await executionChangeTools(this.ctx, sessionId, executionId) : {}),
+      ...(setup.branchTools ? executionBranchTools(files, executionActor(executionId)) : {}),
+    }
+  }
+
+  /** Finishes a proposal decision a host stored but did not carry out (it crashed in between). */
+  private async applyProposal(sessionId: string, executionId: string): Promise<void> {
+    const meta = await this.ctx.require(sessionId)
+    const base = await this.ctx.workspaces.base(sessionId)
+    const outcome = await applyProposal(base, executionId)
+    await this.ctx.fileEvents.settled(sessionId)
+    if (outcome.status === 'landed') await this.ctx.recordBytes(meta.record.owner, sessionId, base.usage().bytes).catch(() => undefined)
   }
 
   /** Delivers queued messages (steers only, or any) to an execution and logs each delivery. */

@@ -1,5 +1,5 @@
 import type { RunVfs, VfsStore } from 'agent-vfs'
-import type { ExecutionEvent, ExecutionRecord, PendingAnswer, PendingSummary } from 'agent-vfs/agent'
+import type { ExecutionEvent, ExecutionRecord, PendingAnswer } from 'agent-vfs/agent'
 import type { TailListener } from './log-tail.js'
 import type { ObserveOptions } from './observe.js'
 import type { LiveDelta, LiveListener, LiveSubscription } from './live-text.js'
@@ -8,6 +8,7 @@ import type { HostBudgets, OwnerUsage, SessionUsage } from './usage.js'
 import type { SessionSignals } from './signals.js'
 import type { SessionChanges } from './changes.js'
 import type { ForkPoint } from './fork.js'
+import type { ProposalOutcome, SessionPending } from './proposals.js'
 import type { AgentProfile, EventLine, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
 
 /** The public shape of a session host: its options and methods (see host.ts for `createSessionHost`). */
@@ -91,9 +92,13 @@ export interface SessionHost {
   /** Sends a message: starts an execution, or is queued as a follow-up, or (`steer`) goes to the running execution at its next window. */
   send(sessionId: string, message: { text: string; steer?: boolean }): Promise<SessionMessage>
   messages(sessionId: string): Promise<SessionMessage[]>
-  pending(sessionId: string): Promise<PendingSummary[]>
-  /** Answers a pending approval or question; the execution continues. */
-  answer(sessionId: string, pendingId: string, answer: PendingAnswer): Promise<void>
+  /** Unanswered approvals and questions, and (with `proposal`: its diff) an ended execution's proposed changes. */
+  pending(sessionId: string): Promise<SessionPending[]>
+  /**
+   * Answers a pending approval or question; the execution continues. A proposal (`e0001-proposal`)
+   * is approved (its branch lands as one commit) or denied (discarded): resolves to the outcome.
+   */
+  answer(sessionId: string, pendingId: string, answer: PendingAnswer): Promise<ProposalOutcome | void>
   /** Records an abort of the running execution; it ends `interrupted` at its next model or tool call. */
   abort(sessionId: string): Promise<void>
   /** Resumes an interrupted execution. */

@@ -46,6 +46,7 @@ export type {
 export type { SessionChanges, SessionHistoryQuery, SessionDiffOptions } from './changes.js'
 export type { ChangePoint } from './change-points.js'
 export type { ForkPoint } from './fork.js'
+export type { ProposalOutcome, ProposalReview, SessionPending } from './proposals.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
 export { usageRoutes, addUsageRoutes } from './http/usage-routes.js'

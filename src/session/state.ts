@@ -20,6 +20,11 @@ export interface SessionFacts {
   last?: { id: string; status: ExecutionStatus }
   /** The pending action the newest execution is suspended on (when it is). */
   pending?: { kind: 'question' | 'approval'; answered: boolean }
+  /**
+   * The newest execution's proposal (its writes in a branch, `writes: 'propose'`), when it has one
+   * not settled yet: `answered` once a person's decision is stored.
+   */
+  proposal?: { answered: boolean }
   /** Every message, oldest first. */
   messages: SessionMessage[]
   /** Stored requests: an abort of, or a resume of, an execution. */
@@ -38,6 +43,8 @@ export type NextStep =
    * up by this step (a resume of an interrupted execution). `deliver`: queued messages go to it.
    */
   | { kind: 'resume'; executionId: string; deliver: boolean; aborted: boolean; spend: boolean }
+  /** Carry out the stored decision on ended execution `executionId`'s proposal (land or discard its branch). */
+  | { kind: 'apply'; executionId: string }
 
 /** The decision: the row of {@link TRANSITIONS} that matched, the step, and the status it implies. */
 export interface Decision {
@@ -109,6 +116,16 @@ export const TRANSITIONS = {
   },
   /** Interrupted: waits for a resume or a message. */
   'interrupted-idle': { when: f => f.last?.status === 'interrupted', then: () => ({ step: none, status: 'idle' }) },
+  /** An ended execution's proposal was answered but not carried out (a crash in between): it is, before anything else starts. */
+  'proposal-answered': {
+    when: f => ended(f) && f.last !== undefined && f.proposal?.answered === true,
+    then: f => ({ step: { kind: 'apply', executionId: f.last!.id }, status: 'waiting_approval' }),
+  },
+  /** An ended execution's proposal waits for review: queued messages wait with it (the next execution starts from what lands). */
+  'proposal-waiting': {
+    when: f => ended(f) && f.proposal !== undefined,
+    then: () => ({ step: none, status: 'waiting_approval' }),
+  },
   /** The task of the next execution was delivered, but the execution never created: it starts. */
   'start-orphan': {
     when: f => ended(f) && orphan(f) !== undefined,
@@ -155,6 +172,7 @@ export function admit(
     case 'send':
       return closed ? { code: 'closed', message: 'the session is closed' } : undefined
     case 'answer':
+      // (A proposal's answer passes its own facts as `pending`: an approval, answered or not.)
       if (closed) return { code: 'closed', message: 'the session is closed' }
       return facts.pending && !facts.pending.answered ? undefined : { code: 'not-waiting', message: 'nothing is pending with that id' }
     case 'abort':

@@ -7,6 +7,7 @@ import type { ToolSet } from 'agent-vfs/agent'
 import type { RunJsSlot } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
 import type { Budget } from 'agent-vfs/agent'
+import type { WritesMode } from 'agent-vfs/agent'
 
 /** Where a session stands. `waiting_*` means an execution is suspended on a pending action. */
 export type SessionStatus = 'idle' | 'running' | 'waiting_input' | 'waiting_approval' | 'closed'
@@ -113,6 +114,19 @@ export interface ExecutionSetup {
   limits?: Partial<TaskLimits>
   /** Adds `changes_since` and `diff_files` (what changed in the workspace since this execution started, line diffs). */
   changeTools?: boolean
+  /**
+   * Adds the attempt tools (`attempt_start`, `attempt_write`, `attempt_read`, `attempt_diff`,
+   * `attempt_commit`, `attempt_discard`): named copy-on-write branches of the workspace the agent
+   * writes into side by side and lands one of as one commit (or gets the conflicts).
+   */
+  branchTools?: boolean
+  /**
+   * `propose`: the execution writes into a branch of the workspace (it reads its own writes); when it
+   * ends, the session waits on an approval whose payload is the branch's diff; approving lands it as
+   * one group commit (or shows the conflicts), denying discards it (docs/sessions-history.md).
+   * Default `direct`. Give every run of one execution the same mode.
+   */
+  writes?: WritesMode
   /** This execution's budget; the host's `budgets.execution` still applies (the tighter figure wins). */
   budget?: Budget
 }

@@ -3,7 +3,8 @@ import type { VfsStore } from 'agent-vfs'
 import { openVfs } from 'agent-vfs'
 import { restrict, withActor, type RunRoot, type RunVfs } from 'agent-vfs'
 import type { SessionActor } from './types.js'
-import type { Vfs, VersionedVfs } from 'agent-vfs'
+import type { Vfs, VersionedVfs, VfsBranch } from 'agent-vfs'
+import { proposalView } from 'agent-vfs/agent'
 import type { FileEvents } from './file-events.js'
 import { scopeNames } from './storage.js'
 
@@ -13,7 +14,7 @@ export const SESSION_ROOTS: Record<string, Required<RunRoot>> = Object.fromEntri
 )
 
 /** A session's run view of a workspace: every root; `/context` and `/skills` read-only to the agent, seedable by the host. */
-const runView = (vfs: Vfs): RunVfs =>
+export const runView = (vfs: Vfs): RunVfs =>
   restrict(vfs, { roots: RUN_ROOTS, readOnly: RUN_ROOTS.filter(r => !SESSION_ROOTS[r].writable).map(r => `/${r}`) })
 
 /** Roots a person may upload into and delete from through the host (the runtime owns `/state`). */
@@ -42,6 +43,12 @@ export class Workspaces {
   /** The run view whose writes carry `actor` in the workspace's history (an execution's, a person's). */
   async viewAs(sessionId: string, actor: SessionActor, maxBytes?: number): Promise<RunVfs> {
     return runView(withActor((await this.get(sessionId, maxBytes)).base, actor))
+  }
+
+  /** The run view of an execution in `propose` mode: its files are `branch`'s, `/state` the workspace's; both tagged `actor`. */
+  async proposalViewAs(sessionId: string, branch: VfsBranch, actor: SessionActor): Promise<RunVfs> {
+    const base = (await this.get(sessionId)).base
+    return runView(proposalView(withActor(base, actor), withActor(branch, actor)))
   }
 
   /** The whole scope, for the host's own maintenance. */

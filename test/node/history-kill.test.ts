@@ -8,26 +8,55 @@ import { describe, expect, it } from 'vitest'
 import { openVfs, postgresStore, type SqlClient } from '../../src/index.js'
 
 // Kill -9 during a branch commit and during a revert (300 files, one commit each): afterwards the
-// workspace holds all of it or none of it, and history agrees with the entries (0 torn).
+// workspace holds all of it or none of it, and history agrees with the entries (0 torn). The kills land
+// at known points (history-kill-child.ts): before the commit, after each of several statements inside
+// its transaction (from the first to the last, and for a pool after its COMMIT), and after the
+// commit was acknowledged, which must have landed.
 const child = new URL('./history-kill-child.ts', import.meta.url).pathname
-const ROUNDS = 4
 
-function runUntilKilled(args: string[], delayMs: number): Promise<string> {
+/** Runs the child until it reaches `stopAt` (see the child), kills it there; resolves to what it printed. */
+function runUntilKilled(args: string[], stopAt: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--conditions=agent-vfs:source', '--import', 'tsx', child, ...args], {
+    const proc = spawn(process.execPath, ['--conditions=agent-vfs:source', '--import', 'tsx', child, ...args, String(stopAt)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let out = ''
     let err = ''
+    const reached = () => (stopAt === 0 ? /^ready$/m : stopAt < 0 ? /^done /m : /^at \d+/m).test(out)
     proc.stdout.on('data', d => {
       out += d
-      if (out.includes('ready') && !proc.killed) setTimeout(() => proc.kill('SIGKILL'), delayMs)
+      if (reached() && !proc.killed) proc.kill('SIGKILL')
     })
     proc.stderr.on('data', d => (err += d))
     proc.on('error', reject)
-    proc.on('exit', () => (out.includes('ready') ? resolve(out) : reject(new Error(`the child failed before ready: ${err}`))))
+    proc.on('exit', () => (reached() ? resolve(out) : reject(new Error(`the child ended before its stop (${stopAt}): ${out} ${err}`))))
   })
 }
+
+/**
+ * Kills a child at each stop, checking the workspace after each; resolves to the outcomes. The
+ * first round runs to the acknowledgement and counts the statements, which places the others.
+ */
+async function killRounds(
+  round: (stopAt: number) => Promise<{ out: string; outcome: 'all' | 'none' }>,
+  fractions: number[],
+): Promise<Array<{ stopAt: number; outcome: 'all' | 'none' }>> {
+  const first = await round(-1)
+  expect(first.outcome, 'an acknowledged commit landed').toBe('all')
+  const n = Number(/^done \w+ (\d+)/m.exec(first.out)![1])
+  const stops = [...new Set([0, 1, ...fractions.map(f => Math.ceil(f * n)), n - 1, n])].filter(k => k >= 0 && k <= n)
+  const outcomes = [{ stopAt: -1, outcome: first.outcome }]
+  for (const stopAt of stops) outcomes.push({ stopAt, outcome: (await round(stopAt)).outcome })
+  expect(outcomes.find(o => o.stopAt === 0)?.outcome).toBe('none')
+  return outcomes
+}
+
+const report = (what: string, outcomes: Array<{ stopAt: number; outcome: string }>) =>
+  console.log(
+    `${what}: ${outcomes.filter(o => o.outcome === 'all').length} landed, ${outcomes.filter(o => o.outcome === 'none').length} not, 0 torn of ${outcomes.length} (${outcomes
+      .map(o => `${o.stopAt < 0 ? 'after' : o.stopAt === 0 ? 'before' : `stmt ${o.stopAt}`}:${o.outcome}`)
+      .join(' ')})`,
+  )
 
 async function checkWhole(client: SqlClient, scope: string, mode: string): Promise<'all' | 'none'> {
   const store = postgresStore({ client })
@@ -55,40 +84,44 @@ describe('kill -9 during a branch commit and a revert: all or nothing', () => {
   it.each(['branch', 'revert'])(
     'PGlite (on disk), %s',
     async mode => {
-      const outcomes: string[] = []
-      for (let round = 0; round < ROUNDS; round++) {
+      let i = 0
+      const outcomes = await killRounds(async stopAt => {
         const dir = mkdtempSync(join(tmpdir(), 'history-kill-'))
         try {
-          const scope = `s-${round}`
-          await runUntilKilled(['pglite', dir, scope, mode], round * 15)
+          const scope = `s-${i++}`
+          const out = await runUntilKilled(['pglite', dir, scope, mode], stopAt)
           const db = await PGlite.create(dir)
-          outcomes.push(await checkWhole(db, scope, mode))
+          const outcome = await checkWhole(db, scope, mode)
           await db.close()
+          return { out, outcome }
         } finally {
           rmSync(dir, { recursive: true, force: true })
         }
-      }
-      console.log(`pglite ${mode}: ${outcomes.join(' ')}`)
+      }, []) // PGlite rounds cost seconds each (a fresh data dir twice): before, the first, the last two statements
+      report(`pglite ${mode}`, outcomes)
     },
-    300_000,
+    900_000,
   )
 
   it.skipIf(!process.env.PG_URL).each(['branch', 'revert'])(
     'Postgres, %s',
     async mode => {
-      const outcomes: string[] = []
       const pool = new pg.Pool({ connectionString: process.env.PG_URL, max: 2 })
+      let i = 0
       try {
-        for (let round = 0; round < ROUNDS * 2; round++) {
-          const scope = `pg-${mode}-${Date.now().toString(36)}-${round}`
-          await runUntilKilled(['postgres', process.env.PG_URL!, scope, mode], round * 4)
-          outcomes.push(await checkWhole(pool, scope, mode))
-        }
+        const outcomes = await killRounds(
+          async stopAt => {
+            const scope = `pg-${mode}-${Date.now().toString(36)}-${i++}`
+            const out = await runUntilKilled(['postgres', process.env.PG_URL!, scope, mode], stopAt)
+            return { out, outcome: await checkWhole(pool, scope, mode) }
+          },
+          [1 / 4, 1 / 2, 3 / 4],
+        )
+        report(`postgres ${mode}`, outcomes)
       } finally {
         await pool.end()
       }
-      console.log(`postgres ${mode}: ${outcomes.join(' ')}`)
     },
-    300_000,
+    900_000,
   )
 })

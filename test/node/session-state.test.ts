@@ -75,6 +75,18 @@ const rows: Record<TransitionName, { facts: SessionFacts; step: unknown; status:
     step: { kind: 'none' },
     status: 'idle',
   },
+  'proposal-answered': {
+    // A decision stored before a crash is carried out before the queued message starts anything.
+    facts: facts({ last: { id: 'e0001', status: 'completed' }, proposal: { answered: true }, messages: [msg(2)] }),
+    step: { kind: 'apply', executionId: 'e0001' },
+    status: 'waiting_approval',
+  },
+  'proposal-waiting': {
+    // A failed execution's writes are proposed too; a queued message waits for the review.
+    facts: facts({ last: { id: 'e0003', status: 'failed' }, proposal: { answered: false }, messages: [msg(4)] }),
+    step: { kind: 'none' },
+    status: 'waiting_approval',
+  },
   'start-orphan': {
     facts: facts({
       last: { id: 'e0001', status: 'completed' },

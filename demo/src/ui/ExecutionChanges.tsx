@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { executionChanges, undoExecution, type Conflict, type DiffEntry } from '../api/changes.js'
 import { ApiError, type SessionClient } from '../api/client.js'
-import { DiffView } from './DiffView.js'
+import { ChangeList } from './ChangeList.js'
 
 const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : String((error as Error)?.message ?? error))
 
@@ -71,27 +71,7 @@ export function ExecutionChanges({ client, sessionId, executionId }: { client: S
         </div>
       )}
       {entries && entries.length === 0 && <p class="hint">No files changed.</p>}
-      {entries && entries.length > 0 && (
-        <ul class="change-list" data-testid="change-list">
-          {entries.map(e => (
-            <li key={e.path} data-testid="change-entry" data-path={e.path} data-status={e.status}>
-              <details>
-                <summary>
-                  <span class={`badge change ${e.status}`}>{e.status}</span> <code>{e.path}</code>
-                  {e.added !== undefined && (
-                    <span class="hint">
-                      {' '}
-                      +{e.added} −{e.removed}
-                    </span>
-                  )}
-                  {e.binary && <span class="hint"> binary, {e.sizeAfter ?? e.sizeBefore ?? 0} bytes</span>}
-                </summary>
-                {e.patch && <DiffView patch={e.patch} />}
-              </details>
-            </li>
-          ))}
-        </ul>
-      )}
+      {entries && entries.length > 0 && <ChangeList entries={entries} />}
     </div>
   )
 }

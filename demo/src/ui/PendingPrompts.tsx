@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { PendingAnswer, PendingSummary } from '../api/types.js'
+import type { DiffEntry } from '../api/changes.js'
+import { ChangeList } from './ChangeList.js'
 import { Code } from './Code.js'
 import { JsonTree } from './JsonTree.js'
 import { WRITE_TOOLS, WriteApproval } from './WriteApproval.js'
@@ -97,6 +99,8 @@ function PendingCard({
     )
   }
   const input = p.input as { code?: unknown; description?: unknown } | undefined
+  // An ended execution's proposal (writes: 'propose'): the review is the diff of its branch; it lands as one commit or not at all.
+  const proposal = (p as PendingSummary & { proposal?: { branch: string; diff: { entries: DiffEntry[] } } }).proposal
   return (
     <div
       class="pending-card approval"
@@ -110,7 +114,11 @@ function PendingCard({
         Approve <code>{p.toolName}</code>?
       </h3>
       {p.reason && <p class="hint">{p.reason}</p>}
-      {WRITE_TOOLS.has(p.toolName) && client && sessionId ? (
+      {proposal ? (
+        <div data-testid="proposal-review" data-branch={proposal.branch}>
+          {proposal.diff.entries.length === 0 ? <p class="hint">No files changed.</p> : <ChangeList entries={proposal.diff.entries} />}
+        </div>
+      ) : WRITE_TOOLS.has(p.toolName) && client && sessionId ? (
         <WriteApproval client={client} sessionId={sessionId} toolName={p.toolName} input={p.input} />
       ) : p.toolName === 'run_js' && typeof input?.code === 'string' ? (
         <>
@@ -124,9 +132,11 @@ function PendingCard({
         <button type="button" class="primary" disabled={busy} data-testid="approve-once" onClick={() => send({ decision: 'approve' })}>
           Approve once
         </button>
-        <button type="button" disabled={busy} data-testid="approve-always" onClick={() => send({ decision: 'always' })}>
-          Always allow
-        </button>
+        {!proposal && (
+          <button type="button" disabled={busy} data-testid="approve-always" onClick={() => send({ decision: 'always' })}>
+            Always allow
+          </button>
+        )}
         <button type="button" class="danger" disabled={busy} data-testid="deny" onClick={() => send({ decision: 'deny' })}>
           Deny
         </button>

@@ -177,8 +177,12 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
   h.openapi(R.answerPending, async c => {
     const { id, pendingId } = c.req.valid('param')
     await owned(c, id)
-    await host.answer(id, pendingId, c.req.valid('json'))
-    return c.json({ ok: true }, 202)
+    const outcome = await host.answer(id, pendingId, c.req.valid('json'))
+    if (!outcome) return c.json({ ok: true }, 202)
+    if (outcome.status !== 'conflicts') return c.json(outcome, 200)
+    const paths = outcome.conflicts.map(x => x.path).slice(0, 3)
+    const message = `nothing was written: the workspace changed since the proposal was made (${paths.join(', ')}${outcome.conflicts.length > 3 ? ', …' : ''})`
+    return c.json({ error: { code: 'conflict' as const, message }, conflicts: outcome.conflicts }, 409)
   })
   h.openapi(R.listExecutions, async c => {
     const id = await ownedId(c)

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { changeRoutes } from './change-routes.js'
+import { Conflicts } from './change-schemas.js'
 import * as S from './schemas.js'
 
 const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description })
@@ -161,7 +162,13 @@ export const sessionRoutes = {
     path: '/sessions/{id}/pending',
     security,
     request: { params: S.IdParams },
-    responses: { 200: json(z.array(S.Pending), 'Unanswered approvals and questions'), ...errors },
+    responses: {
+      200: json(
+        z.array(S.Pending),
+        "Unanswered approvals and questions; an ended execution's proposal (`e0001-proposal`, toolName `apply_changes`) carries `proposal: { branch, baseVersion, diff }`",
+      ),
+      ...errors,
+    },
   }),
   answerPending: createRoute({
     method: 'post',
@@ -169,7 +176,15 @@ export const sessionRoutes = {
     path: '/sessions/{id}/pending/{pendingId}',
     security,
     request: { params: S.PendingParams, ...body(S.Answer) },
-    responses: { 202: json(S.Ok, 'Answered; the execution continues'), ...errors },
+    responses: {
+      200: json(S.ProposalOutcome, "A proposal's outcome: landed as one commit (`version`), or discarded"),
+      202: json(S.Ok, 'Answered; the execution continues'),
+      ...errors,
+      409: json(
+        Conflicts,
+        'The session is not in a state that allows this; or a proposal was approved but the workspace changed since: nothing was written, `conflicts` lists them (the branch stays)',
+      ),
+    },
   }),
   listExecutions: createRoute({
     method: 'get',

@@ -56,9 +56,12 @@ export const PendingParams = z.object({
   id: SessionId,
   pendingId: z
     .string()
-    .regex(/^e\d{4,}-p\d+$/)
+    .regex(/^e\d{4,}-(p\d+|proposal)$/)
     .openapi({ param: { name: 'pendingId', in: 'path' } }),
 })
+export const ProposalOutcome = z
+  .object({ status: z.enum(['landed', 'discarded', 'empty']), version: z.number().optional() })
+  .openapi('ProposalOutcome')
 export const Answer = z
   .union(
     [
