@@ -232,17 +232,12 @@ export class ProgramRun {
   }
 
   /**
-   * Host calls that settle in microtasks (in-memory reads) would let a guest looping on them starve
-   * the host's event loop, timers and abort signals included. So every so often the next pump waits
-   * for a macrotask instead.
+   * Host calls that settle in microtasks (in-memory reads) would let a guest looping on them starve the
+   * host's event loop, timers and abort signals included: every so often the next pump waits for a macrotask.
    */
   private queuePump(): void {
     if (this.pumpQueued || this.finished) return
     this.pumpQueued = true
-    const run = () => {
-      this.pumpQueued = false
-      this.pump()
-    }
     // The clock is read every few pumps only: this is on the path of every host call.
     if (
       ++this.pumpsSinceYield >= YIELD_EVERY_PUMPS ||
@@ -251,9 +246,14 @@ export class ProgramRun {
       this.pumpsSinceYield = 0
       yieldToHost(() => {
         this.lastYield = performance.now()
-        run()
+        this.queuedPump()
       })
-    } else queueMicrotask(run)
+    } else queueMicrotask(this.queuedPump)
+  }
+  /** The queued pump, made once per run: no closure per host call. */
+  private readonly queuedPump = (): void => {
+    this.pumpQueued = false
+    this.pump()
   }
 
   /** Runs pending guest jobs, then looks at the clock and the program's promise. */

@@ -20,7 +20,10 @@ export class RunClock {
   private interrupts = 0
   private budget = Infinity
   private started = false
-  private readonly ended = new AbortController()
+  /** Made when host work first asks for {@link signal} (most runs never do: it costs an event dispatch at the end). */
+  private ended: AbortController | undefined
+  /** Why the run stopped or ended, for a signal made after that. */
+  private endReason: Stop | 'ended' | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   private onAbort: (() => void) | undefined
   private listeners: Array<(stop: Stop) => void> = []
@@ -32,6 +35,10 @@ export class RunClock {
 
   /** Aborted when the run stops or ends: hand it to host work done for the guest. */
   get signal(): AbortSignal {
+    if (!this.ended) {
+      this.ended = new AbortController()
+      if (this.endReason !== undefined) this.ended.abort(this.endReason)
+    }
     return this.ended.signal
   }
 
@@ -108,7 +115,8 @@ export class RunClock {
   private fire(stop: Stop): void {
     if (this.stop) return
     this.stop = stop
-    this.ended.abort(stop)
+    this.endReason ??= stop
+    this.ended?.abort(stop)
     for (const fn of this.listeners.splice(0)) fn(stop)
   }
 
@@ -117,6 +125,7 @@ export class RunClock {
     clearTimeout(this.timer)
     if (this.onAbort) this.callerSignal?.removeEventListener('abort', this.onAbort)
     this.listeners = []
-    if (!this.ended.signal.aborted) this.ended.abort('ended')
+    this.endReason ??= 'ended'
+    if (this.ended && !this.ended.signal.aborted) this.ended.abort('ended')
   }
 }

@@ -22,6 +22,9 @@ export interface GuestValue {
  * replaced), and host answers made into guest values. Handles it keeps are owned by `handles`.
  */
 export class GuestValues {
+  /** The key `length` as a guest string, made once per context: every string argument reads it. */
+  private lengthKey: QuickJSHandle | undefined
+
   constructor(
     private readonly ctx: QuickJSContext,
     private readonly handles: HandleScope,
@@ -109,7 +112,10 @@ export class GuestValues {
    */
   readString(h: QuickJSHandle, what: string): string | Refused {
     // The length of a string primitive is its own, read-only property: no guest code runs for it.
-    const length = this.ctx.getProp(h, 'length').consume(l => this.ctx.getNumber(l))
+    const key = (this.lengthKey ??= this.handles.manage(this.ctx.newString('length')))
+    const lengthHandle = this.ctx.getProp(h, key)
+    const length = this.ctx.getNumber(lengthHandle)
+    lengthHandle.dispose()
     const max = this.maxBytes
     if (length > max) return new Refused(tooLarge(what, length, max))
     let s = this.ctx.getString(h)

@@ -13,6 +13,17 @@ import { isRunJsSuspension } from './suspension.js'
 import { validateInput, type BoundTool } from './tools.js'
 import { installDeterminism } from '../guest/determinism.js'
 
+/** What a vfs function's errors call it and its arguments (`vfs.read: the path`), made once per function. */
+const LABELS = new WeakMap<GuestFunction, { where: string; what: string[] }>()
+function labelsOf(f: GuestFunction): { where: string; what: string[] } {
+  let labels = LABELS.get(f)
+  if (!labels) {
+    const where = `vfs.${f.name}`
+    LABELS.set(f, (labels = { where, what: f.args.map(spec => `${where}: the ${spec.name}`) }))
+  }
+  return labels
+}
+
 /** What a dispatch needs from its program run. */
 export interface DispatchOptions {
   vfs?: Vfs
@@ -85,19 +96,20 @@ export class HostDispatch {
   /** Defines the guest globals. Runs before any guest code. */
   install(): void {
     const call = this.vfsCall
+    // No closure per call: these run on every host call of the program.
     installGuestGlobals(this.ctx, this.handles, this.k, {
-      vfs: call ? (f, args) => this.entry(() => this.vfsFunction(f, call, args)) : undefined,
-      console: args => this.entry(() => this.log(args)),
+      vfs: call ? (f, args) => this.entry(this.vfsFunction, f, args) : undefined,
+      console: args => this.entry(this.log, args, undefined),
       tools: [...this.options.tools.values()].map(tool => ({
         globalName: tool.globalName,
-        call: (input: QuickJSHandle | undefined) => this.entry(() => this.toolFunction(tool, input)),
+        call: (input: QuickJSHandle | undefined) => this.entry(this.toolFunction, tool, input),
       })),
     })
     const journal = this.journal
-    if (journal) installDeterminism(this.ctx, this.handles, journal.seed, () => this.entry(() => this.now(journal)))
+    if (journal) installDeterminism(this.ctx, this.handles, journal.seed, () => this.entry(this.now, journal, undefined))
     const elsewhere = this.options.determinism
     if (!journal && elsewhere)
-      installDeterminism(this.ctx, this.handles, elsewhere.seed, () => this.entry(() => this.ctx.newNumber(elsewhere.now())))
+      installDeterminism(this.ctx, this.handles, elsewhere.seed, () => this.entry(this.elsewhereNow, elsewhere, undefined))
   }
 
   /** Resolves once no host work started for the guest is running (its outcomes are journaled by then). */
@@ -121,7 +133,7 @@ export class HostDispatch {
    * Every host function runs through here: an exception out of wasm poisons the run, and nothing
    * else the host does may throw into QuickJS's callback (which would print and return null).
    */
-  private entry(body: () => HostReturn): HostReturn {
+  private entry<A, B>(body: (this: HostDispatch, a: A, b: B) => HostReturn, a: A, b: B): HostReturn {
     if (this.closed) return undefined
     // Parked: what the guest still does before it is interrupted reaches nothing (and is not journaled).
     if (this.parked) return this.neverSettled()
@@ -130,7 +142,7 @@ export class HostDispatch {
     // host rethrows it), so `for (;;) try { console.log(o) } catch {}` looped forever, the host blocked.
     if (this.options.clock.stop !== undefined) return undefined
     try {
-      return body()
+      return body.call(this, a, b)
     } catch (error) {
       // A helper that could not run (the run was stopped, memory is gone) is the guest's failure.
       if (error instanceof HelperFailed) return { error: this.values.error({ name: 'InternalError', message: error.message }) }
@@ -139,12 +151,12 @@ export class HostDispatch {
     }
   }
 
-  private vfsFunction(f: GuestFunction, call: VfsCall, handles: QuickJSHandle[]): HostReturn {
-    const where = `vfs.${f.name}`
+  private vfsFunction(f: GuestFunction, handles: QuickJSHandle[]): HostReturn {
+    const call = this.vfsCall!
+    const { where, what } = labelsOf(f)
     const args: unknown[] = []
     for (let i = 0; i < f.args.length; i++) {
-      const spec = f.args[i]
-      const taken = this.values.take(handles[i], spec.kind, `${where}: the ${spec.name}`, where)
+      const taken = this.values.take(handles[i], f.args[i].kind, what[i], where)
       if (taken instanceof Refused) return this.rejected(taken.error)
       args.push(taken)
     }
@@ -166,7 +178,9 @@ export class HostDispatch {
         return this.resolved(answer)
       }
     }
-    return this.later(() => f.call(call, args), undefined, where, index)
+    // The guest promise first: if QuickJS cannot make one, no work has started.
+    const deferred = this.openPromise()
+    return this.later(deferred, f.call(call, args), undefined, where, index)
   }
 
   /** A call answered from the journal, or the end of a replay that left it. */
@@ -178,8 +192,13 @@ export class HostDispatch {
     return this.neverSettled()
   }
 
+  /** `Date.now()` of a run whose journal is kept elsewhere (a worker thread's host records the readings). */
+  private elsewhereNow(clock: { now(): number }, _unused?: undefined): HostReturn {
+    return this.ctx.newNumber(clock.now())
+  }
+
   /** `Date.now()` of a journaled run: the recorded time on replay, else the host's, recorded. */
-  private now(journal: Journal): HostReturn {
+  private now(journal: Journal, _unused?: undefined): HostReturn {
     const turn = journal.next('Date.now', [])
     if ('diverged' in turn) return this.replayed(turn)
     let time: number
@@ -217,12 +236,17 @@ export class HostDispatch {
     this.options.onSuspend?.(call, request)
   }
 
-  /** A guest promise that stays pending for the rest of this run (disposed at close). */
-  private neverSettled(): QuickJSHandle {
+  /** A guest promise this dispatch owns until it settles or the run closes it. */
+  private openPromise(): QuickJSDeferredPromise {
     const deferred = this.ctx.newPromise()
     this.inFlight.add(deferred)
+    return deferred
+  }
+
+  /** A guest promise that stays pending for the rest of this run (disposed at close). */
+  private neverSettled(): QuickJSHandle {
     // Returned as is: quickjs-emscripten takes its own reference and disposes this one (no dup per call).
-    return deferred.handle.dup()
+    return this.openPromise().handle
   }
 
   private toolFunction(tool: BoundTool, input: QuickJSHandle | undefined): HostReturn {
@@ -231,19 +255,16 @@ export class HostDispatch {
     const signal = this.options.clock.signal
     const turn = this.journal?.next(tool.globalName, [taken])
     if (turn && !('live' in turn)) return this.replayed(turn)
-    return this.later(
-      async () => {
-        const value = await validateInput(tool, taken)
-        const output = await tool.execute(value, { signal })
-        return output === undefined ? { kind: 'none' } : { kind: 'json', value: output }
-      },
-      `${tool.globalName} returned a value that`,
-      tool.globalName,
-      turn?.live,
-    )
+    const deferred = this.openPromise()
+    const work = async (): Promise<Answer> => {
+      const value = await validateInput(tool, taken)
+      const output = await tool.execute(value, { signal })
+      return output === undefined ? { kind: 'none' } : { kind: 'json', value: output }
+    }
+    return this.later(deferred, work(), `${tool.globalName} returned a value that`, tool.globalName, turn?.live)
   }
 
-  private log(handles: QuickJSHandle[]): HostReturn {
+  private log(handles: QuickJSHandle[], _unused?: undefined): HostReturn {
     const parts: string[] = []
     for (const h of handles) {
       const type = this.ctx.typeof(h)
@@ -283,22 +304,20 @@ export class HostDispatch {
    * A pending guest promise, settled when `work` does. In a journaled run (`index` defined) the
    * outcome is recorded first, and a work that asks a person parks the program instead.
    */
-  private later(work: () => Promise<Answer>, whatReturned?: string, call = '', index?: number): QuickJSHandle {
-    const deferred = this.ctx.newPromise()
-    this.inFlight.add(deferred)
-    let promise: Promise<Answer>
-    try {
-      promise = work()
-    } catch (error) {
-      promise = Promise.reject(error)
-    }
+  private later(
+    deferred: QuickJSDeferredPromise,
+    promise: Promise<Answer>,
+    whatReturned?: string,
+    call = '',
+    index?: number,
+  ): QuickJSHandle {
     const journal = this.journal
     // One reaction per call (no chained catch): this is the per-call path of every asynchronous host call.
     const done = promise.then(
       answer => {
         try {
           if (index !== undefined) journal!.record(index, { answer })
-          this.settle(deferred, () => this.values.toGuest(answer, whatReturned))
+          this.settle(deferred, answer, whatReturned)
         } catch (error) {
           this.hostError(error)
         }
@@ -324,20 +343,21 @@ export class HostDispatch {
       void done.finally(() => this.working.delete(done))
     }
     // Returned as is: quickjs-emscripten takes its own reference and disposes this one (no dup per call).
-    return deferred.handle.dup()
+    return deferred.handle
   }
 
   private settleRejected(deferred: QuickJSDeferredPromise, error: GuestError): void {
-    this.settle(deferred, () => ({ handle: this.values.error(error), error: true }))
+    this.settle(deferred, undefined, undefined, error)
   }
 
-  private settle(deferred: QuickJSDeferredPromise, make: () => GuestValue): void {
+  /** Settles `deferred` with `answer` (as a guest value), or rejects it with `error`. */
+  private settle(deferred: QuickJSDeferredPromise, answer: Answer | undefined, whatReturned?: string, error?: GuestError): void {
     if (this.closed || this.parked || !deferred.alive) return
     this.inFlight.delete(deferred)
     try {
       let made: GuestValue
       try {
-        made = make()
+        made = error ? { handle: this.values.error(error), error: true } : this.values.toGuest(answer!, whatReturned)
       } catch (error) {
         // A helper that could not run (the run was stopped, memory is gone): the call fails, not the host.
         if (!(error instanceof HelperFailed)) throw error
