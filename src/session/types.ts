@@ -66,7 +66,7 @@ export interface ChangedFile {
 
 /** What the session host adds to an execution's own events. */
 export type SessionEventBody =
-  | { type: 'session-created'; owner: string; profile: string; title: string }
+  | { type: 'session-created'; owner: string; profile: string; title: string; /** The workspace's version once seeded. */ version?: number }
   | { type: 'message'; n: number; text: string; mode: MessageMode }
   | { type: 'steer-delivered'; n: number; executionId: string }
   | { type: 'abort-requested'; executionId: string }
