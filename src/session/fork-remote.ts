@@ -2,10 +2,9 @@ import { snapshotOf } from 'agent-vfs/internal'
 import type { StoredEntry } from 'agent-vfs'
 import type { ForkPage, ForkSource } from './fork-copy.js'
 import { SessionError } from './errors.js'
-import { chargeForkBytes, finishFork, resolveForkPoint, type ForkPoint } from './fork.js'
+import { resolveForkPoint, startFork, type ForkPoint } from './fork.js'
 import type { HostParts } from './host-parts.js'
-import { putJson } from './records.js'
-import { FORK_PATH, SESSION_ID, SESSION_PATH, scopeNames, type ForkRecord } from './storage.js'
+import { SESSION_ID, type ForkRecord } from './storage.js'
 import type { SessionRecord } from './types.js'
 
 /** What the original's host offers a fork made in another store: who, where, and how much. */
@@ -100,22 +99,8 @@ export function remoteForks(parts: HostParts): RemoteForks {
     async adopt(offer, id, source, options = {}) {
       if (!SESSION_ID.test(id)) throw new SessionError('invalid', 'a fork id is a session id')
       if (await ctx.meta(id)) throw new SessionError('conflict', `Session ${id} exists already`)
-      const now = Date.now()
-      const record: SessionRecord = {
-        id,
-        owner: offer.owner,
-        profile: offer.profile,
-        title: (options.title ?? `${offer.title} (fork)`).slice(0, 200),
-        status: 'idle',
-        createdAt: now,
-        updatedAt: now,
-        executions: 0,
-      }
-      await ctx.index.add(record, ctx.settings.quota)
-      await chargeForkBytes(ctx, record, offer.bytes)
       const fork: ForkRecord = { from: offer.from, branch: pinName(id), version: offer.version, seq: offer.seq, remote: true }
-      await ctx.store.commit(ctx.namespace, scopeNames.meta(id), [putJson(SESSION_PATH, record, 0), putJson(FORK_PATH, fork, 0)])
-      return (await finishFork(ctx, id, fork, source)) ?? record
+      return startFork(ctx, id, offer, options.title, offer.bytes, fork, source)
     },
   }
 }

@@ -35,22 +35,38 @@ export async function forkSession(
   const base = await ctx.workspaces.base(sessionId)
   const { seq, version } = await resolveForkPoint(ctx, sessionId, base, at)
   const id = newSessionId()
+  const bytes = (await base.at(version)).usage().bytes
+  return startFork(ctx, id, original, options.title, bytes, { from: sessionId, branch: `fork-${id}`, version, seq })
+}
+
+/**
+ * Creates a fork's session: its index entry (the owner's session quota) and bytes (the byte
+ * quota), then its record and `/fork.json` in one commit, then the rest ({@link finishFork}).
+ */
+export async function startFork(
+  ctx: HostContext,
+  id: string,
+  original: Pick<SessionRecord, 'owner' | 'profile' | 'title'>,
+  title: string | undefined,
+  bytes: number,
+  fork: ForkRecord,
+  source?: ForkSource,
+): Promise<SessionRecord> {
   const now = Date.now()
   const record: SessionRecord = {
     id,
     owner: original.owner,
     profile: original.profile,
-    title: (options.title ?? `${original.title} (fork)`).slice(0, 200),
+    title: (title ?? `${original.title} (fork)`).slice(0, 200),
     status: 'idle',
     createdAt: now,
     updatedAt: now,
     executions: 0,
   }
   await ctx.index.add(record, ctx.settings.quota)
-  await chargeForkBytes(ctx, record, (await base.at(version)).usage().bytes)
-  const fork: ForkRecord = { from: sessionId, branch: `fork-${id}`, version, seq }
+  await chargeForkBytes(ctx, record, bytes)
   await ctx.store.commit(ctx.namespace, scopeNames.meta(id), [putJson(SESSION_PATH, record, 0), putJson(FORK_PATH, fork, 0)])
-  return (await finishFork(ctx, id, fork)) ?? record
+  return (await finishFork(ctx, id, fork, source)) ?? record
 }
 
 /** The event a fork point names and the workspace's version then. */

@@ -31,7 +31,8 @@ export async function forkAcross(
   const offer = await host.remoteForks.offer(sessionId, at, forkId)
   const result = await env.SESSIONS.getByName(forkId).adoptFork({ offer, id: forkId, ...(options.title !== undefined ? options : {}) })
   if ('record' in result) return result.record
-  await host.remoteForks.release(sessionId, forkId).catch(() => undefined)
+  // Refused before anything was stored (quota): the pin goes. A fork stored and cut half-way keeps it for its alarm.
+  if (!('kept' in result)) await host.remoteForks.release(sessionId, forkId).catch(() => undefined)
   throw relayed(result.error)
 }
 

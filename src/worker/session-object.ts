@@ -143,7 +143,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
    * calls it: forks.ts), then copies it. The alarm is set first: a copy an eviction cuts is
    * finished by it, from where it stopped.
    */
-  async adoptFork(input: { offer: ForkOffer; id: string; title?: string }): Promise<CreateSessionResult> {
+  async adoptFork(input: { offer: ForkOffer; id: string; title?: string }): Promise<CreateSessionResult & { kept?: true }> {
     const name = this.ctx.id.name
     if ((name !== undefined && name !== input.id) || (await this.#session()) !== undefined)
       return { error: { status: 409, code: 'conflict', message: 'this object holds another session: address a session object by its id' } }
@@ -156,6 +156,8 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     if ('record' in result) this.#sessionId = result.record.id
     // A refused fork (over quota) left nothing: the object holds no session.
     else if ((await this.#session()) === undefined) await this.#wipe()
+    // A fork stored and cut half-way (the original unreachable for a while): the alarm finishes it, through the original's pin.
+    else return { ...result, kept: true }
     return result
   }
 
