@@ -19,7 +19,8 @@ const LOOK_BACK = 10_000
  */
 export async function catchUpFileEvents(ctx: HostContext, sessionId: string, ws: VersionedVfs): Promise<number> {
   const noticed = await lastNoticedVersion(ctx, sessionId)
-  if (noticed === undefined || noticed >= ws.version) return 0
+  // Not `ws.version`: a branch (a fork) knows its version only once it is loaded.
+  if (noticed === undefined) return 0
   let appended = 0
   for (const entry of await ws.history({ after: noticed })) {
     for (const body of eventsOf(entry.version, entry.changes)) {

@@ -76,6 +76,10 @@ export function describeForkLifetimes(getStore: () => Promise<VfsStore>) {
     // The forks read their own copy now (a new host over the same store: the next test).
     expect(await filesOf(h, fork.id)).toEqual(before.fork)
     expect(await filesOf(h, grandchild.id)).toEqual(before.grandchild)
+    // The detach reached the fork's clients as one notice by the host: what it copied, at new versions.
+    const detachNotice = fileEvents(await h.events(fork.id)).at(-1)!
+    expect(detachNotice).toMatchObject({ by: { kind: 'host' } })
+    expect(detachNotice.changes.map(c => [c.path, c.op])).toEqual([['/work/a.md', 'changed']])
     // Versions only grow (a client's tree keeps applying changes), and the fork's own changes are still its history.
     const after = await versions(fork.id)
     for (const p of Object.keys(after)) expect(after[p]).toBeGreaterThanOrEqual(versionsBefore[p])
