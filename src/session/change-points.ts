@@ -66,8 +66,10 @@ export async function versionAtSeq(ctx: HostContext, sessionId: string, seq: num
     for (const line of lines) {
       if (line.seq > seq) break
       // A seed (`session-created`) and a fork's start (`session-forked`) carry the version they begin at too.
-      if (line.type === 'files-changed' || line.type === 'session-forked' || line.type === 'session-created')
-        version = Math.max(version, (JSON.parse(line.json) as { version?: number }).version ?? 0)
+      if (line.type === 'files-changed' || line.type === 'session-forked' || line.type === 'session-created') {
+        const e = JSON.parse(line.json) as { version?: number; head?: number }
+        version = Math.max(version, e.head ?? e.version ?? 0)
+      }
     }
     after = lines[lines.length - 1].seq
   }

@@ -12,8 +12,8 @@ const LOOK_BACK = 10_000
  * durable before its event is appended (file-events.ts), so a host that dies between the two
  * leaves the change in the history and not in the log. Run when a host opens the session's
  * workspace (after a restart, an eviction, on another host), before any write of its own: every
- * commit of the history after the last version the log noticed (`files-changed`, `session-forked`,
- * or the seed's `session-created`) becomes its events again. A host committing elsewhere at that
+ * commit of the history after the last version the log noticed (`files-changed`, a fork's
+ * `session-forked` head, or the seed's `session-created`) becomes its events again. A host committing elsewhere at that
  * very moment may see its own notice repeated: a client applies a change by version (idempotent);
  * none is lost. Conservative: a log with no noticed version in reach gets nothing.
  */
@@ -40,7 +40,8 @@ async function lastNoticedVersion(ctx: HostContext, sessionId: string): Promise<
     for (let i = lines.length - 1; i >= 0; i--) {
       const type = lines[i].type
       if (type !== 'files-changed' && type !== 'session-forked' && type !== 'session-created') continue
-      const version = (JSON.parse(lines[i].json) as { version?: unknown }).version
+      const event = JSON.parse(lines[i].json) as { version?: unknown; head?: unknown }
+      const version = typeof event.head === 'number' ? event.head : event.version
       if (typeof version === 'number') return version
       // A session created before creation carried its version: nothing to compare with.
       if (type === 'session-created') return undefined

@@ -125,6 +125,8 @@ async function completeFork(ctx: HostContext, id: string, given: ForkRecord, sou
     ? await copyRemoteWorkspace(ctx, id, fork, base, remote)
     : await base.openBranch(fork.branch).catch(() => base.branch({ name: fork.branch, at: fork.version }))
   const executions = await interruptUnfinished(ws)
+  // Part of making the fork, like a seed: the log's notices of the fork's own commits start after it.
+  const head = ws.version
   // The fork's host opens its own instance of the branch (see Workspaces): this one is done.
   await ws.close()
   const log = ctx.log(id)
@@ -134,7 +136,7 @@ async function completeFork(ctx: HostContext, id: string, given: ForkRecord, sou
     : (after: number, limit: number) => ctx.eventLines(fork.from, after, limit)
   if (copied < fork.seq) await copyEvents(ctx, read, id, copied, fork.seq)
   if ((await log.lastSeq()) === fork.seq)
-    await ctx.emit(id, { type: 'session-forked', from: fork.from, fromSeq: fork.seq, version: fork.version })
+    await ctx.emit(id, { type: 'session-forked', from: fork.from, fromSeq: fork.seq, version: fork.version, head })
   // The original keeps its pin of the point until the copy is complete.
   if (remote) await remote.release()
   await updateRecords(ctx.store, ctx.namespace, scopeNames.meta(id), records => {

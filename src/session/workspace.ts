@@ -60,7 +60,9 @@ export class Workspaces {
     if (maxBytes !== undefined) quota.maxBytes = maxBytes
     if (!entry) {
       entry = this.openBase(sessionId, quota).then(async base => {
-        // Before the watch: what this instance commits is noticed by the watch, never twice.
+        // Before the watch: what this instance commits is noticed by the watch, never twice; and after
+        // the appends an instance evicted before it still had in flight.
+        await this.fileEvents?.settled(sessionId)
         await this.catchUp?.(sessionId, base).catch(() => undefined)
         return { base, view: runView(base), ...(this.fileEvents ? { unwatch: this.fileEvents.watch(sessionId, base) } : {}) }
       })
