@@ -53,3 +53,6 @@ export {
   type Slot as RunQueueSlot,
 } from './run-js/host/run-queue.js'
 export { abortError as runJsAbortError } from './run-js/host/result.js'
+
+// For the session host's forks: a branch that outlives its base, or is copied from another store.
+export { createDetachedBranch, detachBranch, importBranchEntries, snapshotOf } from './vfs/branch-detach.js'

@@ -59,8 +59,8 @@ export async function versionAt(ctx: HostContext, sessionId: string, ws: Version
 }
 
 /**
- * The version of the workspace when event `seq` was logged: the newest commit whose
- * `files-changed` event is at or before it (0: none).
+ * The version of the workspace when event `seq` was logged: the newest version a `files-changed`,
+ * `session-forked` or `session-created` event at or before it carries (0: none).
  */
 export async function versionAtSeq(ctx: HostContext, sessionId: string, seq: number): Promise<number> {
   const log = ctx.log(sessionId)
@@ -72,7 +72,11 @@ export async function versionAtSeq(ctx: HostContext, sessionId: string, seq: num
     if (lines.length === 0) break
     for (const line of lines) {
       if (line.seq > seq) break
-      if (line.type === 'files-changed') version = Math.max(version, (JSON.parse(line.json) as { version: number }).version)
+      // A seed (`session-created`) and a fork's start (`session-forked`) carry the version they begin at too.
+      if (line.type === 'files-changed' || line.type === 'session-forked' || line.type === 'session-created') {
+        const e = JSON.parse(line.json) as { version?: number; head?: number }
+        version = Math.max(version, e.head ?? e.version ?? 0)
+      }
     }
     after = lines[lines.length - 1].seq
   }

@@ -23,7 +23,9 @@ import type { SessionSignals } from './signals.js'
 import type { AgentProfile, EventLine, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
 import { Workspaces } from './workspace.js'
 import { FileEvents } from './file-events.js'
+import { catchUpFileEvents } from './file-catch-up.js'
 import { finishFork } from './fork.js'
+import type { ForkSource } from './fork-copy.js'
 import { LiveTexts } from './live-text.js'
 
 /** What the meta scope of a session holds. */
@@ -54,6 +56,8 @@ export interface HostSettings {
   exclusive: boolean
   /** Budgets of every execution and of every owner (usage.ts). */
   budgets: HostBudgets
+  /** Reads the original of a fork made from another store (fork-remote.ts). */
+  forkSource?: (from: string, forkId: string) => ForkSource
 }
 
 /** State shared by the parts of one host: logs, message boxes, workspaces, signals. */
@@ -74,11 +78,17 @@ export class HostContext {
     readonly signals: SessionSignals,
   ) {
     this.fileEvents = new FileEvents((sessionId, body) => this.emit(sessionId, body))
-    this.workspaces = new Workspaces(settings.store, settings.namespace, this.fileEvents, async sessionId => {
-      const fork = (await loadRecords(this.store, this.namespace, scopeNames.meta(sessionId))).get(FORK_PATH)?.value as
-        ForkRecord | undefined
-      return fork && { from: fork.from, branch: fork.branch }
-    })
+    this.workspaces = new Workspaces(
+      settings.store,
+      settings.namespace,
+      this.fileEvents,
+      async sessionId => {
+        const fork = (await loadRecords(this.store, this.namespace, scopeNames.meta(sessionId))).get(FORK_PATH)?.value as
+          ForkRecord | undefined
+        return fork && { from: fork.from, branch: fork.branch, ...(fork.baseScope !== undefined ? { baseScope: fork.baseScope } : {}) }
+      },
+      (sessionId, base) => catchUpFileEvents(this, sessionId, base),
+    )
     this.storage = new SessionStorage(settings.store, settings.namespace)
   }
 

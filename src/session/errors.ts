@@ -32,8 +32,14 @@ export class SessionError extends Error {
   constructor(
     readonly code: SessionErrorCode,
     detail: string,
-    options?: { cause?: unknown },
+    /** `told`: `detail` is a whole message already (one relayed from another host, hint included). */
+    options?: { cause?: unknown; told?: boolean },
   ) {
-    super(`${detail}: ${hints[code]}`, options)
+    super(options?.told ? detail : `${detail}: ${hints[code]}`, options?.cause === undefined ? undefined : { cause: options.cause })
   }
+}
+
+/** True when `code` is one of {@link SessionErrorCode}. */
+export function isSessionErrorCode(code: string): code is SessionErrorCode {
+  return Object.prototype.hasOwnProperty.call(hints, code)
 }

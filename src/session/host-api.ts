@@ -9,6 +9,8 @@ import type { SessionSignals } from './signals.js'
 import type { SessionChanges } from './changes.js'
 import type { ForkPoint } from './fork.js'
 import type { ProposalOutcome, SessionPending } from './proposals.js'
+import type { ForkSource } from './fork-copy.js'
+import type { RemoteForks } from './fork-remote.js'
 import type { AgentProfile, EventLine, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
 
 /** The public shape of a session host: its options and methods (see host.ts for `createSessionHost`). */
@@ -51,6 +53,12 @@ export interface SessionHostOptions {
    * Default: none (unlimited).
    */
   budgets?: HostBudgets
+  /**
+   * How this host reads the original of a fork made from another store (`remoteForks.adopt`), to
+   * finish one a dead host left half-copied. The Worker's objects set it (RPC to the original's
+   * object). Default: none.
+   */
+  forkSource?: (from: string, forkId: string) => ForkSource
 }
 
 /** One file to write into a session's workspace. */
@@ -148,6 +156,8 @@ export interface SessionHost {
   readonly changes: SessionChanges
   /** A new session of the same owner whose workspace is this one's at the point (a branch) and whose log holds the events up to it. */
   fork(sessionId: string, at: ForkPoint, options?: { title?: string }): Promise<SessionRecord>
+  /** Forking across stores, one side on each host (the Worker: each session is its own Durable Object). */
+  readonly remoteForks: RemoteForks
   /** What the session's executions spent (tokens, model and tool calls, run_js CPU time, bytes written), each and in total. */
   usage(sessionId: string): Promise<SessionUsage>
   /** What the owner's sessions spent, each (live ones) and in total (deleted ones included). */

@@ -1,6 +1,7 @@
 import { changeMethods } from './changes.js'
 import { HostContext } from './context.js'
 import { forkSession } from './fork.js'
+import { remoteForks } from './fork-remote.js'
 import { conversationMethods } from './conversation.js'
 import { SessionDriver } from './driver.js'
 import { fileMethods, uploadPath } from './files.js'
@@ -45,6 +46,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       quota: options.quota ?? {},
       budgets: checkHostBudgets(options.budgets),
       exclusive: options.exclusive ?? false,
+      ...(options.forkSource ? { forkSource: options.forkSource } : {}),
     },
     combineSignals(localSignals(), options.signals),
   )
@@ -61,6 +63,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     ...fileMethods(parts),
     ...changeMethods(parts),
     fork: (sessionId, at, forkOptions) => forkSession(parts, sessionId, at, forkOptions),
+    remoteForks: remoteForks(parts),
     ...usageMethods(parts),
     ...maintenanceMethods(parts, id => lifecycle.delete(id)),
     settled: sessionId => driver.settled(sessionId),

@@ -18,7 +18,7 @@ export {
   type GcOptions,
   type GcReport,
 } from './host.js'
-export { SessionError, type SessionErrorCode } from './errors.js'
+export { SessionError, isSessionErrorCode, type SessionErrorCode } from './errors.js'
 export { localSignals, combineSignals, type SessionSignals } from './signals.js'
 export { postgresSignals, type ListeningClient } from './postgres-signals.js'
 export type { ObserveOptions } from './observe.js'
@@ -47,6 +47,7 @@ export type { SessionChanges, SessionHistoryQuery, SessionDiffOptions } from './
 export type { ChangePoint } from './change-points.js'
 export type { ForkPoint } from './fork.js'
 export type { ProposalOutcome, ProposalReview, SessionPending } from './proposals.js'
+export type { ForkOffer, ForkPage, ForkSource, RemoteForks } from './fork-remote.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
 export { usageRoutes, addUsageRoutes } from './http/usage-routes.js'

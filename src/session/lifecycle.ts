@@ -1,4 +1,5 @@
 import { requestAbort } from './conversation.js'
+import { detachForksOf } from './fork-detach.js'
 import { SessionError } from './errors.js'
 import type { SessionHost } from './host-api.js'
 import type { HostParts } from './host-parts.js'
@@ -49,7 +50,9 @@ export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' |
           await ws.flush()
         })
       }
-      await ctx.emit(id, { type: 'session-created', owner, profile, title: cleanTitle })
+      // Its version is where the log's notices of commits start (file-catch-up.ts).
+      const version = (await ctx.workspaces.base(id)).version
+      await ctx.emit(id, { type: 'session-created', owner, profile, title: cleanTitle, version })
       return record
     },
 
@@ -104,6 +107,8 @@ export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' |
       const last = await ctx.log(sessionId).lastSeq()
       await ctx.storage.deleteSegments(sessionId, hint.first, Math.max(hint.segment, last > 0 ? segmentOf(last) : 0))
       await ctx.storage.deleteMessages(sessionId)
+      // Forks of this session read its workspace: they take their own copy before it goes.
+      await detachForksOf(ctx, sessionId)
       await ctx.workspaces.remove(sessionId)
       await ctx.storage.dropWork(sessionId)
       await ctx.index.remove(meta.record.owner, sessionId)

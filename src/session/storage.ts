@@ -32,6 +32,17 @@ export interface ForkRecord {
   seq: number
   /** Set once the branch, the interrupted executions and the copied events are all there. */
   done?: boolean
+  /**
+   * The original lives in another store (the Worker: another Durable Object): the branch is a
+   * detached one of this store, filled from the original page by page (fork-remote.ts).
+   */
+  remote?: boolean
+  /** Remote: the last path copied so far (pages are sent in path order). */
+  cursor?: string
+  /** Remote: every page is copied. */
+  copied?: boolean
+  /** Set when the original was deleted: the branch is detached, opened from this scope (where it was branched from) alone. */
+  baseScope?: string
 }
 
 /** Events per log segment: a segment is one scope, loaded whole when read. */

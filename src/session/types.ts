@@ -67,7 +67,7 @@ export interface ChangedFile {
 
 /** What the session host adds to an execution's own events. */
 export type SessionEventBody =
-  | { type: 'session-created'; owner: string; profile: string; title: string }
+  | { type: 'session-created'; owner: string; profile: string; title: string; /** The workspace's version once seeded. */ version?: number }
   | { type: 'message'; n: number; text: string; mode: MessageMode }
   | { type: 'steer-delivered'; n: number; executionId: string }
   | { type: 'abort-requested'; executionId: string }
@@ -76,7 +76,15 @@ export type SessionEventBody =
   | { type: 'session-closed' }
   | { type: 'session-reopened' }
   /** The first event of a fork after the original's events up to `fromSeq`: its workspace is the original's at `version`. */
-  | { type: 'session-forked'; from: string; fromSeq: number; version: number }
+  | {
+      type: 'session-forked'
+      from: string
+      fromSeq: number
+      /** The original's workspace version at `fromSeq`: what the fork started from. */
+      version: number
+      /** The fork's workspace version once made (its unfinished executions marked interrupted). */
+      head?: number
+    }
   /** One commit of the session's workspace (one event per commit and actor), so clients' file trees stay live. */
   | { type: 'files-changed'; version: number; by: SessionActor; changes: ChangedFile[] }
   | (ExecutionEventBody & { executionId: string; executionSeq: number })

@@ -32,7 +32,9 @@ export class Workspaces {
     /** Turns each open workspace's commits into `files-changed` events. */
     private readonly fileEvents?: FileEvents,
     /** Where a forked session's workspace lives: a branch of the original's. */
-    private readonly forkOf?: (sessionId: string) => Promise<{ from: string; branch: string } | undefined>,
+    private readonly forkOf?: (sessionId: string) => Promise<{ from: string; branch: string; baseScope?: string } | undefined>,
+    /** Run once per open, before the instance is handed out: logs the notices a dead host lost (file-catch-up.ts). */
+    private readonly catchUp?: (sessionId: string, base: VersionedVfs) => Promise<unknown>,
   ) {}
 
   /** The session's run view (every root; `/context` and `/skills` read-only to the agent, seedable by the host). */
@@ -64,11 +66,13 @@ export class Workspaces {
     if (!quota) this.quotas.set(sessionId, (quota = {}))
     if (maxBytes !== undefined) quota.maxBytes = maxBytes
     if (!entry) {
-      entry = this.openBase(sessionId, quota).then(async base => ({
-        base,
-        view: runView(base),
-        ...(this.fileEvents ? { unwatch: this.fileEvents.watch(sessionId, base) } : {}),
-      }))
+      entry = this.openBase(sessionId, quota).then(async base => {
+        // Before the watch: what this instance commits is noticed by the watch, never twice; and after
+        // the appends an instance evicted before it still had in flight.
+        await this.fileEvents?.settled(sessionId)
+        await this.catchUp?.(sessionId, base).catch(() => undefined)
+        return { base, view: runView(base), ...(this.fileEvents ? { unwatch: this.fileEvents.watch(sessionId, base) } : {}) }
+      })
       entry.catch(() => this.open.get(sessionId) === entry && this.open.delete(sessionId))
       this.open.set(sessionId, entry)
     }
@@ -78,8 +82,18 @@ export class Workspaces {
   /** A session's own scope, or (a fork) the branch of the original's workspace it was given. */
   private async openBase(sessionId: string, quota: { maxBytes?: number }): Promise<VersionedVfs> {
     const fork = await this.forkOf?.(sessionId)
-    if (fork) return (await this.base(fork.from)).openBranch(fork.branch)
+    if (fork) return this.forkBranch(fork)
     return openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), quota })
+  }
+
+  /**
+   * A fork's branch: through the original's workspace, or (detached once its original was deleted,
+   * see fork-detach.ts) straight from the scope it was branched from, which may be gone.
+   */
+  private async forkBranch(fork: { from: string; branch: string; baseScope?: string }): Promise<VfsBranch> {
+    if (fork.baseScope === undefined) return (await this.base(fork.from)).openBranch(fork.branch)
+    const base = await openVfs({ store: this.store, namespace: this.namespace, scope: fork.baseScope })
+    return base.openBranch(fork.branch)
   }
 
   /** Drops the cached instance (after writes elsewhere, or to free memory). */
@@ -93,9 +107,14 @@ export class Workspaces {
     await opened?.base.close().catch(() => undefined)
   }
 
-  /** Deletes the workspace's data. */
+  /** Deletes the workspace's data (a fork's: its branch of the original's workspace). */
   async remove(sessionId: string): Promise<void> {
+    const fork = await this.forkOf?.(sessionId)
     await this.evict(sessionId)
+    if (fork) {
+      const branch = await this.forkBranch(fork).catch(() => undefined)
+      await branch?.discard()
+    }
     await this.store.deleteScope(this.namespace, scopeNames.workspace(sessionId))
   }
 

@@ -26,7 +26,7 @@ export class BranchStore implements VfsStore {
 
   constructor(
     readonly raw: VfsStore,
-    readonly base: { store: VfsStore; scope: string; version: number; snapshot: () => Promise<ScopeSnapshot> },
+    readonly base: { store: VfsStore; scope: string; version: number; detached?: boolean; snapshot: () => Promise<ScopeSnapshot> },
     readonly scope: string,
   ) {
     this.kind = raw.kind
@@ -141,7 +141,8 @@ function whiteoutOf(path: string): Omit<Extract<StoreOp, { op: 'put' }>, 'expect
  */
 function branchHistory(b: BranchStore): StoreHistory {
   const offset = b.base.version
-  const baseHistory = () => b.base.store.history
+  // A detached branch keeps its own copy of what it showed of the base, and none of the base's history.
+  const baseHistory = () => (b.base.detached ? undefined : b.base.store.history)
   const shift = (c: StoredChange): StoredChange => ({ ...c, version: c.version + offset })
   const rawHistory = () => b.raw.history!
   return {

@@ -1,5 +1,5 @@
 import { VfsError } from '../contract/errors.js'
-import type { StoredEntry } from '../contract/store.js'
+import type { ScopeSnapshot, StoredEntry } from '../contract/store.js'
 import { BRANCH_META, BRANCH_NAME, branchScopeOf, branchStoreOf, metaOf, type BranchHost, type BranchMeta } from './branch.js'
 import { checkRebuildable } from './rebuild.js'
 import type { BranchStore } from './branch-store.js'
@@ -11,6 +11,7 @@ import type {
   RevertOptions, RevertTarget, VersionedVfs, VfsBranch, VfsDiff,
 } from './history-types.js'
 import { land, type Landing } from './land.js'
+import { detachScope, importInto } from './branch-detach.js'
 import { VfsLayer } from './layer.js'
 import type { Vfs, VfsChange, VfsUsage } from './types.js'
 import { StoreVfs } from './vfs.js'
@@ -30,6 +31,8 @@ export class BranchVfs extends VfsLayer implements VfsBranch {
   private opening: Promise<VersionedVfs & StoreVfs> | undefined
   private readonly early = new Map<(change: VfsChange) => void, (() => void) | undefined>()
   private gone = false
+  /** See {@link BranchMeta.detached}. */
+  private detached: boolean
 
   constructor(
     private readonly host: BranchHost,
@@ -40,6 +43,7 @@ export class BranchVfs extends VfsLayer implements VfsBranch {
     ;(this as { scope: string }).scope = branchScope
     this.name = meta.name
     this.baseVersion = meta.baseVersion
+    this.detached = meta.detached === true
   }
 
   get version(): number {
@@ -54,6 +58,7 @@ export class BranchVfs extends VfsLayer implements VfsBranch {
         name: this.name,
         baseScope: this.host.vfs.scope,
         baseVersion: this.baseVersion,
+        detached: this.detached,
       })
       const vfs = await this.host.openWorkspace(store, this.namespace, this.scope)
       this.inner = vfs
@@ -101,6 +106,11 @@ export class BranchVfs extends VfsLayer implements VfsBranch {
 
   async at(version: number): Promise<Vfs> {
     return (await this.open()).at(version)
+  }
+
+  /** See VersionedStoreVfs.snapshot. */
+  async snapshot(version: number): Promise<ScopeSnapshot> {
+    return ((await this.open()) as VersionedVfs & StoreVfs & { snapshot(v: number): Promise<ScopeSnapshot> }).snapshot(version)
   }
 
   async diff(from: number, to?: number, options?: DiffOptions): Promise<VfsDiff> {
@@ -163,6 +173,37 @@ export class BranchVfs extends VfsLayer implements VfsBranch {
     await this.host.raw.deleteScope(this.namespace, this.scope)
   }
 
+  /**
+   * Makes the branch stand on its own (branch-detach.ts): what it shows of its base is copied into
+   * its own scope in one commit, so the base's scope may be deleted. This instance reopens on its
+   * next operation; change listeners subscribed before are dropped.
+   */
+  async detach(): Promise<void> {
+    if (this.detached) return
+    const { store, base } = await this.settled()
+    await detachScope(this.host.raw, this.namespace, this.scope, store, base, {
+      name: this.name,
+      baseScope: this.host.vfs.scope,
+      baseVersion: this.baseVersion,
+    })
+    await this.reopen(true)
+  }
+
+  /** Writes entries, as they are, into a detached branch's own scope, in one commit without history (a copy made elsewhere: branch-detach.ts). */
+  async importEntries(entries: readonly StoredEntry[]): Promise<void> {
+    if (!this.detached) throw new VfsError('EINVAL', undefined, 'entries are imported only into a detached branch')
+    await importInto(this.host.raw, this.namespace, this.scope, entries)
+    await this.reopen(true)
+  }
+
+  private async reopen(detached: boolean): Promise<void> {
+    await this.inner?.close()
+    this.inner = undefined
+    this.opening = undefined
+    this.early.clear()
+    this.detached = detached
+  }
+
   /** The branch's workspace with every write durable, its store and the base as of baseVersion. */
   private async settled(): Promise<{ inner: VersionedVfs & StoreVfs; store: BranchStore; base: Map<string, StoredEntry> }> {
     const inner = await this.open()
@@ -191,14 +232,15 @@ export async function createBranch(host: BranchHost, options: BranchOptions): Pr
   if (!BRANCH_NAME.test(name))
     throw new VfsError('EINVAL', undefined, `a branch name is 1-64 letters, digits, '.', '_' or '-', not ${JSON.stringify(name)}`)
   const at = options.at ?? vfs.version
-  if (at !== vfs.version) {
+  const detached = (options as { detached?: boolean }).detached === true
+  if (at !== vfs.version && !detached) {
     const store = await host.store()
     if (!store.history)
       throw new VfsError('EINVAL', undefined, `the ${store.kind} store keeps no history, so it cannot branch at a past version`)
     await checkRebuildable(store.history, vfs.namespace, vfs.scope, at, vfs.version)
   }
   const scope = branchScopeOf(vfs.scope, name)
-  const meta: BranchMeta = { name, baseScope: vfs.scope, baseVersion: at }
+  const meta: BranchMeta = { name, baseScope: vfs.scope, baseVersion: at, ...(detached ? { detached } : {}) }
   const now = Date.now()
   const data = new TextEncoder().encode(JSON.stringify(meta))
   try {

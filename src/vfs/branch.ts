@@ -15,6 +15,11 @@ export interface BranchMeta {
   name: string
   baseScope: string
   baseVersion: number
+  /**
+   * The branch holds everything it shows in its own scope (see branch-detach.ts): it reads nothing
+   * of its base, whose scope may be gone; its versions still continue after `baseVersion`.
+   */
+  detached?: boolean
 }
 
 /** How to reach the stores under a versioned workspace: the raw store its scope (and its branches' scopes) live in, and the store it commits to. */
@@ -50,7 +55,9 @@ export async function branchStoreOf(host: BranchHost, scope: string, meta: Branc
       store: baseStore,
       scope: meta.baseScope,
       version: meta.baseVersion,
-      snapshot: () => snapshotAt(baseStore, namespace, meta.baseScope, meta.baseVersion),
+      detached: meta.detached === true,
+      snapshot: async () =>
+        meta.detached ? { version: meta.baseVersion, entries: [] } : snapshotAt(baseStore, namespace, meta.baseScope, meta.baseVersion),
     },
     scope,
   )

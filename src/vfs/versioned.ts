@@ -1,6 +1,6 @@
 import { VfsError } from '../contract/errors.js'
 import { isWithin, normalizePath } from '../contract/paths.js'
-import type { StoredEntry, VfsStore } from '../contract/store.js'
+import type { ScopeSnapshot, StoredEntry, VfsStore } from '../contract/store.js'
 import type { BranchHost } from './branch.js'
 import { openBranch, createBranch, listBranches } from './branch-vfs.js'
 import { BranchStore } from './branch-store.js'
@@ -67,6 +67,11 @@ export class VersionedStoreVfs extends StoreVfs implements VersionedVfs {
   async at(version: number): Promise<Vfs> {
     const snapshot = await snapshotAt(this.storeBelow, this.namespace, this.scope, version)
     return frozenVfs(this.namespace, this.scope, snapshot, this.storeBelow.kind)
+  }
+
+  /** Every entry of the workspace as it was at `version` (what a copy to another store sends; see branch-detach.ts). */
+  async snapshot(version: number): Promise<ScopeSnapshot> {
+    return { version, entries: [...(await this.snapshotAt(version)).values()] }
   }
 
   async diff(from: number, to?: number, options?: DiffOptions): Promise<VfsDiff> {

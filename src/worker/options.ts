@@ -43,6 +43,8 @@ export interface EdgeOptions {
   maxUploadBytes?: number
   /** Largest body of every other route in bytes. Default 1 MiB. */
   maxJsonBytes?: number
+  /** Content bytes of one page a fork copies from its original's object (one file larger than this goes alone). Default 1 MiB. */
+  forkPageBytes?: number
   /** Bytes of an oversized body read and discarded before the 413 (so the client reads it). Default 256 MiB. */
   drainBytes?: number
   /**

@@ -6,9 +6,13 @@ import {
   DEFAULT_OWNER_QUOTA,
   describeError,
   storedSessionIds,
+  type EventLine,
+  type ForkOffer,
+  type ForkPage,
   type SessionHost,
   type SessionRecord,
 } from 'agent-vfs/session'
+import { adopted, answer, forkAcross, forkSourceOf, type Answer } from './forks.js'
 import { d1OwnerIndex } from './d1-owner-index.js'
 import { edgeOptions, jwtSecret, type EdgeEnv } from './options.js'
 import { SocketHub } from './sockets.js'
@@ -68,6 +72,8 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       // The WebSockets and SSE observers share the host's tail, which the host's own commits wake; after a wake
       // from hibernation, a commit also brings the sockets this instance does not follow yet onto the tail.
       signals: { publish: () => this.#sockets.push(), subscribe: () => () => undefined },
+      // A fork this object holds reads its original's object until its copy is complete.
+      forkSource: (from, forkId) => forkSourceOf(this.env, from, forkId),
     }))
   }
 
@@ -79,8 +85,8 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     const options = edgeOptions()
     const app = createSessionApp(this.#hostOf(), {
       auth: { secret: jwtSecret(this.env) },
-      // A fork's workspace is a branch of the original's, and each session is its own object.
-      forks: false,
+      // Each session is its own object: a fork is copied into the new session's object (forks.ts).
+      forks: (id, at, o) => forkAcross(this.env, this.#hostOf(), id, at, o),
       webSocket: (request, session) =>
         this.#sockets.accept(
           session.id,
@@ -130,6 +136,44 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       if (status === 500) console.error(error)
       return { error: { status, code, message } }
     }
+  }
+
+  /**
+   * Creates the fork this object is named after from the original's offer (the original's object
+   * calls it: forks.ts), then copies it. The alarm is set first: a copy an eviction cuts is
+   * finished by it, from where it stopped.
+   */
+  async adoptFork(input: { offer: ForkOffer; id: string; title?: string }): Promise<CreateSessionResult & { kept?: true }> {
+    const name = this.ctx.id.name
+    if ((name !== undefined && name !== input.id) || (await this.#session()) !== undefined)
+      return { error: { status: 409, code: 'conflict', message: 'this object holds another session: address a session object by its id' } }
+    await this.#armAt(Date.now() + this.#tickMs())
+    const result = adopted(
+      await answer(() =>
+        this.#hostOf().remoteForks.adopt(input.offer, input.id, forkSourceOf(this.env, input.offer.from, input.id), input),
+      ),
+    )
+    if ('record' in result) this.#sessionId = result.record.id
+    // A refused fork (over quota) left nothing: the object holds no session.
+    else if ((await this.#session()) === undefined) await this.#wipe()
+    // A fork stored and cut half-way (the original unreachable for a while): the alarm finishes it, through the original's pin.
+    else return { ...result, kept: true }
+    return result
+  }
+
+  /** The original's side of a fork's copy (forks.ts): a page of its workspace at the fork's point. */
+  forkPage(sessionId: string, forkId: string, cursor: string): Promise<Answer<ForkPage>> {
+    return answer(() => this.#hostOf().remoteForks.page(sessionId, forkId, cursor, edgeOptions().forkPageBytes))
+  }
+
+  /** The original's side of a fork's copy: its events after `after`. */
+  forkEvents(sessionId: string, after: number, limit: number): Promise<Answer<EventLine[]>> {
+    return answer(() => this.#hostOf().eventLines(sessionId, { after, limit }))
+  }
+
+  /** The original's side of a fork's copy: the copy is complete, the pin goes. */
+  forkRelease(sessionId: string, forkId: string): Promise<Answer<void>> {
+    return answer(() => this.#hostOf().remoteForks.release(sessionId, forkId))
   }
 
   override async fetch(request: Request): Promise<Response> {

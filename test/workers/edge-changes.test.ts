@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
-import { call, createSession, expectJson, token, uploadSeason, waitStatus } from './edge-harness.js'
+import { call, createSession, events, expectJson, token, uploadSeason, waitStatus } from './edge-harness.js'
 
 // The history routes on the Worker: each session object serves them over its own Durable Object
-// store (history, diff, revert with its conflicts, branches); another owner's session is 404.
+// store (history, diff, revert with its conflicts, branches, forks); another owner's session is 404.
 let ana: string
 let bob: string
 beforeAll(async () => {
@@ -35,7 +35,12 @@ describe('history routes of a session object', () => {
     const actors = history.entries.map((e: any) => e.changes[0].actor)
     expect(actors[0]).toEqual({ kind: 'execution', executionId: 'e0001' })
     expect(actors.at(-1)).toEqual({ kind: 'api' })
-    expect((await call('POST', `/sessions/${s.id}/fork`, ana, { at: { seq: 1 } })).status).toBe(501)
+    // A fork after the execution has it, ended, and the files as they are (edge-fork.test.ts: the copy itself).
+    const last = (await events(ana, s.id)).at(-1)!.seq
+    const fork = await expectJson<any>(call('POST', `/sessions/${s.id}/fork`, ana, { at: { seq: last } }), 201)
+    const forkExecutions = await expectJson<any[]>(call('GET', `/sessions/${fork.id}/executions`, ana), 200)
+    expect(forkExecutions.map(e => e.status)).toEqual(['completed'])
+    expect(await (await call('GET', `/sessions/${fork.id}/file?path=/outputs/appendix.md`, ana)).text()).toBe('edited')
     expect((await call('GET', `/sessions/${s.id}/diff?from=seq:x`, ana)).status).toBe(400)
   })
 })

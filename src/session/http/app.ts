@@ -1,5 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { SessionHost } from '../host.js'
+import type { ForkPoint } from '../fork.js'
+import type { SessionRecord } from '../types.js'
 import { SessionError } from '../errors.js'
 import { observeBatches } from '../observe.js'
 import { bearerAuth, type AuthEnv, type SessionAuth } from './auth.js'
@@ -39,11 +41,11 @@ export interface SessionAppOptions {
    */
   webSocket?: (request: Request, session: { id: string; owner: string; after: number }) => Response | Promise<Response>
   /**
-   * Serves `POST /sessions/:id/fork` (default true). A host whose sessions live in separate stores
-   * (the Worker: one Durable Object each) cannot give a fork a branch of the original's workspace;
-   * it says false and the route answers 501.
+   * Serves `POST /sessions/:id/fork` (default true); false answers 501 (a host that cannot fork).
+   * A function forks instead of `host.fork`: a host whose sessions live in separate stores (the
+   * Worker: one Durable Object each) copies the original into the fork's (`host.remoteForks`).
    */
-  forks?: boolean
+  forks?: boolean | ((sessionId: string, at: ForkPoint, options: { title?: string }) => Promise<SessionRecord>)
 }
 
 /** An owner at `quota.maxStreams`: 429, to retry once one of its streams ended. */

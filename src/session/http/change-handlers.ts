@@ -2,6 +2,8 @@ import type { LandResult } from 'agent-vfs'
 import type { Context } from 'hono'
 import { parsePoint } from '../change-points.js'
 import type { SessionHost } from '../host.js'
+import type { ForkPoint } from '../fork.js'
+import type { SessionRecord } from '../types.js'
 import { changeRoutes as R } from './change-routes.js'
 import { errorResponse } from './errors.js'
 
@@ -20,7 +22,12 @@ function landedResponse(c: Context, result: LandResult): Response {
  * The handlers of {@link changeRoutes} (history, diff, revert, fork, branches) on the session app.
  * `ownedId` checks the caller owns the route's session (another owner's is not found).
  */
-export function serveChanges(app: object, host: SessionHost, ownedId: (c: never) => Promise<string>, options: { forks: boolean }): void {
+export function serveChanges(
+  app: object,
+  host: SessionHost,
+  ownedId: (c: never) => Promise<string>,
+  options: { forks: boolean | ((sessionId: string, at: ForkPoint, options: { title?: string }) => Promise<SessionRecord>) },
+): void {
   const h = app as Mount
   const owned = ownedId as (c: unknown) => Promise<string>
   h.openapi(R.history, async c => {
@@ -49,7 +56,8 @@ export function serveChanges(app: object, host: SessionHost, ownedId: (c: never)
     if (!options.forks)
       return errorResponse(c, 501, 'not-implemented', 'this host cannot fork sessions (each session is its own store): fork on a Node host')
     const { at, title } = c.req.valid('json')
-    return c.json(await host.fork(id, at, title !== undefined ? { title } : {}), 201)
+    const fork = typeof options.forks === 'function' ? options.forks : host.fork
+    return c.json(await fork(id, at, title !== undefined ? { title } : {}), 201)
   })
   h.openapi(R.listBranches, async c => {
     const id = await owned(c)

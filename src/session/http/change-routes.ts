@@ -51,8 +51,7 @@ export const changeRoutes = {
     request: { params: S.IdParams, body: { content: { 'application/json': { schema: C.ForkBody } }, required: true } },
     responses: {
       201: json(S.Session, "A new session of the same owner: its workspace is the original's at that point, its events those up to it"),
-      413: json(S.ErrorBody, 'Over quota'),
-      501: json(S.ErrorBody, 'This host cannot fork (the Worker: each session is its own Durable Object)'),
+      413: json(S.ErrorBody, "Over the owner's quota (sessions, or bytes: the fork's files count): nothing is created"),
       ...errors,
     },
   }),
