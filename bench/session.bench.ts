@@ -325,7 +325,8 @@ async function observersBench(): Promise<void> {
     loop.enable()
     const writers = Promise.all(
       sessions.map(async id => {
-        const log = new EventLog(pgStore, space, id, () => signals.publish(id))
+        // Signalled as the host's own commits are: with the commit's lines (the host's tail hands them out unread).
+        const log = new EventLog(pgStore, space, id, (_, lines) => signals.publish(id, { last: lines.at(-1)?.seq, lines }))
         for (let i = 0; i < PER_SESSION; i += 10)
           await Promise.all(Array.from({ length: 10 }, () => log.append({ type: 'status', status: 'running' })))
       }),
