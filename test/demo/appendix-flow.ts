@@ -52,6 +52,11 @@ export async function appendixFlow(page: Page, options: AppendixFlowOptions): Pr
   await ui.pending(page, 'approval')
   // A steer while the run waits is held for it; it is handed over at the run's next model call.
   await ui.steer(page, 'Keep the bit parts in the validation report.')
+  // The card can show before the feed has delivered what came before it: the page asks GET /pending
+  // when it hears the first answer, and on a busy host that answer can come after the run went on
+  // to the second approval while the event stream still carries the plan update before it. The
+  // plan shown is the feed's: wait until the feed reaches the second approval's event.
+  await page.locator('[data-testid="timeline-item"][data-type="approval-required"]').nth(1).waitFor()
   await stage(page, flow, '03-mid-run')
 
   // Reload while the execution waits for the second approval. In this tab the worker dies with the
