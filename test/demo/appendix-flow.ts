@@ -52,11 +52,6 @@ export async function appendixFlow(page: Page, options: AppendixFlowOptions): Pr
   await ui.pending(page, 'approval')
   // A steer while the run waits is held for it; it is handed over at the run's next model call.
   await ui.steer(page, 'Keep the bit parts in the validation report.')
-  // The card can show before the feed has delivered what came before it: the page asks GET /pending
-  // when it hears the first answer, and on a busy host that answer can come after the run went on
-  // to the second approval while the event stream still carries the plan update before it. The
-  // plan shown is the feed's: wait until the feed reaches the second approval's event.
-  await page.locator('[data-testid="timeline-item"][data-type="approval-required"]').nth(1).waitFor()
   await stage(page, flow, '03-mid-run')
 
   // Reload while the execution waits for the second approval. In this tab the worker dies with the
@@ -64,9 +59,16 @@ export async function appendixFlow(page: Page, options: AppendixFlowOptions): Pr
   // the page reconnects its event stream. Either way nothing done is lost or redone.
   const before = await ui.planSteps(page)
   const seqsBefore = (await ui.timeline(page)).map(e => e.seq)
+  // When no step completed, say which tool calls failed (a program that failed is asked for again).
+  const failed = before.some(s => s.status === 'completed')
+    ? []
+    : await page
+        .locator('[data-testid="timeline-item"][data-type="tool-call"][data-state="failed"]')
+        .allTextContents()
+        .then(texts => texts.map(t => t.slice(-400)))
   expect(
     before.some(s => s.status === 'completed'),
-    JSON.stringify(before),
+    `${JSON.stringify(before)}; failed calls: ${JSON.stringify(failed)}`,
   ).toBe(true)
   await reload(page, id)
   await ui.pending(page, 'approval')
