@@ -286,7 +286,8 @@ void memoryStore
  * the host's own writes are). Lost/duplicated over all observers; the CPU of this process while the
  * observers stay open and nothing happens (% of a core); `GET /sessions/{id}` p99 while the events
  * flow to the observers (baseline: the same GETs before any observer opened); a scripted run with
- * 200 SSE streams on its session vs the same run unobserved (ratio of wall times).
+ * 200 SSE streams on its session vs the same run unobserved (ratio of the median wall times of
+ * 3 runs each, in turns).
  */
 async function observersBench(): Promise<void> {
   const OBS = Number(process.env.SESSION_BENCH_OBSERVER_STREAMS ?? size(1000, 20))
@@ -325,7 +326,8 @@ async function observersBench(): Promise<void> {
     loop.enable()
     const writers = Promise.all(
       sessions.map(async id => {
-        const log = new EventLog(pgStore, space, id, () => signals.publish(id))
+        // Signalled as the host's own commits are: with the commit's lines (the host's tail hands them out unread).
+        const log = new EventLog(pgStore, space, id, (_, lines) => signals.publish(id, { last: lines.at(-1)?.seq, lines }))
         for (let i = 0; i < PER_SESSION; i += 10)
           await Promise.all(Array.from({ length: 10 }, () => log.append({ type: 'status', status: 'running' })))
       }),
@@ -436,16 +438,23 @@ async function observersBench(): Promise<void> {
     await clients.close(group)
     return ms
   }
-  const alone = await timedRun(0)
-  const observedRun = await timedRun(size(200, 10))
+  // Alone and observed in turns, 3 rounds, medians compared: one pair of runs on a shared machine
+  // read anywhere from ×1.1 to ×1.9 with the same code.
+  const alone: number[] = []
+  const observedRuns: number[] = []
+  for (let round = 0; round < size(3, 1); round++) {
+    alone.push(await timedRun(0))
+    observedRuns.push(await timedRun(size(200, 10)))
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
   results.add({
     name: 'session.observers.run',
     unit: 'ms',
     better: 'lower',
-    ours: observedRun,
-    baseline: alone,
+    ours: median(observedRuns),
+    baseline: median(alone),
     target: 'ratio <= 1.5',
-    baselineLabel: 'the same run unobserved',
+    baselineLabel: `the same run unobserved (medians of ${alone.length} runs each, in turns)`,
   })
   await clients.stop()
   await host.stop()

@@ -101,7 +101,11 @@ export class HostContext {
 
   log(sessionId: string): EventLog {
     let log = this.logs.get(sessionId)
-    if (!log) this.logs.set(sessionId, (log = new EventLog(this.store, this.namespace, sessionId, () => this.signals.publish(sessionId))))
+    if (!log) {
+      // The news carries the commit's lines: this host's tail of the session hands them out without reading them back.
+      const publish = (_: unknown, lines: EventLine[]) => this.signals.publish(sessionId, { last: lines[lines.length - 1]?.seq, lines })
+      this.logs.set(sessionId, (log = new EventLog(this.store, this.namespace, sessionId, publish)))
+    }
     return log
   }
 

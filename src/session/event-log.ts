@@ -59,8 +59,8 @@ export class EventLog {
     private readonly store: VfsStore,
     private readonly namespace: string,
     readonly sessionId: string,
-    /** Called after each durable commit with the events it made durable. */
-    private readonly onDurable: (events: SessionEvent[]) => void,
+    /** Called after each durable commit with the events it made durable, and their lines as stored. */
+    private readonly onDurable: (events: SessionEvent[], lines: EventLine[]) => void,
   ) {}
 
   /** Appends an event; resolves with it (numbered) once it is durable. Events queued while a commit is in flight share the next one. */
@@ -165,12 +165,19 @@ export class EventLog {
         const at = Date.now()
         // `type` first: a catch-up reads it from the line's start without parsing the line.
         const events = part.map((w, i) => Object.assign({ type: w.body.type }, w.body, { seq: last + 1 + i, at }) as SessionEvent)
-        await this.store.commit(this.namespace, scopeNames.events(this.sessionId, segment), [putLines(batchPath(last + 1), events, 0)])
+        const lines = events.map(e => ({ seq: e.seq, type: e.type, json: JSON.stringify(e) }))
+        await this.store.commit(this.namespace, scopeNames.events(this.sessionId, segment), [
+          putLines(
+            batchPath(last + 1),
+            lines.map(l => l.json),
+            0,
+          ),
+        ])
         this.last = last + part.length
         if (segment > 0 && last + 1 === segment * SEGMENT_EVENTS + 1) await this.advanceHint(segment)
         rest = rest.slice(part.length)
         part.forEach((w, i) => w.resolve(events[i]))
-        this.onDurable(events)
+        this.onDurable(events, lines)
       } catch (error) {
         this.last = undefined
         if (isVfsError(error, 'ECONFLICT') && ++conflicts < 50) continue // another writer appended: renumber and retry

@@ -19,7 +19,7 @@ export {
   type GcReport,
 } from './host.js'
 export { SessionError, isSessionErrorCode, type SessionErrorCode } from './errors.js'
-export { localSignals, combineSignals, type SessionSignals } from './signals.js'
+export { localSignals, combineSignals, type SessionNews, type SessionSignals } from './signals.js'
 export { postgresSignals, type ListeningClient } from './postgres-signals.js'
 export type { ObserveOptions } from './observe.js'
 export type { LiveDelta, LiveListener, LiveSubscription } from './live-text.js'

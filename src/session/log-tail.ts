@@ -1,3 +1,4 @@
+import type { SessionNews } from './signals.js'
 import type { EventLine, SessionEvent } from './types.js'
 
 /** Where a tail reads a session's log and hears that it changed. */
@@ -6,8 +7,11 @@ export interface TailSource {
   read(after: number, limit: number): Promise<EventLine[]>
   /** The last stored sequence (0: none). */
   last(): Promise<number>
-  /** Calls `wake` when the log may have grown (signals, the store's watch); returns the unsubscribe. */
-  watch(wake: () => void): () => void
+  /**
+   * Calls `wake` when the log may have grown (signals, the store's watch), with what the signal
+   * knows of it (see {@link SessionNews}); returns the unsubscribe.
+   */
+  watch(wake: (news?: SessionNews) => void): () => void
 }
 
 /** One event as the tail read it: parsed once, with its stored text for hosts that pass it on as is. */
@@ -24,9 +28,12 @@ const PAGE = 1000
 /**
  * The one reader of a session's log on this host. While anybody listens it follows the log (a
  * wake from the signals or the store's watch, and one poll for writers that signal nothing), reads
- * each new batch from the store once and hands the same events to every listener. Nobody
- * listening: no watch, no timer, no read. Every event it hands out was read from the store, so a
- * listener never sees an event that could still be lost.
+ * each new batch from the store once and hands the same events to every listener. A commit made in
+ * this process comes with its lines (the signal's news): when they follow the head they are handed
+ * out as they are, with no read; news the tail already has costs nothing; anything else (a gap, a
+ * remote writer, a wake without news) is read from the store. Nobody listening: no watch, no timer,
+ * no read. Every event it hands out is durable (read from the store, or from a commit that
+ * succeeded), so a listener never sees an event that could still be lost.
  */
 export class LogTail {
   /** The last sequence read (and handed out); undefined until the tail has placed itself. */
@@ -36,6 +43,8 @@ export class LogTail {
   #unwatch: (() => void) | undefined
   #timer: ReturnType<typeof setInterval> | undefined
   #pollMs = Infinity
+  /** When the tail last handed out events (Date.now()): a poll right after news is skipped. */
+  #heard = 0
   #pulling = false
   #again = false
   /** Bumped when the tail stops, so a read begun before cannot hand out events after. */
@@ -63,7 +72,7 @@ export class LogTail {
       if (this.#listeners.size === 0) this.#stop()
       else this.#schedule()
     }
-    if (this.#listeners.size === 1) this.#unwatch = this.source.watch(() => void this.#pull())
+    if (this.#listeners.size === 1) this.#unwatch = this.source.watch(news => this.#wake(news))
     this.#schedule()
     try {
       return { head: await this.#place(), off }
@@ -102,7 +111,14 @@ export class LogTail {
     this.#pollMs = pollMs
     // Listeners that want no poll (a Durable Object's sockets: its own commits wake the tail) set no timer,
     // so the object may hibernate.
-    this.#timer = Number.isFinite(pollMs) ? setInterval(() => void this.#pull(), pollMs) : undefined
+    // While events arrive (news or reads) the poll waits: a writer that signals nothing shows up as
+    // a gap before the next news, which is read then, or in the first poll after the news stops.
+    // So many busy tails do not all read at each tick.
+    this.#timer = Number.isFinite(pollMs)
+      ? setInterval(() => {
+          if (Date.now() - this.#heard >= this.#pollMs) void this.#pull()
+        }, pollMs)
+      : undefined
     // A poll must not keep a Node process alive on its own.
     ;(this.#timer as { unref?: () => void } | undefined)?.unref?.()
   }
@@ -121,6 +137,32 @@ export class LogTail {
     this.#pulling = false
   }
 
+  /** A signal: hands out the lines it carries when they follow the head, skips news already had, else reads. */
+  #wake(news?: SessionNews): void {
+    const head = this.#head
+    if (head !== undefined && news?.last !== undefined && news.last <= head) return
+    const fresh = head === undefined ? [] : (news?.lines ?? []).filter(l => l.seq > head)
+    if (fresh.length === 0 || fresh[0].seq !== head! + 1 || fresh[fresh.length - 1].seq !== fresh[0].seq + fresh.length - 1) {
+      void this.#pull()
+      return
+    }
+    this.#hand(fresh)
+  }
+
+  /** Moves the head to the last of `lines` (consecutive, after the head) and gives them to every listener. */
+  #hand(lines: readonly EventLine[]): void {
+    this.#head = lines[lines.length - 1].seq
+    this.#heard = Date.now()
+    const batch = lines.map(l => ({ event: JSON.parse(l.json) as SessionEvent, json: l.json }))
+    for (const listener of [...this.#listeners.keys()]) {
+      try {
+        listener(batch)
+      } catch {
+        // one listener's failure must not stop the others
+      }
+    }
+  }
+
   /** Reads what is new since the head and hands it out; reads never overlap (one more follows when woken meanwhile). */
   async #pull(): Promise<void> {
     if (this.#listeners.size === 0) return
@@ -134,21 +176,12 @@ export class LogTail {
       do {
         this.#again = false
         for (;;) {
-          const head: number = this.#head!
-          const lines = await this.source.read(head, PAGE)
+          const lines = await this.source.read(this.#head!, PAGE)
           if (generation !== this.#generation) return
+          // Against the head now: a commit's news may have moved it while the read was in flight.
+          const head: number = this.#head!
           const fresh: EventLine[] = lines.filter(l => l.seq > head)
-          if (fresh.length > 0) {
-            this.#head = fresh[fresh.length - 1].seq
-            const batch = fresh.map(l => ({ event: JSON.parse(l.json) as SessionEvent, json: l.json }))
-            for (const listener of [...this.#listeners.keys()]) {
-              try {
-                listener(batch)
-              } catch {
-                // one listener's failure must not stop the others
-              }
-            }
-          }
+          if (fresh.length > 0) this.#hand(fresh)
           if (lines.length < PAGE) break
         }
       } while (this.#again && generation === this.#generation)

@@ -42,14 +42,14 @@ export function putJson(path: string, value: unknown, expectedVersion: number | 
   return { op: 'put', path, kind: 'file', data: encoder.encode(JSON.stringify(value)), mtime: now, ctime: now, expectedVersion }
 }
 
-/** A put of JSON lines. */
-export function putLines(path: string, values: unknown[], expectedVersion: number | null): StoreOp {
+/** A put of JSON lines (each a serialised value, without its newline). */
+export function putLines(path: string, lines: readonly string[], expectedVersion: number | null): StoreOp {
   const now = Date.now()
   return {
     op: 'put',
     path,
     kind: 'file',
-    data: encoder.encode(values.map(v => JSON.stringify(v) + '\n').join('')),
+    data: encoder.encode(lines.map(line => line + '\n').join('')),
     mtime: now,
     ctime: now,
     expectedVersion,

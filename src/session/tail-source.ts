@@ -3,7 +3,8 @@ import type { TailSource } from './log-tail.js'
 import { scopeNames } from './storage.js'
 
 /**
- * Where a session's tail reads on this host: the session's log, woken by the host's signals and
+ * Where a session's tail reads on this host: the session's log, woken by the host's signals (with
+ * their news: a commit of this process carries its lines) and
  * by the store's own notifications (IndexedDB across tabs): the segments around the tail, and the
  * meta scope, whose log hint moves when a new segment starts (then the watch follows).
  */
@@ -31,7 +32,11 @@ export function sessionTailSource(ctx: HostContext, sessionId: string): TailSour
                 }
               }
               for (let s = h.segment; s <= h.segment + 1; s++)
-                if (!segmentWatches.has(s)) segmentWatches.set(s, store.watch!(namespace, scopeNames.events(sessionId, s), wake))
+                if (!segmentWatches.has(s))
+                  segmentWatches.set(
+                    s,
+                    store.watch!(namespace, scopeNames.events(sessionId, s), () => wake()),
+                  )
             },
             () => undefined,
           )

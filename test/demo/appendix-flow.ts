@@ -59,9 +59,16 @@ export async function appendixFlow(page: Page, options: AppendixFlowOptions): Pr
   // the page reconnects its event stream. Either way nothing done is lost or redone.
   const before = await ui.planSteps(page)
   const seqsBefore = (await ui.timeline(page)).map(e => e.seq)
+  // When no step completed, say which tool calls failed (a program that failed is asked for again).
+  const failed = before.some(s => s.status === 'completed')
+    ? []
+    : await page
+        .locator('[data-testid="timeline-item"][data-type="tool-call"][data-state="failed"]')
+        .allTextContents()
+        .then(texts => texts.map(t => t.slice(-400)))
   expect(
     before.some(s => s.status === 'completed'),
-    JSON.stringify(before),
+    `${JSON.stringify(before)}; failed calls: ${JSON.stringify(failed)}`,
   ).toBe(true)
   await reload(page, id)
   await ui.pending(page, 'approval')

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import { memoryStore, type VfsStore } from '../../src/index.js'
-import { createSessionHost, type SessionEvent } from '../../src/session/index.js'
+import { EventLog } from '../../src/session/event-log.js'
+import { createSessionHost, localSignals, type SessionEvent, type SessionHost } from '../../src/session/index.js'
 import { expectContiguous, uploadSeason, until } from '../session/harness.js'
 
 /**
@@ -37,6 +38,24 @@ async function collect(iterable: AsyncIterable<SessionEvent | { type: 'heartbeat
   for await (const e of iterable) if (e.type !== 'heartbeat') into.push(e as SessionEvent)
 }
 
+/** Waits (30 s at most) until every observer has reached `seq`. */
+async function reach(seen: SessionEvent[][], seq: number): Promise<void> {
+  const deadline = Date.now() + 30_000
+  while (seen.some(e => (e.at(-1)?.seq ?? 0) < seq) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20))
+}
+
+/** Runs the session's task to its end; every observer then has exactly 1…last. Resolves to last. */
+async function runObserved(host: SessionHost, id: string, seen: SessionEvent[][]): Promise<number> {
+  await host.send(id, { text: 'go' })
+  await until(host, id, ['idle'])
+  const last = (await host.events(id, { limit: 10_000 })).at(-1)!.seq
+  // Every observer has everything (the tail hands out each batch after its durable commit).
+  await reach(seen, last)
+  for (const events of seen) expectContiguous(events)
+  for (const events of seen) expect(events.at(-1)!.seq).toBe(last)
+  return last
+}
+
 describe('observers share one tail per session', () => {
   it('N observers of a run: the log is read once per new batch plus one catch-up each, and idle observers read nothing', async () => {
     const counted = countingStore()
@@ -50,14 +69,7 @@ describe('observers share one tail per session', () => {
     const readsBefore = counted.reads()
     const commitsBefore = counted.commits()
     const runs = seen.map(into => collect(host.observe(s.id, { signal: stop.signal }), into))
-    await host.send(s.id, { text: 'go' })
-    await until(host, s.id, ['idle'])
-    const last = (await host.events(s.id, { limit: 10_000 })).at(-1)!.seq
-    // Every observer has everything (the tail hands out each batch after its durable commit).
-    const deadline = Date.now() + 30_000
-    while (seen.some(e => (e.at(-1)?.seq ?? 0) < last) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20))
-    for (const events of seen) expectContiguous(events)
-    for (const events of seen) expect(events.at(-1)!.seq).toBe(last)
+    await runObserved(host, s.id, seen)
     const reads = counted.reads() - readsBefore
     const commits = counted.commits() - commitsBefore
     // Reading per observer on every commit would cost N × commits.
@@ -94,6 +106,59 @@ describe('observers share one tail per session', () => {
     for (const j of joined) expect(j.events.map(e => e.seq)).toEqual(Array.from({ length: last - j.after }, (_, k) => j.after + 1 + k))
     stop.abort()
     await Promise.all(joined.map(j => j.done))
+    await host.stop()
+  })
+})
+
+describe("the host's own commits reach its tail without a read", () => {
+  it('observers of a run get every event from the commits themselves: no read per commit once they are caught up', async () => {
+    const counted = countingStore()
+    const host = createSessionHost({ store: counted.store, agents, pollMs: 600_000, heartbeatMs: 0 })
+    const s = await host.create({ owner: 'ana', profile: 'appendix' })
+    await uploadSeason(host, s.id)
+    const stop = new AbortController()
+    const seen = Array.from({ length: 5 }, () => [] as SessionEvent[])
+    const runs = seen.map(into => collect(host.observe(s.id, { signal: stop.signal }), into))
+    const stored = (await host.events(s.id)).at(-1)!.seq
+    await reach(seen, stored)
+    const readsBefore = counted.reads()
+    const commitsBefore = counted.commits()
+    await runObserved(host, s.id, seen)
+    const commits = counted.commits() - commitsBefore
+    // The reads besides the host's own (the run's and the two host.events above) are none: a tail that read each commit back would add `commits`.
+    expect(commits).toBeGreaterThan(10)
+    expect(counted.reads() - readsBefore).toBeLessThan(commits / 2)
+    stop.abort()
+    await Promise.all(runs)
+    await host.stop()
+  })
+
+  it('a writer the host does not know (no news) between its own commits: the tail reads the gap, observers miss nothing and get nothing twice', async () => {
+    const store = memoryStore()
+    const signals = localSignals()
+    const host = createSessionHost({ store, agents, namespace: 'news', signals, pollMs: 600_000, heartbeatMs: 0 })
+    const s = await host.create({ owner: 'ana', profile: 'appendix' })
+    const stop = new AbortController()
+    const seen: SessionEvent[] = []
+    const run = collect(host.observe(s.id, { signal: stop.signal }), seen)
+    // Another host's log of the same session: it signals without news (as a NOTIFY does), or not at all.
+    const foreign = new EventLog(store, 'news', s.id, (_, lines) => lines[0].seq % 2 === 0 && signals.publish(s.id))
+    // Between them the host's own commits (the files-changed event of an upload), which carry their lines.
+    for (let i = 0; i < 12; i++) {
+      if (i % 3 === 0) await foreign.append({ type: 'status', status: 'running' })
+      else await host.writeFiles(s.id, [{ path: `/context/f${i}.md`, data: `file ${i}` }])
+    }
+    // The files-changed events of the uploads are logged after writeFiles returns: wait until the log stands still.
+    let last = -1
+    for (let before = -2; before !== last; await new Promise(r => setTimeout(r, 200))) {
+      before = last
+      last = (await host.events(s.id, { limit: 10_000 })).at(-1)!.seq
+    }
+    await reach([seen], last)
+    expectContiguous(seen)
+    expect(seen.at(-1)!.seq).toBe(last)
+    stop.abort()
+    await run
     await host.stop()
   })
 })

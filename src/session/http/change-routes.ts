@@ -1,14 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import * as C from './change-schemas.js'
+import { body, errorResponses, json, security } from './route-parts.js'
 import * as S from './schemas.js'
 
-const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description })
-const errors = {
-  400: json(S.ErrorBody, 'The request is malformed'),
-  401: json(S.ErrorBody, 'No valid bearer token'),
-  404: json(S.ErrorBody, 'No such session, execution, point or branch (or the session belongs to another owner)'),
-}
-const security = [{ bearer: [] as string[] }]
+const errors = errorResponses('No such session, execution, point or branch (or the session belongs to another owner)')
 
 /**
  * The routes of a session's workspace history: what changed, diffs between two points, undoing an
@@ -48,7 +43,7 @@ export const changeRoutes = {
     summary: 'Fork the session at an event or a checkpoint',
     path: '/sessions/{id}/fork',
     security,
-    request: { params: S.IdParams, body: { content: { 'application/json': { schema: C.ForkBody } }, required: true } },
+    request: { params: S.IdParams, ...body(C.ForkBody) },
     responses: {
       201: json(S.Session, "A new session of the same owner: its workspace is the original's at that point, its events those up to it"),
       413: json(S.ErrorBody, "Over the owner's quota (sessions, or bytes: the fork's files count): nothing is created"),

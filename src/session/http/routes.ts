@@ -1,17 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { changeRoutes } from './change-routes.js'
 import { Conflicts } from './change-schemas.js'
+import { body, errorResponses, json, security } from './route-parts.js'
 import * as S from './schemas.js'
 
-const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description })
-const body = (schema: z.ZodType) => ({ body: { content: { 'application/json': { schema } }, required: true } })
 const errors = {
-  400: json(S.ErrorBody, 'The request is malformed'),
-  401: json(S.ErrorBody, 'No valid bearer token'),
-  404: json(S.ErrorBody, 'No such session (or it belongs to another owner)'),
+  ...errorResponses('No such session (or it belongs to another owner)'),
   409: json(S.ErrorBody, 'The session is not in a state that allows this'),
 }
-const security = [{ bearer: [] as string[] }]
 
 /**
  * The API's route table: every route, with its validation schemas and responses. The app, the

@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Env, MiddlewareHandler } from 'hono'
 import type { SessionHost } from '../host-api.js'
+import { errorResponses, json, security } from './route-parts.js'
 import * as S from './schemas.js'
 
 /** Usage figures, as `UsageTotals` (src/session/usage.ts). */
@@ -26,12 +27,8 @@ const OwnerUsage = z
   .object({ owner: z.string(), total: Totals, sessions: z.array(z.object({ id: z.string(), total: Totals })) })
   .openapi('OwnerUsage')
 
-const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description })
-const errors = {
-  401: json(S.ErrorBody, 'No valid bearer token'),
-  404: json(S.ErrorBody, 'No such session (or it belongs to another owner)'),
-}
-const security = [{ bearer: [] as string[] }]
+const { 401: unauthorized, 404: notFound } = errorResponses('No such session (or it belongs to another owner)')
+const errors = { 401: unauthorized, 404: notFound }
 
 /** The usage routes: their own table next to `sessionRoutes` (both hosts serve both; the OpenAPI document lists both). */
 export const usageRoutes = {
