@@ -233,6 +233,9 @@ const app = createSessionApp(host, {
 mountSessionMcp(app, host, {
   runJs: (vfs, session) => createRunJs({ vfs, ...(threads ? { executor: threads } : {}), tenant: session.owner }),
 })
+// Threads start before the first request: a cold start (seconds from source under load) would
+// otherwise count against the first programs' time limits.
+await threads?.warm()
 const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, async info => {
   console.log(`agent-vfs sessions on http://127.0.0.1:${info.port} (${opened.label}, host ${host.hostId})`)
   const shown =

@@ -88,6 +88,8 @@ interface Thread {
   readonly ready: Promise<boolean>
   current?: ActiveRun
   dead: boolean
+  /** It said ready once (so its script and workerUrl work). */
+  started?: boolean
   /** Why it died, for the runs that waited for it to start. */
   failure?: string
 }
@@ -239,7 +241,10 @@ class WorkerPool implements WorkerThreadsExecutor {
     const thread: Thread = { worker, ready: new Promise<boolean>(resolve => (ready = resolve)), dead: false }
     this.threads.add(thread)
     worker.on('message', (message: FromWorker) => {
-      if (message.type === 'ready') return ready(true)
+      if (message.type === 'ready') {
+        thread.started = true
+        return ready(true)
+      }
       const current = thread.current
       if (message.type === 'done') {
         if (current?.id === message.run) current.finish(message.result)
@@ -359,7 +364,20 @@ class WorkerPool implements WorkerThreadsExecutor {
     this.threads.delete(thread)
     const i = this.available.indexOf(thread)
     if (i >= 0) this.available.splice(i, 1)
-    if (!this.closed) this.replaced++
+    if (this.closed) return
+    this.replaced++
+    // A thread that had started (killed for its deadline, or died later) is replaced at once, so the
+    // next program does not pay a cold start inside its own time limit. One that never started is not:
+    // a wrong workerUrl would otherwise respawn for ever.
+    if (thread.started) this.respawn()
+  }
+
+  private respawn(): void {
+    try {
+      this.available.push(this.spawn())
+    } catch {
+      // The next run spawns one itself and says why it could not.
+    }
   }
 
   private vfsId(vfs: object): number {
