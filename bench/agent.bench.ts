@@ -35,15 +35,9 @@ import { join } from 'node:path'
 import { createRunJs, memoryStore, openVfs, postgresStore, scopeRun, type RunVfs, type Vfs, type VfsStore } from '../src/index.js'
 import { resumeTask, runTask, scriptedModel, type ExecutionEvent, type Plan, type PolicyRule, type TaskResult } from '../src/agent/index.js'
 import { generateEpisodes } from '../fixtures/script-appendix/generator.js'
-import { appendixModel, followUpModel } from '../fixtures/script-appendix/scripted.js'
-import {
-  ALLOW_RUN_JS,
-  APPENDIX_INSTRUCTIONS,
-  ASK_OUTSIDE_WORK,
-  FOLLOW_UP_INSTRUCTIONS,
-  appendixContract,
-  seedInput,
-} from '../fixtures/script-appendix/task.js'
+import { appendixModel } from '../fixtures/script-appendix/scripted.js'
+import { ALLOW_RUN_JS, APPENDIX_INSTRUCTIONS, ASK_OUTSIDE_WORK, appendixContract, seedInput } from '../fixtures/script-appendix/task.js'
+import { runAppendixStages } from '../fixtures/script-appendix/stages.js'
 import { Killed, killable } from '../test/agent/kill-switch.js'
 import { compareMedian, Results, size, smoke, wanted } from './harness.js'
 
@@ -73,23 +67,7 @@ async function endToEnd(
   if (options.batchedSeed) await Promise.all(Object.entries(files).map(([path, text]) => run.seed(`/context/${path}`, text)))
   else await seedInput(run, files)
   options.phases?.push(performance.now() - t0)
-  const first = await runTask({
-    vfs: run,
-    model: scriptedModel(appendixModel()),
-    instructions: APPENDIX_INSTRUCTIONS,
-    contract: appendixContract,
-    policy,
-    runJs,
-  })
-  if (first.status !== 'completed') throw new Error(`first execution ${first.status}: ${first.error?.message}`)
-  const follow = await runTask({
-    vfs: run,
-    model: scriptedModel(followUpModel()),
-    instructions: FOLLOW_UP_INSTRUCTIONS,
-    policy,
-    runJs,
-  })
-  if (follow.status !== 'completed') throw new Error(`follow-up ${follow.status}: ${follow.error?.message}`)
+  const { first, follow } = await runAppendixStages(run, runJs)
   await base.close()
   return { first, follow }
 }

@@ -7,18 +7,10 @@
  */
 import { PGlite } from '@electric-sql/pglite'
 import { memoryStore, openVfs, postgresStore, withActor, type VersionedVfs } from '../src/index.js'
-import { createRunJs, scopeRun, type RunVfs } from '../src/index.js'
-import { runTask, scriptedModel } from '../src/agent/index.js'
+import { createRunJs, scopeRun } from '../src/index.js'
 import { generateEpisodes } from '../fixtures/script-appendix/generator.js'
-import { appendixModel, followUpModel } from '../fixtures/script-appendix/scripted.js'
-import {
-  ALLOW_RUN_JS,
-  APPENDIX_INSTRUCTIONS,
-  ASK_OUTSIDE_WORK,
-  FOLLOW_UP_INSTRUCTIONS,
-  appendixContract,
-  seedInput,
-} from '../fixtures/script-appendix/task.js'
+import { runAppendixStages } from '../fixtures/script-appendix/stages.js'
+import { seedInput } from '../fixtures/script-appendix/task.js'
 import { compareMedian, Results, size, wanted } from './harness.js'
 
 const results = new Results('vfs.json')
@@ -131,19 +123,7 @@ async function historyOverhead() {
   const vfs = await openVfs({ store, namespace: 'bench', scope: 'overhead', autoRefresh: false })
   const run = scopeRun(vfs, { runId: 'main' })
   await seedInput(run, generateEpisodes({ count: size(60, 4) }).files)
-  const runJs = (v: RunVfs) => createRunJs({ vfs: v })
-  const policy = [ALLOW_RUN_JS, ASK_OUTSIDE_WORK]
-  const first = await runTask({
-    vfs: run,
-    model: scriptedModel(appendixModel()),
-    instructions: APPENDIX_INSTRUCTIONS,
-    contract: appendixContract,
-    policy,
-    runJs,
-  })
-  const follow = await runTask({ vfs: run, model: scriptedModel(followUpModel()), instructions: FOLLOW_UP_INSTRUCTIONS, policy, runJs })
-  if (first.status !== 'completed' || follow.status !== 'completed')
-    throw new Error(`the appendix job ended ${first.status} / ${follow.status}`)
+  await runAppendixStages(run, v => createRunJs({ vfs: v }))
   const history = await store.history!.usage('bench', 'overhead')
   const commits = (await vfs.history()).length
   results.add({
