@@ -15,8 +15,9 @@ export function stateReadOnly(vfs: Vfs, check?: OperationCheck): RunVfs {
 
 /**
  * The workspace a run_js program gets: `/state` read-only, and `rules` applied to each of its file
- * operations (`allow` proceeds; `deny` and `ask` fail that operation with EACCES, an `ask`
- * pointing to the file tools, which can ask a person). `rules` is read at every operation, so
+ * operations (`allow` proceeds; `deny` fails that operation with EACCES; `ask` parks the program
+ * on an approval with `approvals`, and without them fails with EACCES pointing to the file tools,
+ * which can ask a person). `rules` is read at every operation, so
  * rules saved during the run apply at once. Over a run view, a read passes one layer more than
  * the run view's own.
  */
