@@ -366,17 +366,13 @@ class WorkerPool implements WorkerThreadsExecutor {
     if (i >= 0) this.available.splice(i, 1)
     if (this.closed) return
     this.replaced++
-    // A thread that had started (killed for its deadline, or died later) is replaced at once, so the
-    // next program does not pay a cold start inside its own time limit. One that never started is not:
-    // a wrong workerUrl would otherwise respawn for ever.
-    if (thread.started) this.respawn()
-  }
-
-  private respawn(): void {
+    // A started thread is replaced at once (the next program pays no cold start in its time limit); one
+    // that never started is not (a wrong workerUrl would respawn for ever).
+    if (!thread.started) return
     try {
       this.available.push(this.spawn())
     } catch {
-      // The next run spawns one itself and says why it could not.
+      // the next run spawns one itself and says why it could not
     }
   }
 
