@@ -33,6 +33,14 @@ export interface PostgresStoreOptions {
    *   query of this store waits its turn so none lands inside another's transaction.
    */
   client: SqlClient
+  /**
+   * A second client for the plain reads (loading scopes, listing scopes, reading history), e.g. a
+   * small second `pg.Pool` on the same server, so a read never waits for a connection behind the
+   * writers' transactions in `client`'s pool. Every transaction (commit, deleteScope, prune,
+   * migrate) stays on `client`. It must reach the same primary server as `client`, not a replica:
+   * a read right after an acknowledged commit has to see it. Default: `client` does both.
+   */
+  reads?: SqlClient
   /** Prefix of the tables, `<table>_scopes`, `<table>_entries` and history's `<table>_changes`, `<table>_blobs`. A plain SQL identifier; default `agent_vfs`. */
   table?: string
 }
@@ -65,9 +73,12 @@ interface PoolLike extends SqlClient {
  * Call {@link PostgresStore.migrate} once before use.
  */
 export function postgresStore(options: PostgresStoreOptions): PostgresStore {
-  const { client, table = 'agent_vfs' } = options ?? ({} as PostgresStoreOptions)
+  const { client, reads, table = 'agent_vfs' } = options ?? ({} as PostgresStoreOptions)
   if (!client || typeof client.query !== 'function') {
     throw new VfsError('EINVAL', undefined, 'postgresStore needs { client } with query(text, params), e.g. a pg.Pool or PGlite')
+  }
+  if (reads !== undefined && (!reads || typeof reads.query !== 'function')) {
+    throw new VfsError('EINVAL', undefined, 'postgresStore { reads } must have query(text, params), e.g. a second pg.Pool')
   }
   if (typeof table !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,47}$/.test(table)) {
     throw new VfsError(
@@ -79,6 +90,13 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const scopes = `"${table}_scopes"`
   const entries = `"${table}_entries"`
   const raw = transactionsFor(client)
+  // Every read() below is one statement outside any transaction (reads inside a commit use the
+  // commit's own connection, `q`), so it may run on another connection. Under read committed a
+  // statement sees every transaction committed before it started, on whichever connection: a read
+  // after an acknowledged commit sees it, a read beside one in flight sees all of it or none,
+  // and it takes no lock a writer waits for. loadMany is one statement, so a scope's version and
+  // entries still come from one snapshot; conditional writes are checked inside the commit anyway.
+  const plainRead: Transact = reads ? fn => fn(reads) : raw.read
   // Before migrate() every statement fails with "relation does not exist": say what to do instead.
   const missingTables = (error: unknown): never => {
     if ((error as { code?: unknown } | null)?.code === UNDEFINED_TABLE) {
@@ -92,7 +110,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     throw error
   }
   const transact: Transact = fn => raw.transact(fn).catch(missingTables)
-  const read: Transact = fn => raw.read(fn).catch(missingTables)
+  const read: Transact = fn => plainRead(fn).catch(missingTables)
   const log = postgresHistory(table, read, transact)
 
   return {

@@ -285,7 +285,9 @@ void memoryStore
  * OBS SSE observers over OBS_SESSIONS sessions while a writer appends events to each (signalled as
  * the host's own writes are). Lost/duplicated over all observers; the CPU of this process while the
  * observers stay open and nothing happens (% of a core); `GET /sessions/{id}` p99 while the events
- * flow to the observers (baseline: the same GETs before any observer opened); a scripted run with
+ * flow to the observers (baseline: the same GETs before any observer opened), the host reading on a
+ * pool of its own (`reads`) and, in turns with it, a host on the same sessions whose reads share the
+ * writers' pool (`.onepool`); a scripted run with
  * 200 SSE streams on its session vs the same run unobserved (ratio of the median wall times of
  * 3 runs each, in turns).
  */
@@ -295,26 +297,37 @@ async function observersBench(): Promise<void> {
   const PER_SESSION = size(200, 20)
   const space = namespace()
   const signals = localSignals()
+  // The host reads as npm run serve does: plain reads on a second, small pool (postgresStore's
+  // `reads`), its transactions and the writers' on `pool`. A second host on the same sessions with
+  // one pool for everything answers every other GET: the queue a read meets without `reads`.
+  const readPool = new pg.Pool({ connectionString: url, max: 4 })
   const host = createSessionHost({
-    store: pgStore,
+    store: postgresStore({ client: pool, reads: readPool }),
     agents: { a: noAgent, run: scriptAppendixProfile() },
     namespace: space,
     signals,
   })
+  const onePoolHost = createSessionHost({ store: pgStore, agents: { a: noAgent }, namespace: space })
   const secret = 'bench-secret-bench-secret-bench-secret-00'
   const server = await listen(createSessionApp(host, { auth: { secret }, idleTimeoutMs: 600_000 }).fetch)
+  const onePoolServer = await listen(createSessionApp(onePoolHost, { auth: { secret } }).fetch)
   const token = await mintToken(secret, 'bench')
   const auth = { authorization: `Bearer ${token}` }
   const newSessions = () =>
     Promise.all(Array.from({ length: OBS_SESSIONS }, () => host.create({ owner: 'bench', profile: 'a' }).then(s => s.id)))
   const ids = await newSessions()
+  /** GETs in turns: the host with its read pool (`reads`), then the one-pool host, each timed. */
   const getTimes = async (n: number, until?: () => boolean) => {
-    const out: number[] = []
-    for (let i = 0; i < n || (until && !until()); i++) {
+    const out = { reads: [] as number[], onePool: [] as number[] }
+    const timed = async (base: string, id: string, into: number[]) => {
       const t0 = performance.now()
-      const res = await fetch(`${server.url}/sessions/${ids[i % ids.length]}`, { headers: auth })
+      const res = await fetch(`${base}/sessions/${id}`, { headers: auth })
       await res.arrayBuffer()
-      out.push(performance.now() - t0)
+      into.push(performance.now() - t0)
+    }
+    for (let i = 0; i < n || (until && !until()); i++) {
+      await timed(server.url, ids[i % ids.length], out.reads)
+      await timed(onePoolServer.url, ids[i % ids.length], out.onePool)
     }
     return out
   }
@@ -335,7 +348,7 @@ async function observersBench(): Promise<void> {
     const gets = await getTimes(size(300, 20), () => !writing)
     await writers
     loop.disable()
-    return { get: p99(gets), loop: loop.percentile(99) / 1e6 }
+    return { get: p99(gets.reads), getOnePool: p99(gets.onePool), loop: loop.percentile(99) / 1e6 }
   }
   const quietGets = await getTimes(size(300, 20))
   // The same appends with nobody observing (sessions of their own): what the appends alone cost the GETs.
@@ -374,9 +387,18 @@ async function observersBench(): Promise<void> {
     unit: 'ms',
     better: 'lower',
     ours: observed.get,
-    baseline: p99(quietGets),
+    baseline: p99(quietGets.reads),
     target: 'ours <= 100',
     baselineLabel: 'the same GETs with no observer open and nothing appended',
+  })
+  // Not judged: the GETs in turn with those above, answered by a host whose reads share the writers' pool.
+  results.add({
+    name: 'session.observers.get.p99.onepool',
+    unit: 'ms',
+    better: 'lower',
+    ours: observed.getOnePool,
+    baseline: observed.get,
+    baselineLabel: 'the GETs in turn with these, answered with the plain reads on their own pool (session.observers.get.p99)',
   })
   // Not judged: the same appends, nobody observing, against the quiet GETs (the appends' own share: Postgres pool queueing).
   results.add({
@@ -384,8 +406,16 @@ async function observersBench(): Promise<void> {
     unit: 'ms',
     better: 'lower',
     ours: unobserved.get,
-    baseline: p99(quietGets),
+    baseline: p99(quietGets.reads),
     baselineLabel: 'the same GETs with no observer open and nothing appended',
+  })
+  results.add({
+    name: 'session.observers.get.p99.unobserved.onepool',
+    unit: 'ms',
+    better: 'lower',
+    ours: unobserved.getOnePool,
+    baseline: unobserved.get,
+    baselineLabel: 'the GETs in turn with these, answered with the plain reads on their own pool (session.observers.get.p99.unobserved)',
   })
   // Not judged: the host's event-loop delay while the events flow to the observers, against the same appends unobserved.
   results.add({
@@ -457,6 +487,7 @@ async function observersBench(): Promise<void> {
     baselineLabel: `the same run unobserved (medians of ${alone.length} runs each, in turns)`,
   })
   await clients.stop()
-  await host.stop()
-  await server.close()
+  await Promise.all([host.stop(), onePoolHost.stop()])
+  await Promise.all([server.close(), onePoolServer.close()])
+  await readPool.end()
 }

@@ -155,13 +155,16 @@ async function openStore(): Promise<{ store: VfsStore; signals?: SessionSignals;
   if (env.DATABASE_URL) {
     const pg = (await import('pg')).default
     const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 10 })
+    // Plain reads (GET /sessions/{id}, log pages, workspace loads) on a pool of their own, so they
+    // never wait behind the writers' transactions queued for `pool` (docs/stores.md).
+    const reads = new pg.Pool({ connectionString: env.DATABASE_URL, max: 4 })
     const listener = new pg.Client({ connectionString: env.DATABASE_URL })
-    const store = postgresStore({ client: pool })
+    const store = postgresStore({ client: pool, reads })
     try {
       await listener.connect()
       await store.migrate()
     } catch (error) {
-      await pool.end().catch(() => undefined)
+      await Promise.all([pool.end(), reads.end()]).catch(() => undefined)
       refuse(describePostgresFailure(env.DATABASE_URL, error))
     }
     const signals = await postgresSignals({ listen: listener, notify: pool })
@@ -172,7 +175,7 @@ async function openStore(): Promise<{ store: VfsStore; signals?: SessionSignals;
       close: async () => {
         await signals.close?.()
         await listener.end()
-        await pool.end()
+        await Promise.all([pool.end(), reads.end()])
       },
     }
   }

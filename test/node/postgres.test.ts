@@ -30,6 +30,16 @@ const migrated = async (client: pg.Pool | pg.Client) => {
 describeStoreConformance('postgres via pg.Pool', () => migrated(shared))
 describeVfsDurability('postgres via pg.Pool', () => migrated(shared))
 describeHistory('postgres via pg.Pool', () => migrated(shared))
+// The same suites with the plain reads on a second pool (postgresStore's `reads`), as npm run serve runs.
+const readPool = newPool(3)
+const withReads = async () => {
+  const store = postgresStore({ client: shared, reads: readPool })
+  await store.migrate()
+  return { store }
+}
+describeStoreConformance('postgres via pg.Pool, reads on a second pool', withReads)
+describeVfsDurability('postgres via pg.Pool, reads on a second pool', withReads)
+describeHistory('postgres via pg.Pool, reads on a second pool', withReads)
 describeStoreConformance('postgres via one pg.Client', async () => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()

@@ -14,9 +14,16 @@ import { describeFileEvents } from '../session/file-events.js'
 const url = process.env.PG_URL
 if (!url) throw new Error('PG_URL is not set: run `scripts/postgres.sh start` and export the PG_URL it prints (npm test does both)')
 const pool = new pg.Pool({ connectionString: url, max: 8 })
-afterAll(() => pool.end())
+// The host as npm run serve runs it on Postgres: plain reads on a second pool (postgresStore's `reads`).
+const readPool = new pg.Pool({ connectionString: url, max: 3 })
+afterAll(() => Promise.all([pool.end(), readPool.end()]))
 const store = async () => {
   const s = postgresStore({ client: pool })
+  await s.migrate()
+  return s
+}
+const storeWithReads = async () => {
+  const s = postgresStore({ client: pool, reads: readPool })
   await s.migrate()
   return s
 }
@@ -26,6 +33,12 @@ describe('session host on Postgres', () => {
   describeDurability(store)
   describeIntent(store)
   describeFileEvents(store)
+})
+
+describe('session host on Postgres, reads on a second pool', () => {
+  describeLifecycle(storeWithReads)
+  describeDurability(storeWithReads)
+  describeIntent(storeWithReads)
 })
 
 describe('session hosts on Postgres with LISTEN/NOTIFY', () => {
