@@ -128,6 +128,10 @@ const threads =
         ...(threadCount !== undefined ? { size: threadCount } : {}),
         workerUrl: new URL('../test/run-js/worker-thread-dev.mjs', import.meta.url),
       })
+// The threads start now, beside the rest of start-up and recovery, not on the first program: a cold
+// start (seconds from source on a busy machine) would count against the first programs' time limits.
+// Not awaited: recovery and the first requests do not wait for it.
+void threads?.warm()
 
 /** The profile with its programs in the thread pool, each under its session's owner. */
 function inThreads(profile: AgentProfile): AgentProfile {
@@ -236,9 +240,6 @@ const app = createSessionApp(host, {
 mountSessionMcp(app, host, {
   runJs: (vfs, session) => createRunJs({ vfs, ...(threads ? { executor: threads } : {}), tenant: session.owner }),
 })
-// Threads start before the first request: a cold start (seconds from source under load) would
-// otherwise count against the first programs' time limits.
-await threads?.warm()
 const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, async info => {
   console.log(`agent-vfs sessions on http://127.0.0.1:${info.port} (${opened.label}, host ${host.hostId})`)
   const shown =
