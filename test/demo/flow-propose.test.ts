@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_PROFILES } from '../../demo/src/api/settings.js'
 import { PROPOSE_DRAFT, PROPOSE_NOTES } from '../../fixtures/script-appendix/propose-notes.js'
 import { openBrowser, openDemo, stage } from './browser.js'
-import { startNodeHost, type NodeHost } from './node-host.js'
+import { putFile, readFile, startNodeHost, type NodeHost } from './node-host.js'
 import { serveDemo, type ServedDemo } from './serve-demo.js'
 import * as ui from './ui.js'
 
@@ -29,20 +29,8 @@ afterAll(async () => {
   await host?.stop()
 })
 
-const fileUrl = (id: string, path: string) => `${host.url}/sessions/${id}/file?path=${encodeURIComponent(path)}`
-const auth = () => ({ authorization: `Bearer ${host.token}` })
-
-/** A write by another client of the API (a person). */
-const put = (id: string, path: string, text: string) =>
-  fetch(fileUrl(id, path), { method: 'PUT', headers: auth(), body: text }).then(r => expect(r.status).toBe(201))
-
-/** A file of the workspace as the host has it, or undefined when there is none. */
-async function read(id: string, path: string): Promise<string | undefined> {
-  const res = await fetch(fileUrl(id, path), { headers: auth() })
-  if (res.status === 404) return undefined
-  expect(res.status).toBe(200)
-  return res.text()
-}
+const put = (id: string, path: string, text: string) => putFile(host, id, path, text)
+const read = (id: string, path: string) => readFile(host, id, path)
 
 /** The proposal card of execution `executionId`, once the execution has ended on it. */
 async function proposalCard(page: Page, executionId: string): Promise<Locator> {
