@@ -8,7 +8,7 @@
  * the data folder (a lock file) are checked before anything is opened: see scripts/serve/. Profiles: `appendix` (the script-appendix task; the
  * scripted model, or an OpenAI-compatible one when OPENAI_BASE_URL and OPENAI_MODEL are set) and
  * `appendix-asking` (asks a question and wants approval for run_js), `program-question` (one run_js program
- * that asks for a title from inside the program).
+ * that asks for a title from inside the program), `propose-notes` (its writes wait for approval as a diff).
  *
  * Env: PORT (8787), DATABASE_URL, AGENT_VFS_DATA, AGENT_VFS_JWT_SECRET, LEASE_MS (15000),
  * MODEL_DELAY_MS (0; slows every model call, to watch a run live), OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL.
@@ -34,6 +34,7 @@ import { checkPortFree } from './serve/port.js'
 import { describePostgresFailure } from './serve/postgres-error.js'
 import { pacedProfile } from '../fixtures/script-appendix/paced.js'
 import { programQuestionProfile } from '../fixtures/script-appendix/program-question.js'
+import { proposeNotesProfile } from '../fixtures/script-appendix/propose-notes.js'
 import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { postgresStore, type VfsStore } from 'agent-vfs'
 import { createRunJs, type RunJsTool, type RunVfs } from 'agent-vfs'
@@ -214,6 +215,7 @@ const host = createSessionHost({
     appendix: slowed(scriptAppendixProfile(openAi ? { openAi } : {})),
     'appendix-asking': slowed(scriptAppendixProfile({ askFirst: true, approveRunJs: true, ...(openAi ? { openAi } : {}) })),
     'program-question': slowed(programQuestionProfile()),
+    'propose-notes': slowed(proposeNotesProfile()),
   },
   hostId: `${hostname()}-${process.pid}`,
   leaseMs,

@@ -115,7 +115,8 @@ export async function proposalPending(base: VersionedVfs, record: ProposalRecord
   const branch = await branchOrNone(base, record.branch)
   if (!branch) return undefined
   const diff = await branch.diffBase({ patches: true })
-  const files = diff.entries.length
+  // Files, not the folders the diff also lists: the sentence is for a person.
+  const files = diff.entries.filter(e => e.kind === 'file').length
   return {
     id: proposalId(record.executionId),
     executionId: record.executionId,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_PROFILES } from '../../demo/src/api/settings.js'
 import { openBrowser, openDemo, stage } from './browser.js'
 import { writeEpisodes, type InputFolder } from './inputs.js'
-import { startNodeHost, type NodeHost } from './node-host.js'
+import { putFile, startNodeHost, type NodeHost } from './node-host.js'
 import { serveDemo, type ServedDemo } from './serve-demo.js'
 import * as ui from './ui.js'
 
@@ -31,12 +31,7 @@ afterAll(async () => {
 })
 
 /** A write by another client of the API. */
-const put = (id: string, path: string, text: string) =>
-  fetch(`${host.url}/sessions/${id}/file?path=${encodeURIComponent(path)}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${host.token}` },
-    body: text,
-  }).then(r => expect(r.status).toBe(201))
+const put = (id: string, path: string, text: string) => putFile(host, id, path, text)
 
 it('Changes, Undo with conflicts, fork from here, Undo in the fork; the tree stays live from change events', async () => {
   const { page, errors } = await openDemo(browser, demo.url)

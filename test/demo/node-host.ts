@@ -111,3 +111,19 @@ async function launch(data: string, port: number, options: { modelDelayMs?: numb
     throw error
   }
 }
+
+const fileUrl = (host: NodeHost, id: string, path: string) => `${host.url}/sessions/${id}/file?path=${encodeURIComponent(path)}`
+
+/** A write by another client of the API (a person, beside the page): PUT …/file, which must answer 201. */
+export async function putFile(host: NodeHost, id: string, path: string, text: string): Promise<void> {
+  const res = await fetch(fileUrl(host, id, path), { method: 'PUT', headers: { authorization: `Bearer ${host.token}` }, body: text })
+  if (res.status !== 201) throw new Error(`PUT ${path}: ${res.status} ${await res.text()}`)
+}
+
+/** A file of a session's workspace as the host has it, or undefined when there is none. */
+export async function readFile(host: NodeHost, id: string, path: string): Promise<string | undefined> {
+  const res = await fetch(fileUrl(host, id, path), { headers: { authorization: `Bearer ${host.token}` } })
+  if (res.status === 404) return undefined
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`)
+  return res.text()
+}

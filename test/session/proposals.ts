@@ -120,6 +120,11 @@ export function describeProposals(getStore: () => Promise<VfsStore>) {
     expect(added).toEqual(expect.arrayContaining(['/outputs/appendix.md', '/outputs/assets.json']))
     expect(p.proposal.diff.entries.every((e: any) => !e.path.startsWith('/state/'))).toBe(true)
     expect(p.proposal.diff.entries.find((e: any) => e.path === '/outputs/appendix.md').patch).toMatch(/^\+/m)
+    // The card's sentence counts files, not the folders the diff also lists (/outputs).
+    const files = p.proposal.diff.entries.filter((e: any) => e.kind === 'file').length
+    expect(p.proposal.diff.entries.length).toBeGreaterThan(files)
+    expect(p.input.files).toBe(files)
+    expect(p.reason).toContain(`changes to ${files} file(s)`)
 
     const answered = await call('POST', `/sessions/${id}/pending/e0001-proposal`, { decision: 'approve' })
     expect(answered.status).toBe(200)

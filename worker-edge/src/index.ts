@@ -6,6 +6,7 @@ import { createEdgeApp } from 'agent-vfs/worker'
 import { sessionMcp } from 'agent-vfs/mcp'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import { programQuestionProfile } from '../../fixtures/script-appendix/program-question.js'
+import { proposeNotesProfile } from '../../fixtures/script-appendix/propose-notes.js'
 import type { Env } from './env.js'
 import { fileRoutes } from './file-routes.js'
 
@@ -19,13 +20,15 @@ const runJs = { engine: workerdEngine(), typescript: false } as const
 /**
  * The session API (agent-vfs/worker): `/sessions/…`, one Durable Object per session, with the
  * script-appendix profiles `npm run serve` has: `appendix`, and `appendix-asking` (asks a question,
- * wants approval for run_js), and `program-question` (a program that asks from inside run_js).
+ * wants approval for run_js), `program-question` (a program that asks from inside run_js), and `propose-notes` (its writes wait for
+ * approval as a diff).
  */
 export const sessions = createEdgeApp({
   agents: {
     appendix: scriptAppendixProfile({ runJs }),
     'appendix-asking': scriptAppendixProfile({ askFirst: true, approveRunJs: true, runJs }),
     'program-question': programQuestionProfile({ runJs }),
+    'propose-notes': proposeNotesProfile({ runJs }),
   },
   // The default quota, with room for the 200 SSE observers of one session that bench/session-edge.bench.ts opens.
   quota: { ...DEFAULT_OWNER_QUOTA, maxStreams: 256 },

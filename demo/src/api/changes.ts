@@ -23,6 +23,11 @@ export interface Conflict {
   message: string
 }
 
+/** The conflicts of a refused revert or proposal (a 409 that lists them), else undefined. */
+export function conflictsOf(error: unknown): Conflict[] | undefined {
+  return error instanceof ApiError && error.status === 409 ? (error.body as { conflicts?: Conflict[] })?.conflicts : undefined
+}
+
 /** What an execution changed outside /state (its Changes view). */
 export async function executionChanges(client: SessionClient, sessionId: string, executionId: string): Promise<DiffEntry[]> {
   const res = await client.request(`/sessions/${sessionId}/diff`, { query: { execution: executionId } })
@@ -40,7 +45,7 @@ export async function undoExecution(
     const res = await client.request(`/sessions/${sessionId}/executions/${executionId}/revert`, { method: 'POST' })
     return { ok: true, files: ((await res.json()) as { changes: unknown[] }).changes.length }
   } catch (error) {
-    const conflicts = error instanceof ApiError && error.status === 409 ? (error.body as { conflicts?: Conflict[] })?.conflicts : undefined
+    const conflicts = conflictsOf(error)
     if (conflicts) return { ok: false, conflicts }
     throw error
   }

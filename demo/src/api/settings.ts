@@ -41,4 +41,6 @@ export const DEMO_PROFILES = {
   appendixAsking: 'appendix-asking',
   /** One run_js program that asks for the title from inside the program, then writes it. */
   programQuestion: 'program-question',
+  /** One run_js program writes two files; its writes wait for approval as a diff (writes: 'propose'). */
+  proposeNotes: 'propose-notes',
 } as const

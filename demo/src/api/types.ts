@@ -32,4 +32,9 @@ export const KNOWN_PROFILES = [
     label: 'Program asks',
     description: 'One run_js program asks for the title and waits for the answer.',
   },
+  {
+    id: DEMO_PROFILES.proposeNotes,
+    label: 'Proposes its writes',
+    description: 'Writes review notes; nothing lands until you approve the diff.',
+  },
 ] as const

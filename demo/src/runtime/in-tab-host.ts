@@ -3,6 +3,7 @@ import { createSessionApp, createSessionHost, mintToken, type AgentProfile, type
 import { pacedProfile } from '../../../fixtures/script-appendix/paced.js'
 import { scriptAppendixProfile, type ScriptAppendixProfileOptions } from '../../../fixtures/script-appendix/profile.js'
 import { programQuestionProfile } from '../../../fixtures/script-appendix/program-question.js'
+import { proposeNotesProfile } from '../../../fixtures/script-appendix/propose-notes.js'
 import { DEMO_PROFILES, type DemoSettings } from '../api/settings.js'
 import { IN_TAB_OWNER } from './protocol.js'
 import { browserSecret } from './secret.js'
@@ -49,6 +50,7 @@ export async function openInTabHost(options: InTabHostOptions): Promise<InTabHos
       [DEMO_PROFILES.appendix]: profile({ runJs: { typescript }, stream }),
       [DEMO_PROFILES.appendixAsking]: profile({ runJs: { typescript }, stream, askFirst: true, approveRunJs: true }),
       [DEMO_PROFILES.programQuestion]: programQuestionProfile({ runJs: { typescript } }),
+      [DEMO_PROFILES.proposeNotes]: proposeNotesProfile({ runJs: { typescript } }),
     },
     hostId: `tab-${crypto.randomUUID()}`,
     leaseMs: options.leaseMs,

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks'
 import { executionChanges, undoExecution, type Conflict, type DiffEntry } from '../api/changes.js'
 import { ApiError, type SessionClient } from '../api/client.js'
 import { ChangeList } from './ChangeList.js'
+import { ConflictList } from './ConflictList.js'
 
 const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : String((error as Error)?.message ?? error))
 
@@ -58,18 +59,7 @@ export function ExecutionChanges({ client, sessionId, executionId }: { client: S
           Undone: {undo.files} file change(s) put back in one commit.
         </p>
       )}
-      {undo?.ok === false && (
-        <div class="note error" data-testid="undo-conflicts" role="alert">
-          <p>Nothing was undone: {undo.conflicts.length} file(s) changed since this execution.</p>
-          <ul>
-            {undo.conflicts.map(c => (
-              <li key={c.path} data-testid="undo-conflict" data-path={c.path}>
-                <code>{c.path}</code>
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
+      {undo?.ok === false && <ConflictList conflicts={undo.conflicts} testId="undo" what="Nothing was undone" since="this execution" />}
       {entries && entries.length === 0 && <p class="hint">No files changed.</p>}
       {entries && entries.length > 0 && <ChangeList entries={entries} />}
     </div>

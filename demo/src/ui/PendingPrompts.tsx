@@ -1,11 +1,18 @@
 import { useState } from 'preact/hooks'
 import type { PendingAnswer, PendingSummary } from '../api/types.js'
-import type { DiffEntry } from '../api/changes.js'
+import type { Conflict, DiffEntry } from '../api/changes.js'
 import { ChangeList } from './ChangeList.js'
+import { ConflictList } from './ConflictList.js'
 import { Code } from './Code.js'
 import { JsonTree } from './JsonTree.js'
 import { WRITE_TOOLS, WriteApproval } from './WriteApproval.js'
 import type { SessionClient } from '../api/client.js'
+
+/** A proposal approved after files it changed were changed since: nothing landed; its card stays to say why. */
+export interface RefusedProposal {
+  p: PendingSummary
+  conflicts: Conflict[]
+}
 
 /**
  * The approvals and questions the session waits on. The execution is suspended until each is
@@ -16,17 +23,27 @@ export function PendingPrompts({
   onAnswer,
   client,
   sessionId,
+  refused = [],
+  onDismiss,
 }: {
   pending: PendingSummary[]
   onAnswer(id: string, answer: PendingAnswer): Promise<void>
   /** To show a proposed write as a diff against the file as it is. */
   client?: SessionClient
   sessionId?: string
+  /** Refused approvals of proposals, shown with their conflicts until dismissed. */
+  refused?: RefusedProposal[]
+  onDismiss?(id: string): void
 }) {
   return (
     <section class="pending" aria-label="Waiting for you" data-testid="pending" aria-live="assertive">
-      {pending.map(p => (
-        <PendingCard key={p.id} p={p} onAnswer={onAnswer} client={client} sessionId={sessionId} />
+      {pending
+        .filter(p => !refused.some(r => r.p.id === p.id))
+        .map(p => (
+          <PendingCard key={p.id} p={p} onAnswer={onAnswer} client={client} sessionId={sessionId} />
+        ))}
+      {refused.map(r => (
+        <PendingCard key={r.p.id} p={r.p} onAnswer={onAnswer} conflicts={r.conflicts} onDismiss={onDismiss} />
       ))}
     </section>
   )
@@ -37,11 +54,15 @@ function PendingCard({
   onAnswer,
   client,
   sessionId,
+  conflicts,
+  onDismiss,
 }: {
   p: PendingSummary
   onAnswer(id: string, answer: PendingAnswer): Promise<void>
   client?: SessionClient
   sessionId?: string
+  conflicts?: Conflict[]
+  onDismiss?(id: string): void
 }) {
   const [text, setText] = useState('')
   const [busy, setBusy] = useState(false)
@@ -101,6 +122,7 @@ function PendingCard({
   const input = p.input as { code?: unknown; description?: unknown } | undefined
   // An ended execution's proposal (writes: 'propose'): the review is the diff of its branch; it lands as one commit or not at all.
   const proposal = (p as PendingSummary & { proposal?: { branch: string; diff: { entries: DiffEntry[] } } }).proposal
+  const proposed = proposal?.diff.entries.filter(e => e.kind === 'file') ?? []
   return (
     <div
       class="pending-card approval"
@@ -109,14 +131,24 @@ function PendingCard({
       data-testid="pending-item"
       data-pending-id={p.id}
       data-kind="approval"
+      data-outcome={conflicts ? 'conflicts' : undefined}
     >
       <h3 id={headingId}>
-        Approve <code>{p.toolName}</code>?
+        {conflicts ? (
+          <>
+            Not applied: <code>{p.toolName}</code>
+          </>
+        ) : (
+          <>
+            Approve <code>{p.toolName}</code>?
+          </>
+        )}
       </h3>
-      {p.reason && <p class="hint">{p.reason}</p>}
+      {p.reason && !conflicts && <p class="hint">{p.reason}</p>}
       {proposal ? (
         <div data-testid="proposal-review" data-branch={proposal.branch}>
-          {proposal.diff.entries.length === 0 ? <p class="hint">No files changed.</p> : <ChangeList entries={proposal.diff.entries} />}
+          {/* Files only, as an execution's Changes: a folder's entry is implied by its files. */}
+          {proposed.length === 0 ? <p class="hint">No files changed.</p> : <ChangeList entries={proposed} />}
         </div>
       ) : WRITE_TOOLS.has(p.toolName) && client && sessionId ? (
         <WriteApproval client={client} sessionId={sessionId} toolName={p.toolName} input={p.input} />
@@ -128,19 +160,35 @@ function PendingCard({
       ) : (
         <JsonTree value={p.input} openDepth={2} label="Tool input" />
       )}
-      <div class="row">
-        <button type="button" class="primary" disabled={busy} data-testid="approve-once" onClick={() => send({ decision: 'approve' })}>
-          Approve once
-        </button>
-        {!proposal && (
-          <button type="button" disabled={busy} data-testid="approve-always" onClick={() => send({ decision: 'always' })}>
-            Always allow
+      {conflicts ? (
+        <>
+          <ConflictList conflicts={conflicts} testId="proposal" what="Nothing was applied" since="the proposal was made" />
+          {proposal && (
+            <p class="hint">
+              The changes stay in the branch <code>{proposal.branch}</code>, to review or commit there.
+            </p>
+          )}
+          <div class="row">
+            <button type="button" data-testid="dismiss-proposal" onClick={() => onDismiss?.(p.id)}>
+              Dismiss
+            </button>
+          </div>
+        </>
+      ) : (
+        <div class="row">
+          <button type="button" class="primary" disabled={busy} data-testid="approve-once" onClick={() => send({ decision: 'approve' })}>
+            Approve once
           </button>
-        )}
-        <button type="button" class="danger" disabled={busy} data-testid="deny" onClick={() => send({ decision: 'deny' })}>
-          Deny
-        </button>
-      </div>
+          {!proposal && (
+            <button type="button" disabled={busy} data-testid="approve-always" onClick={() => send({ decision: 'always' })}>
+              Always allow
+            </button>
+          )}
+          <button type="button" class="danger" disabled={busy} data-testid="deny" onClick={() => send({ decision: 'deny' })}>
+            Deny
+          </button>
+        </div>
+      )}
     </div>
   )
 }

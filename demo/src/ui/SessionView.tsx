@@ -5,7 +5,8 @@ import type { FileEntry, PendingAnswer, PendingSummary, SessionEvent, SessionRec
 import { Composer } from './Composer.js'
 import { FilePanel, revealFolder } from './FilePanel.js'
 import { LazyPreview } from './LazyPreview.js'
-import { PendingPrompts } from './PendingPrompts.js'
+import { PendingPrompts, type RefusedProposal } from './PendingPrompts.js'
+import { conflictsOf } from '../api/changes.js'
 import { PlanChecklist } from './PlanChecklist.js'
 import { Timeline } from './Timeline.js'
 import { addEvents, emptyModel, type SessionModel } from './timeline-model.js'
@@ -54,6 +55,7 @@ export function SessionView({
   const [model, setModel] = useState<SessionModel>(emptyModel)
   const [live, setLive] = useState<LiveText[]>([])
   const [pending, setPending] = useState<PendingSummary[]>([])
+  const [refused, setRefused] = useState<RefusedProposal[]>([])
   const [files, setFiles] = useState<FileEntry[] | undefined>()
   const [filesError, setFilesError] = useState<string | undefined>()
   const [feed, setFeed] = useState<FeedState>({ kind: 'connecting' })
@@ -99,6 +101,7 @@ export function SessionView({
     setModel(emptyModel())
     setRecord(undefined)
     setPending([])
+    setRefused([])
     setFiles(undefined)
     recentChanges.current = []
     setPreview(undefined)
@@ -140,7 +143,17 @@ export function SessionView({
     }
   }
   const onAnswer = async (id: string, answer: PendingAnswer) => {
-    if (await act(() => client.answerPending(sessionId, id, answer))) setPending(p => p.filter(x => x.id !== id))
+    setError(undefined)
+    try {
+      await client.answerPending(sessionId, id, answer)
+      setPending(p => p.filter(x => x.id !== id))
+    } catch (e) {
+      // An approved proposal whose files changed since: nothing landed; the card stays, listing them.
+      const conflicts = conflictsOf(e)
+      const p = pending.find(x => x.id === id)
+      if (conflicts && p) setRefused(r => [...r.filter(x => x.p.id !== id), { p, conflicts }])
+      else setError(describe(e))
+    }
     void refreshPending()
   }
   const lastEnd = [...model.items].reverse().find(i => i.kind === 'event' && i.event.type === 'execution-end')
@@ -182,7 +195,14 @@ export function SessionView({
       )}
       <div class="session-grid">
         <div class="col-main">
-          <PendingPrompts pending={pending} onAnswer={onAnswer} client={client} sessionId={sessionId} />
+          <PendingPrompts
+            pending={pending}
+            onAnswer={onAnswer}
+            client={client}
+            sessionId={sessionId}
+            refused={refused}
+            onDismiss={id => setRefused(r => r.filter(x => x.p.id !== id))}
+          />
           <Composer
             status={record?.status}
             canResume={canResume}
