@@ -58,17 +58,7 @@ export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<Histo
   let model: Model = new Map()
   const states = new Map<number, Model>([[0, new Map()]])
   const forks: ForkModel[] = []
-  const report: HistoryFuzzReport = {
-    commits: 0,
-    branchCommits: 0,
-    branchConflicts: 0,
-    reverts: 0,
-    revertConflicts: 0,
-    rebuilds: 0,
-    forks: 0,
-    forkReopens: 0,
-    forkCommits: 0,
-  }
+  const report = emptyReport()
   const fail = (step: number, what: string): never => {
     throw new Error(`history fuzz seed ${seed}, step ${step}: ${what}`)
   }
@@ -311,7 +301,16 @@ export async function runHistoryFuzzSeeds(options: {
   namespace?: string
 }): Promise<HistoryFuzzReport> {
   const { store, seeds, steps, namespace } = options
-  const totals: HistoryFuzzReport = {
+  const totals = emptyReport()
+  for (let seed = 1; seed <= seeds; seed++) {
+    const r = await runHistoryFuzz({ store: typeof store === 'function' ? store() : store, seed, steps, namespace })
+    for (const k of Object.keys(totals) as (keyof HistoryFuzzReport)[]) totals[k] += r[k]
+  }
+  return totals
+}
+
+function emptyReport(): HistoryFuzzReport {
+  return {
     commits: 0,
     branchCommits: 0,
     branchConflicts: 0,
@@ -322,9 +321,4 @@ export async function runHistoryFuzzSeeds(options: {
     forkReopens: 0,
     forkCommits: 0,
   }
-  for (let seed = 1; seed <= seeds; seed++) {
-    const r = await runHistoryFuzz({ store: typeof store === 'function' ? store() : store, seed, steps, namespace })
-    for (const k of Object.keys(totals) as (keyof HistoryFuzzReport)[]) totals[k] += r[k]
-  }
-  return totals
 }
