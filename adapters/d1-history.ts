@@ -24,7 +24,7 @@ const CHUNK = 512 * 1024
 /**
  * The statements a commit adds to its batch (one D1 transaction): the change rows, stamped with
  * the version the batch's bump just wrote (read from vfs_scopes, as the entries are), a directory
- * put's `versionBefore` from what the store held (recordHeldDirectories in the contract), and the
+ * put's `versionBefore` from the directory the store held (recordHeldDirectories in the contract), and the
  * blob chunks the scope lacks.
  */
 export function d1HistoryStatements(db: D1DatabaseLike, namespace: string, scope: string, record: CommitRecord): D1StatementLike[] {
@@ -39,7 +39,7 @@ export function d1HistoryStatements(db: D1DatabaseLike, namespace: string, scope
           `INSERT INTO vfs_changes (namespace, scope, version, path, op, kind, version_before, hash_before, hash_after, size_before, size, actor, time)
            SELECT ?1, ?2, s.version, x.column1, x.column2, x.column3,
              CASE WHEN x.column2 = 'put' AND x.column3 = 'dir' AND x.column4 = 0 THEN COALESCE((SELECT e.version FROM vfs_entries AS e
-               WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1), 0) ELSE x.column4 END, x.column5, x.column6, x.column7, x.column8, x.column9, x.column10
+               WHERE e.namespace = ?1 AND e.scope = ?2 AND e.path = x.column1 AND e.kind = 'dir'), 0) ELSE x.column4 END, x.column5, x.column6, x.column7, x.column8, x.column9, x.column10
            FROM (VALUES ${values}) AS x, vfs_scopes AS s WHERE s.namespace = ?1 AND s.scope = ?2`,
         )
         .bind(namespace, scope, ...group.flat()),

@@ -97,7 +97,7 @@ export function durableObjectStore(storage: DurableObjectSqlStorageLike): VfsSto
             scope,
             path,
           )[0]
-        recordHeldDirectories(record, path => held(path)?.version)
+        recordHeldDirectories(record, held)
         checkExpectedVersions(ops, held)
         // SQLite compares TEXT bytewise, so the paths below a directory are one range of the key.
         checkSubtrees(ops, path => {

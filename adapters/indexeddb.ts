@@ -176,7 +176,7 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
               }),
             )
         }
-        recordHeldDirectories(record, path => found.get(path)?.version)
+        recordHeldDirectories(record, path => found.get(path))
         if (record) writeHistory(tx as never, namespace, scope, version, record, track)
         track(tx.objectStore('scopes').put({ namespace, scope, version }))
         await Promise.all([...requests, tx.done])

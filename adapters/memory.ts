@@ -55,7 +55,7 @@ export function memoryStore(): VfsStore {
         for (const p of s.entries.keys()) if (p.startsWith(prefix)) n++
         return n
       })
-      recordHeldDirectories(record, path => s.entries.get(path)?.version)
+      recordHeldDirectories(record, path => s.entries.get(path))
       // Read every op before changing anything, so an exception half-way (a bad op) leaves the
       // scope untouched; the cost is the batch's, not the scope's.
       const version = s.version + 1

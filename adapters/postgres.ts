@@ -173,7 +173,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         const puts = ops.filter((op): op is Extract<StoreOp, { op: 'put' }> => op.op === 'put')
         for (let i = 0; i < puts.length; i += ROWS_PER_INSERT)
           await insert(q, namespace, scope, version, puts.slice(i, i + ROWS_PER_INSERT))
-        recordHeldDirectories(record, path => current.get(path)?.version)
+        recordHeldDirectories(record, path => current.get(path))
         if (record) await log.write(q, namespace, scope, version, record)
         return version
       })

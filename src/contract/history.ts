@@ -118,10 +118,19 @@ export function neededBlobs(changes: Iterable<ChangeRecord>): Set<string> {
 /**
  * Stores call this inside the commit, after the checks: a directory put expecting nothing also
  * accepts a directory already there (see `Expectation`), which the writer may not have seen, so
- * the record's `versionBefore` of directory puts comes from what the store held (`heldVersion`).
+ * the record's `versionBefore` of directory puts comes from the directory the store held (`held`).
+ * Only a directory: a held file such a put replaces was named by its expectation, so the record
+ * already says what was there; and a branch's whiteout (a file entry for a path the branch removed)
+ * means the path did not exist, so its version must not become the put's `versionBefore`.
  */
-export function recordHeldDirectories(record: CommitRecord | undefined, heldVersion: (path: string) => number | undefined): void {
+export function recordHeldDirectories(
+  record: CommitRecord | undefined,
+  held: (path: string) => { version: number; kind: 'file' | 'dir' } | undefined,
+): void {
   if (!record) return
   for (const c of record.changes)
-    if (c.op === 'put' && c.kind === 'dir' && c.versionBefore === 0) c.versionBefore = heldVersion(c.path) ?? 0
+    if (c.op === 'put' && c.kind === 'dir' && c.versionBefore === 0) {
+      const entry = held(c.path)
+      c.versionBefore = entry?.kind === 'dir' ? entry.version : 0
+    }
 }

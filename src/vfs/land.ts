@@ -20,7 +20,8 @@ export interface Landing {
 /**
  * Lands changes on a workspace as ONE group commit, or nothing: every path must hold what the
  * landing expects (in this instance's view, and, through the batch's expectations, in the store);
- * a directory it removes must hold nothing it does not remove. Otherwise nothing is written and the
+ * a directory it removes or replaces with a file must hold nothing it does not remove (else what
+ * was added below it since would vanish with it). Otherwise nothing is written and the
  * conflicts are returned. Never last-writer-wins.
  */
 export async function land(vfs: StoreVfs, landings: readonly Landing[], actor: string | undefined): Promise<LandResult> {
@@ -34,7 +35,7 @@ export async function land(vfs: StoreVfs, landings: readonly Landing[], actor: s
     else if (!holds(node, l.expected)) conflicts.push(conflict(l, node, 'it changed since'))
     else if (l.node !== null && fileAbove(tree, l.path, removed))
       conflicts.push(conflict(l, node, `${fileAbove(tree, l.path, removed)} is a file now, not a directory`))
-    else if (l.node === null && node?.kind === 'dir') {
+    else if (replacesDirectory(l) && node?.kind === 'dir') {
       const extra = tree.descendants(l.path).find(p => !removed.has(p))
       if (extra) conflicts.push({ ...conflict(l, node, `${extra} was added below it since`), path: extra })
     }
@@ -50,7 +51,7 @@ export async function land(vfs: StoreVfs, landings: readonly Landing[], actor: s
     changes.push([l.path, l.node])
   }
   if (changes.length === 0) return { ok: true, version: vfs.version, changes: [] }
-  const subtrees = order.filter(l => l.node === null && l.expected?.kind === 'dir').map(l => l.path)
+  const subtrees = order.filter(l => replacesDirectory(l) && l.expected?.kind === 'dir').map(l => l.path)
   const topmost = subtrees.filter(p => !subtrees.some(q => q !== p && isWithin(p, q)))
   // A put relies on its nearest existing ancestor still being the directory this instance sees.
   const reads = landings.flatMap(l => (l.node ? parentRead(tree, l.path) : [])).filter(([p]) => !planned.has(p))
@@ -74,6 +75,9 @@ export async function land(vfs: StoreVfs, landings: readonly Landing[], actor: s
     stop()
   }
 }
+
+/** The landing leaves no directory at its path (removes it, or puts a file there). */
+const replacesDirectory = (l: Landing) => l.node === null || l.node.kind !== 'dir'
 
 /** The nearest ancestor of `path` that is a file (and is not being removed), if any. */
 function fileAbove(tree: Tree, path: string, removed: Set<string>): string | undefined {

@@ -192,6 +192,47 @@ export function describeHistory(name: string, setup: () => Promise<StoreHarness>
       expect(await files(vfs)).toEqual({ '/s.txt': 'step 2', '/t.txt': 'later' })
     })
 
+    it('a branch commit that replaces a directory with a file conflicts on what the base added below it since (history fuzz seed 124)', async () => {
+      const vfs = await open(h.store, fresh())
+      await vfs.writeFile('/d/x', 'old')
+      const branch = await vfs.branch()
+      await branch.rmdir('/d', { recursive: true })
+      await branch.writeFile('/d', 'now a file')
+      await vfs.writeFile('/d/y', 'added since')
+      const version = vfs.version
+      const r = await branch.commit()
+      expect(r.ok).toBe(false)
+      if (!r.ok) expect(r.conflicts.map(c => c.path)).toEqual(['/d/y'])
+      expect(await files(vfs)).toEqual({ '/d': '<dir>', '/d/x': 'old', '/d/y': 'added since' })
+      expect(vfs.version).toBe(version)
+      // A stale instance of the base is stopped by the store: the directory must still hold only what it saw.
+      const stale = await open(h.store, vfs.scope)
+      const late = await stale.branch()
+      await late.rmdir('/d', { recursive: true })
+      await late.writeFile('/d', 'now a file')
+      await vfs.writeFile('/d/z', 'added after the load')
+      expect((await late.commit()).ok).toBe(false)
+      expect(await files(await open(h.store, vfs.scope))).toEqual({
+        '/d': '<dir>',
+        '/d/x': 'old',
+        '/d/y': 'added since',
+        '/d/z': 'added after the load',
+      })
+    })
+
+    it('a branch that removes a base file and then makes a directory there rebuilds the removal (history fuzz seed 11)', async () => {
+      const vfs = await open(h.store, fresh())
+      await vfs.writeFile('/c', 'base file')
+      const fork = await vfs.branch({ name: 'whiteout' })
+      await fork.rename('/c', '/b')
+      const renamed = fork.version
+      // The directory replaces the branch's whiteout of /c: before it, /c did not exist in the branch.
+      await fork.mkdir('/c/a')
+      expect(await files(await fork.at(renamed))).toEqual({ '/b': 'base file' })
+      expect((await (await fork.at(renamed)).readdir('/')).sort()).toEqual(['b'])
+      expect((await fork.readdir('/')).sort()).toEqual(['b', 'c'])
+    })
+
     it('gc keeps what the policy and live branches need, and drops the rest', async () => {
       const vfs = await open(h.store, fresh())
       for (let i = 1; i <= 6; i++) await vfs.writeFile('/f.txt', `v${i}`)

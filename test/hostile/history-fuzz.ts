@@ -1,13 +1,17 @@
-import { isVfsError, openVfs, type VersionedVfs, type Vfs, type VfsStore } from '../../src/index.js'
+import { isVfsError, openVfs, type VersionedVfs, type Vfs, type VfsBranch, type VfsStore } from '../../src/index.js'
 import { mulberry32 } from '../../fixtures/script-appendix/generator.js'
 import { applyToModel, describe, DIR, diff, randomOps, run, sameTree, treeOf, type Model } from './fuzz.js'
 
 /**
  * The two-writer fuzz (fuzz.ts) with history: besides random operations on two instances of one
  * scope, it makes branches (at the current or a past recorded version), writes in them and commits
- * them, and reverts random commits. A model holds the tree at every recorded version. It checks:
- * - 0 wrong rebuilds: the workspace at every recorded version (`at(v)`) is the model's state then;
- * - a branch at version V reads exactly the model's state at V;
+ * them, and reverts random commits. It also forks: a named branch at a past version that lives on
+ * while the base moves, reopened by name from a fresh instance (what a session fork's host does),
+ * written to, and later committed or kept to the end. A model holds the tree at every recorded
+ * version of the base and of each fork. It checks:
+ * - 0 wrong rebuilds: the workspace at every recorded version (`at(v)`) is the model's state then,
+ *   and so is every live fork at each of its own versions and at its base version;
+ * - a branch or fork at version V reads exactly the model's state at V, and a reopened fork its own writes;
  * - 0 silent lost updates: a branch commit or a revert that succeeds changed only paths that still
  *   held what it expected (else it must conflict), and afterwards the store equals the model;
  * - a refused revert or branch commit writes nothing.
@@ -26,6 +30,21 @@ export interface HistoryFuzzReport {
   reverts: number
   revertConflicts: number
   rebuilds: number
+  forks: number
+  forkReopens: number
+  forkCommits: number
+}
+
+/** A fork's model: the base's state at `baseVersion`, then its own tree at each of its versions. */
+interface ForkModel {
+  name: string
+  baseVersion: number
+  start: Model
+  tree: Model
+  states: Map<number, Model>
+  latest: number
+  /** Committed (a commit discards the branch). */
+  landed: boolean
 }
 
 export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<HistoryFuzzReport> {
@@ -38,7 +57,8 @@ export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<Histo
   const writers = [await open(), await open()]
   let model: Model = new Map()
   const states = new Map<number, Model>([[0, new Map()]])
-  const report: HistoryFuzzReport = { commits: 0, branchCommits: 0, branchConflicts: 0, reverts: 0, revertConflicts: 0, rebuilds: 0 }
+  const forks: ForkModel[] = []
+  const report = emptyReport()
   const fail = (step: number, what: string): never => {
     throw new Error(`history fuzz seed ${seed}, step ${step}: ${what}`)
   }
@@ -65,6 +85,7 @@ export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<Histo
     const r = random()
     if (r < 0.1) await branchRound(step, vfs)
     else if (r < 0.18) await revertRound(step, vfs)
+    else if (r < 0.24) await forkRound(step, vfs)
     else {
       if (random() < 0.15) await vfs.refresh()
       const group = Array.from({ length: random() < 0.2 ? 2 : 1 }, randomOp)
@@ -91,6 +112,7 @@ export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<Histo
     report.rebuilds++
     if (!sameTree(past, state)) fail(steps, `version ${version} rebuilt wrong:\n${diff(past, state)}`)
   }
+  for (const fork of forks) await checkForkAtEnd(steps, reader, fork)
   for (const vfs of [...writers, reader]) await vfs.close()
   return report
 
@@ -116,13 +138,17 @@ export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<Histo
     if (!sameTree(await treeOf(branch), mine)) fail(step, 'the branch does not read its own writes')
     // The other writer may land first: the commit then conflicts on what it touched.
     if (random() < 0.5) await otherWrites(step, writers[1 - writers.indexOf(vfs)])
+    if (!(await land(step, branch, start, mine))) await branch.discard()
+  }
+
+  /** Commits a branch that started from `start` and now holds `mine`; resolves to whether it landed. */
+  async function land(step: number, branch: VfsBranch, start: Model, mine: Model): Promise<boolean> {
     const changed = [...new Set([...start.keys(), ...mine.keys()])].filter(p => start.get(p) !== mine.get(p))
     const result = await branch.commit()
     if (!result.ok) {
       report.branchConflicts++
-      await branch.discard()
       await checkStore(step, 'after a refused branch commit')
-      return
+      return false
     }
     report.branchCommits++
     for (const p of changed)
@@ -131,6 +157,89 @@ export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<Histo
     applyChanges(changed, mine)
     record(result.version)
     await checkStore(step, 'after a branch commit')
+    return true
+  }
+
+  /** Makes a fork at a past version, or reopens one by name from a fresh instance and writes to it or commits it. */
+  async function forkRound(step: number, vfs: VersionedVfs): Promise<void> {
+    const live = forks.filter(f => !f.landed)
+    if (live.length === 0 || random() < 0.4) {
+      await vfs.refresh()
+      const versions = [...states.keys()].filter(v => v <= vfs.version)
+      const at = versions[Math.floor(random() * versions.length)]
+      const start = states.get(at)!
+      const fork: ForkModel = {
+        name: `fork-${forks.length + 1}`,
+        baseVersion: at,
+        start,
+        tree: new Map(start),
+        states: new Map(),
+        latest: at,
+        landed: false,
+      }
+      const branch = await vfs.branch({ name: fork.name, at })
+      forks.push(fork)
+      report.forks++
+      const seen = await treeOf(branch)
+      if (!sameTree(seen, start)) fail(step, `a fork at ${at} differs from the workspace then:\n${diff(seen, start)}`)
+      await forkWrites(step, branch, fork)
+      await branch.close()
+      return
+    }
+    const fork = live[Math.floor(random() * live.length)]
+    const host = await open()
+    const branch = await host.openBranch(fork.name)
+    report.forkReopens++
+    if (branch.baseVersion !== fork.baseVersion)
+      fail(step, `${fork.name} reopened at base version ${branch.baseVersion}, made at ${fork.baseVersion}`)
+    const seen = await treeOf(branch)
+    if (!sameTree(seen, fork.tree)) fail(step, `${fork.name} reopened differs from its writes:\n${diff(seen, fork.tree)}`)
+    if (random() < 0.3) {
+      if (await land(step, branch, fork.start, fork.tree)) {
+        fork.landed = true
+        report.forkCommits++
+      } else await branch.close()
+    } else {
+      await forkWrites(step, branch, fork)
+      await branch.close()
+    }
+    await host.close()
+  }
+
+  async function forkWrites(step: number, branch: VfsBranch, fork: ForkModel): Promise<void> {
+    for (let i = 0; i < 1 + Math.floor(random() * 3); i++) {
+      const op = randomOp()
+      if (op.kind === 'write') delete op.expect
+      try {
+        await run(branch, op)
+        applyToModel(fork.tree, op)
+      } catch (error) {
+        if (!isVfsError(error)) fail(step, `in ${fork.name}, ${describe(op)} threw ${String(error)}`)
+      }
+      if (branch.version > fork.latest) {
+        fork.latest = branch.version
+        fork.states.set(branch.version, new Map(fork.tree))
+      }
+    }
+  }
+
+  /** A live fork, reopened, rebuilds its base version and each of its own; a committed one is gone. */
+  async function checkForkAtEnd(step: number, reader: VersionedVfs, fork: ForkModel): Promise<void> {
+    const opened = await reader.openBranch(fork.name).catch((error: unknown) => error)
+    if (fork.landed) {
+      if (!isVfsError(opened, 'ENOENT')) fail(step, `${fork.name} was committed, yet openBranch gave ${String(opened)}`)
+      return
+    }
+    if (isVfsError(opened)) return fail(step, `${fork.name} cannot be reopened: ${String(opened)}`)
+    const branch = opened as VfsBranch
+    const seen = await treeOf(branch)
+    if (!sameTree(seen, fork.tree)) fail(step, `${fork.name} at the end differs from its writes:\n${diff(seen, fork.tree)}`)
+    for (const [version, state] of [[fork.baseVersion, fork.start] as const, ...fork.states]) {
+      const past = await treeOf(await branch.at(version))
+      report.rebuilds++
+      if (!sameTree(past, state)) fail(step, `${fork.name} at version ${version} rebuilt wrong:\n${diff(past, state)}`)
+    }
+    await branch.close()
   }
 
   async function revertRound(step: number, vfs: VersionedVfs): Promise<void> {
@@ -181,5 +290,35 @@ export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<Histo
     for (const p of [...next.keys()])
       for (let i = p.indexOf('/', 1); i > 0; i = p.indexOf('/', i + 1)) if (!next.has(p.slice(0, i))) next.set(p.slice(0, i), DIR)
     model = next
+  }
+}
+
+/** runHistoryFuzz over seeds 1..`seeds` on one store (or a fresh one per seed), summed; a failure names its seed and step. */
+export async function runHistoryFuzzSeeds(options: {
+  store: VfsStore | (() => VfsStore)
+  seeds: number
+  steps: number
+  namespace?: string
+}): Promise<HistoryFuzzReport> {
+  const { store, seeds, steps, namespace } = options
+  const totals = emptyReport()
+  for (let seed = 1; seed <= seeds; seed++) {
+    const r = await runHistoryFuzz({ store: typeof store === 'function' ? store() : store, seed, steps, namespace })
+    for (const k of Object.keys(totals) as (keyof HistoryFuzzReport)[]) totals[k] += r[k]
+  }
+  return totals
+}
+
+function emptyReport(): HistoryFuzzReport {
+  return {
+    commits: 0,
+    branchCommits: 0,
+    branchConflicts: 0,
+    reverts: 0,
+    revertConflicts: 0,
+    rebuilds: 0,
+    forks: 0,
+    forkReopens: 0,
+    forkCommits: 0,
   }
 }

@@ -1,9 +1,11 @@
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, describe, expect, it } from 'vitest'
 import { memoryStore, postgresStore } from '../../src/index.js'
-import { runHistoryFuzz } from '../hostile/history-fuzz.js'
+import { runHistoryFuzzSeeds } from '../hostile/history-fuzz.js'
+import { expectHistoryFuzzExercised } from '../hostile/history-fuzz-totals.js'
 
-// 200 fixed seeds on memory (a failure names its seed and step), a few on PGlite.
+// 200 fixed seeds on memory, and on PGlite with fewer steps (a failure names its seed and step).
+// Real Postgres: history-fuzz-postgres.test.ts; IndexedDB, Durable Objects, D1: test/browser, test/workers.
 describe('history fuzz: two writers, branches, commits, reverts and forks against a model of every version', () => {
   let started: Promise<PGlite> | undefined
   afterAll(async () => {
@@ -11,23 +13,20 @@ describe('history fuzz: two writers, branches, commits, reverts and forks agains
   })
 
   it('memory store, seeds 1-200: 0 lost updates, 0 wrong rebuilds', async () => {
-    const totals = { branchCommits: 0, branchConflicts: 0, reverts: 0, revertConflicts: 0, rebuilds: 0 }
-    for (let seed = 1; seed <= 200; seed++) {
-      const r = await runHistoryFuzz({ store: memoryStore(), seed, steps: 60 })
-      for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += r[k]
-    }
+    const totals = await runHistoryFuzzSeeds({ store: () => memoryStore(), seeds: 200, steps: 60 })
     // The run must exercise what it is about: successes and conflicts of both kinds.
     expect(totals.branchCommits).toBeGreaterThan(100)
     expect(totals.branchConflicts).toBeGreaterThan(10)
     expect(totals.reverts).toBeGreaterThan(100)
     expect(totals.revertConflicts).toBeGreaterThan(10)
     expect(totals.rebuilds).toBeGreaterThan(4000)
+    expectHistoryFuzzExercised(totals)
     console.log(`history fuzz totals over 200 seeds: ${JSON.stringify(totals)}`)
   }, 600_000)
 
-  it('PGlite (Postgres), seeds 1-3', async () => {
+  it('PGlite (Postgres), seeds 1-200 of 16 steps', async () => {
     const store = postgresStore({ client: await (started ??= PGlite.create()) })
     await store.migrate()
-    for (let seed = 1; seed <= 3; seed++) await runHistoryFuzz({ store, seed, steps: 40 })
+    expectHistoryFuzzExercised(await runHistoryFuzzSeeds({ store, seeds: 200, steps: 16 }))
   }, 300_000)
 })
