@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { openVfs, postgresStore, type SqlClient } from '../../src/index.js'
 
 // Kill -9 during a branch commit and during a revert (300 files, one commit each): afterwards the
@@ -80,6 +80,20 @@ async function checkWhole(client: SqlClient, scope: string, mode: string): Promi
   return files === 0 ? 'all' : 'none'
 }
 
+/** One migrated PGlite data dir, copied for each round (initdb costs seconds a round on a busy machine). */
+let template: Promise<string> | undefined
+const pgliteTemplate = () =>
+  (template ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'history-kill-template-'))
+    const db = await PGlite.create(dir)
+    await postgresStore({ client: db }).migrate()
+    await db.close()
+    return dir
+  })())
+afterAll(async () => {
+  if (template) rmSync(await template, { recursive: true, force: true })
+})
+
 describe('kill -9 during a branch commit and a revert: all or nothing', () => {
   it.each(['branch', 'revert'])(
     'PGlite (on disk), %s',
@@ -87,6 +101,7 @@ describe('kill -9 during a branch commit and a revert: all or nothing', () => {
       let i = 0
       const outcomes = await killRounds(async stopAt => {
         const dir = mkdtempSync(join(tmpdir(), 'history-kill-'))
+        cpSync(await pgliteTemplate(), dir, { recursive: true })
         try {
           const scope = `s-${i++}`
           const out = await runUntilKilled(['pglite', dir, scope, mode], stopAt)
@@ -97,7 +112,7 @@ describe('kill -9 during a branch commit and a revert: all or nothing', () => {
         } finally {
           rmSync(dir, { recursive: true, force: true })
         }
-      }, []) // PGlite rounds cost seconds each (a fresh data dir twice): before, the first, the last two statements
+      }, []) // PGlite rounds cost seconds each (a data dir opened twice): before, the first, the last two statements
       report(`pglite ${mode}`, outcomes)
     },
     900_000,
