@@ -174,11 +174,17 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     for await (const e of dying.observe(s.id, { heartbeatMs: 0, pollMs: 20 })) if (e.type === 'checkpoint' && e.revision >= 2) break
     await new Promise(r => setTimeout(r, 100))
     await dying.stop() // no more lease renewals: as if the process died
+    const stoppedAt = performance.now()
     const b = createSessionHost({ store, agents: { appendix }, namespace, leaseMs: 300 })
     const c = createSessionHost({ store, agents: { appendix }, namespace, leaseMs: 300 })
-    expect(await b.recover()).toEqual([]) // the lease has not expired yet
+    const early = await b.recover()
+    // The last renewal was at most leaseMs / 3 before the stop, so a lease read within the next
+    // 2/3 of it is live and must not be taken; a busy machine can be slower than that, and then
+    // taking it is right (the checks below still say one host resumed it, once).
+    if (performance.now() - stoppedAt < 200) expect(early).toEqual([])
     await new Promise(r => setTimeout(r, 400))
     const [tookB, tookC] = await Promise.all([b.recover(), c.recover()])
+    tookB.push(...early)
     await Promise.all([b.settled(s.id), c.settled(s.id)])
     await until(b, s.id, ['idle'])
     const events = await b.events(s.id)
