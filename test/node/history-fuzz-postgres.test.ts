@@ -12,9 +12,9 @@ describe('history fuzz on real Postgres: two writers, branches, commits, reverts
   const pool = new pg.Pool({ connectionString: url, max: 4 })
   afterAll(() => pool.end())
 
-  it('seeds 1-200 of 12 steps: 0 lost updates, 0 wrong rebuilds', async () => {
+  it('seeds 1-200 of 8 steps: 0 lost updates, 0 wrong rebuilds', async () => {
     const store = postgresStore({ client: pool })
     await store.migrate()
-    expectHistoryFuzzExercised(await runHistoryFuzzSeeds({ store, seeds: 200, steps: 12 }))
+    expectHistoryFuzzExercised(await runHistoryFuzzSeeds({ store, seeds: 200, steps: 8 }))
   }, 300_000)
 })

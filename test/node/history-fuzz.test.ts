@@ -24,9 +24,9 @@ describe('history fuzz: two writers, branches, commits, reverts and forks agains
     console.log(`history fuzz totals over 200 seeds: ${JSON.stringify(totals)}`)
   }, 600_000)
 
-  it('PGlite (Postgres), seeds 1-200 of 16 steps', async () => {
+  it('PGlite (Postgres), seeds 1-200 of 8 steps', async () => {
     const store = postgresStore({ client: await (started ??= PGlite.create()) })
     await store.migrate()
-    expectHistoryFuzzExercised(await runHistoryFuzzSeeds({ store, seeds: 200, steps: 16 }))
+    expectHistoryFuzzExercised(await runHistoryFuzzSeeds({ store, seeds: 200, steps: 8 }))
   }, 300_000)
 })
