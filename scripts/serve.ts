@@ -132,7 +132,7 @@ const threads =
 // The threads start now, beside the rest of start-up and recovery, not on the first program: a cold
 // start (seconds from source on a busy machine) would count against the first programs' time limits.
 // Not awaited: recovery and the first requests do not wait for it.
-void threads?.warm()
+void threads?.warm().catch(error => console.error('run_js worker threads could not start:', error))
 
 /** The profile with its programs in the thread pool, each under its session's owner. */
 function inThreads(profile: AgentProfile): AgentProfile {
