@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 import { playwright } from '@vitest/browser-playwright'
 import { sourceEntries } from './test/source-entries.ts'
@@ -8,6 +9,10 @@ export default defineConfig({
   resolve: { alias: sourceEntries() },
   test: {
     testTimeout: 60_000,
+    // Two files at once even on two cores (vitest's default there is one): most files wait on child
+    // processes, sockets and timers, so one lane left a core idle and CI near its 30-minute cap. The
+    // suite holds at load 10 with two lanes (tests may not depend on a quiet machine).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // PGlite start-up and first wasm compiles exceed the default 10 s on two busy cores.
     hookTimeout: 120_000,
     projects: [

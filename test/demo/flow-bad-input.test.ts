@@ -1,35 +1,21 @@
-import type { Browser, Page } from 'playwright'
+import type { Page } from 'playwright'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { DEMO_PROFILES } from '../../demo/src/api/settings.js'
-import { openBrowser, openDemo, stage } from './browser.js'
+import { openDemo, stage } from './browser.js'
 import { writeFolder } from './inputs.js'
-import { startNodeHost, type NodeHost } from './node-host.js'
-import { serveDemo, type ServedDemo } from './serve-demo.js'
 import * as ui from './ui.js'
+import { useDemoRig } from './demo-rig.js'
 
 // Bad input through the demo's upload, in both modes: a file that is not UTF-8, a 20 MB file
 // (over the host's 20 MiB upload limit), and folders with hostile names (a bidirectional control,
 // a control character, `..`). Each ends in a clear message in the UI and nothing written: the
 // file tree stays empty, and in remote mode the host's file list (GET /sessions/:id/files) too.
+const rig = useDemoRig()
 const MiB = 1024 * 1024
-let browser: Browser
-let host: NodeHost
-let remoteDemo: ServedDemo
-
-beforeAll(async () => {
-  host = await startNodeHost()
-  remoteDemo = await serveDemo({ api: host.url })
-  browser = await openBrowser()
-}, 300_000)
-afterAll(async () => {
-  await browser?.close()
-  await remoteDemo?.close()
-  await host?.stop()
-})
 
 /** Files the host holds for a session (remote mode). */
 async function hostFiles(id: string): Promise<string[]> {
-  const res = await fetch(`${host.url}/sessions/${id}/files`, { headers: { authorization: `Bearer ${host.token}` } })
+  const res = await fetch(`${rig.host.url}/sessions/${id}/files`, { headers: { authorization: `Bearer ${rig.host.token}` } })
   expect(res.status).toBe(200)
   return ((await res.json()) as Array<{ path: string }>).map(f => f.path)
 }
@@ -56,8 +42,8 @@ describe.each(modes)('bad input, $name', ({ flow, remote }) => {
   }
 
   beforeAll(async () => {
-    ;({ page, errors } = await openDemo(browser, remote ? remoteDemo.url : inject('demoUrl')))
-    await ui.connect(page, remote ? { remote: { baseUrl: remoteDemo.url.replace(/\/$/, ''), token: host.token } } : {})
+    ;({ page, errors } = await openDemo(rig.browser, remote ? rig.demo.url : inject('demoUrl')))
+    await ui.connect(page, remote ? { remote: { baseUrl: rig.demo.url.replace(/\/$/, ''), token: rig.host.token } } : {})
     id = await ui.createSession(page, { profile: DEMO_PROFILES.appendix, title: 'Bad input' })
     await nothingWritten()
   })

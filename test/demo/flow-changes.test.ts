@@ -1,41 +1,32 @@
-import type { Browser } from 'playwright'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_PROFILES } from '../../demo/src/api/settings.js'
-import { openBrowser, openDemo, stage } from './browser.js'
+import { openDemo, stage } from './browser.js'
 import { writeEpisodes, type InputFolder } from './inputs.js'
-import { putFile, startNodeHost, type NodeHost } from './node-host.js'
-import { serveDemo, type ServedDemo } from './serve-demo.js'
+import { putFile } from './node-host.js'
 import * as ui from './ui.js'
+import { useDemoRig } from './demo-rig.js'
 
 // The workspace's history in the demo, against the Node host (npm run serve): the file tree follows
 // files-changed events (a write by another client shows without a refresh), an execution's Changes
 // with text diffs, Undo refused with its conflicts after a later edit, "Fork from here" opening the
 // fork, and Undo in the fork putting the execution's files back.
+const rig = useDemoRig()
 const FLOW = 'flow-changes'
-let browser: Browser
 let input: InputFolder
-let host: NodeHost
-let demo: ServedDemo
 
 beforeAll(async () => {
   input = writeEpisodes({ count: 6, name: 'season-changes' })
-  browser = await openBrowser()
-  host = await startNodeHost()
-  demo = await serveDemo({ api: host.url })
 }, 300_000)
 afterAll(async () => {
-  await browser?.close()
-  await demo?.close()
-  await host?.stop()
   input?.remove()
 })
 
 /** A write by another client of the API. */
-const put = (id: string, path: string, text: string) => putFile(host, id, path, text)
+const put = (id: string, path: string, text: string) => putFile(rig.host, id, path, text)
 
 it('Changes, Undo with conflicts, fork from here, Undo in the fork; the tree stays live from change events', async () => {
-  const { page, errors } = await openDemo(browser, demo.url)
-  await ui.connect(page, { remote: { baseUrl: demo.url.replace(/\/$/, ''), token: host.token } })
+  const { page, errors } = await openDemo(rig.browser, rig.demo.url)
+  await ui.connect(page, { remote: { baseUrl: rig.demo.url.replace(/\/$/, ''), token: rig.host.token } })
   const id = await ui.createSession(page, { profile: DEMO_PROFILES.appendix, title: 'Changes' })
   expect((await ui.uploadFolder(page, input.dir)).ok).toBe(true)
   await ui.sendMessage(page, 'Write the production appendix for this season.')

@@ -1,49 +1,33 @@
-import type { Browser } from 'playwright'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEMO_PROFILES } from '../../demo/src/api/settings.js'
 import { PROGRAM_QUESTION, PROGRAM_TITLES } from '../../fixtures/script-appendix/program-question.js'
-import { openBrowser, openDemo, stage } from './browser.js'
-import { startNodeHost, type NodeHost } from './node-host.js'
-import { serveDemo, type ServedDemo } from './serve-demo.js'
+import { openDemo, stage } from './browser.js'
 import * as ui from './ui.js'
+import { useDemoRig } from './demo-rig.js'
 
 // A question asked from inside a run_js program, in the demo against the Node host (`npm run serve`,
 // programs in worker threads): the question shows as any other; the host is restarted while it waits;
 // the answer given in the page after the restart resumes the program, which finishes without redoing
 // what it did before it asked.
-let browser: Browser
-let host: NodeHost
-let demo: ServedDemo
 
-beforeAll(async () => {
-  browser = await openBrowser()
-  host = await startNodeHost()
-  // The page reaches the host through the preview's proxy, so a host restarted on the same port is the same origin.
-  demo = await serveDemo({ api: host.url })
-}, 300_000)
-afterAll(async () => {
-  await demo?.close()
-  await host?.stop()
-  await browser?.close()
-})
-
+const rig = useDemoRig()
 /** The host's stored events of a session (first page is enough: this session is short). */
 async function hostEvents(id: string): Promise<Array<Record<string, any>>> {
-  const res = await fetch(`${host.url}/sessions/${id}/events?after=0`, { headers: { authorization: `Bearer ${host.token}` } })
+  const res = await fetch(`${rig.host.url}/sessions/${id}/events?after=0`, { headers: { authorization: `Bearer ${rig.host.token}` } })
   expect(res.status).toBe(200)
   return ((await res.json()) as { events: Array<Record<string, any>> }).events
 }
 
 async function version(id: string, suffix: string): Promise<number | undefined> {
-  const res = await fetch(`${host.url}/sessions/${id}/files`, { headers: { authorization: `Bearer ${host.token}` } })
+  const res = await fetch(`${rig.host.url}/sessions/${id}/files`, { headers: { authorization: `Bearer ${rig.host.token}` } })
   const files = (await res.json()) as Array<{ path: string; version: number }>
   return files.find(f => f.path.endsWith(suffix))?.version
 }
 
 describe('demo: a question from inside a program, answered after the Node host restarted', () => {
   it('shows the program’s question; after a restart the answer finishes the program without redoing its first write', async () => {
-    const { page, errors } = await openDemo(browser, demo.url)
-    await ui.connect(page, { remote: { baseUrl: demo.url.replace(/\/$/, ''), token: host.token } })
+    const { page, errors } = await openDemo(rig.browser, rig.demo.url)
+    await ui.connect(page, { remote: { baseUrl: rig.demo.url.replace(/\/$/, ''), token: rig.host.token } })
     const id = await ui.createSession(page, { profile: DEMO_PROFILES.programQuestion, title: 'Program asks' })
     await ui.sendMessage(page, 'Pick a title for the appendix.')
 
@@ -58,7 +42,7 @@ describe('demo: a question from inside a program, answered after the Node host r
     expect(await version(id, '/outputs/title.md')).toBeUndefined()
 
     // The host restarts (SIGTERM, a new process on the same data): the page reconnects on its own.
-    host = await host.restart()
+    rig.host = await rig.host.restart()
     await page.reload()
     await ui.openSession(page, id)
     await ui.answerOption(page, PROGRAM_TITLES[1])

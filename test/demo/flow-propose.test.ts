@@ -1,36 +1,23 @@
-import type { Browser, Locator, Page } from 'playwright'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import type { Locator, Page } from 'playwright'
+import { expect, it } from 'vitest'
 import { DEMO_PROFILES } from '../../demo/src/api/settings.js'
 import { PROPOSE_DRAFT, PROPOSE_NOTES } from '../../fixtures/script-appendix/propose-notes.js'
-import { openBrowser, openDemo, stage } from './browser.js'
-import { putFile, readFile, startNodeHost, type NodeHost } from './node-host.js'
-import { serveDemo, type ServedDemo } from './serve-demo.js'
+import { openDemo, stage } from './browser.js'
+import { putFile, readFile } from './node-host.js'
 import * as ui from './ui.js'
+import { useDemoRig } from './demo-rig.js'
 
 // Propose → review → apply in the demo, against the Node host (npm run serve): an execution of the
 // `propose-notes` profile (writes: 'propose') ends on an approval card that is the diff of its
 // branch; Deny leaves the workspace as it was; a second run's Approve lands it (the tree shows it,
 // the execution's Changes list it); a third run's Approve after a person edited a proposed file
 // writes nothing and the card lists the conflict.
+const rig = useDemoRig()
 const FLOW = 'flow-propose'
 const DRAFT = '# Draft\nstatus: draft\nowner: ana\n'
-let browser: Browser
-let host: NodeHost
-let demo: ServedDemo
 
-beforeAll(async () => {
-  browser = await openBrowser()
-  host = await startNodeHost()
-  demo = await serveDemo({ api: host.url })
-}, 300_000)
-afterAll(async () => {
-  await browser?.close()
-  await demo?.close()
-  await host?.stop()
-})
-
-const put = (id: string, path: string, text: string) => putFile(host, id, path, text)
-const read = (id: string, path: string) => readFile(host, id, path)
+const put = (id: string, path: string, text: string) => putFile(rig.host, id, path, text)
+const read = (id: string, path: string) => readFile(rig.host, id, path)
 
 /** The proposal card of execution `executionId`, once the execution has ended on it. */
 async function proposalCard(page: Page, executionId: string): Promise<Locator> {
@@ -55,8 +42,8 @@ async function reviewed(card: Locator): Promise<string[]> {
 }
 
 it('the approval is the diff: Deny discards, Approve lands one commit, an edit since is a conflict listed on the card', async () => {
-  const { page, errors } = await openDemo(browser, demo.url)
-  await ui.connect(page, { remote: { baseUrl: demo.url.replace(/\/$/, ''), token: host.token } })
+  const { page, errors } = await openDemo(rig.browser, rig.demo.url)
+  await ui.connect(page, { remote: { baseUrl: rig.demo.url.replace(/\/$/, ''), token: rig.host.token } })
   const id = await ui.createSession(page, { profile: DEMO_PROFILES.proposeNotes, title: 'Proposals' })
   await put(id, PROPOSE_DRAFT, DRAFT)
   await ui.waitTree(page, [PROPOSE_DRAFT])

@@ -1,11 +1,10 @@
-import type { Browser, Page } from 'playwright'
+import type { Page } from 'playwright'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_PROFILES } from '../../demo/src/api/settings.js'
-import { openBrowser, openDemo, stage } from './browser.js'
+import { openDemo, stage } from './browser.js'
 import { writeEpisodes, type InputFolder } from './inputs.js'
-import { startNodeHost, type NodeHost } from './node-host.js'
-import { serveDemo, type ServedDemo } from './serve-demo.js'
 import * as ui from './ui.js'
+import { useDemoRig } from './demo-rig.js'
 
 // What a newcomer tripped over in the demo (issue 17, "Messages and the demo"), each as the UI
 // shows it: the connection card folds away once connected, untitled sessions get a name, the
@@ -14,22 +13,14 @@ import * as ui from './ui.js'
 // first screen, and switching In this tab ↔ Remote with a session open starts clean. The layout
 // checks are soft: one run reports every one that fails.
 // Screenshots: test-results/demo/first-contact/.
-let browser: Browser
+const rig = useDemoRig()
 let input: InputFolder
-let host: NodeHost
-let proxied: ServedDemo
 
 beforeAll(async () => {
-  browser = await openBrowser()
   input = writeEpisodes({ count: 60, name: 'season-one' })
-  host = await startNodeHost()
   // The demo served with the API on its own origin (the Node host sends no CORS headers).
-  proxied = await serveDemo({ api: host.url })
 })
 afterAll(async () => {
-  await browser?.close()
-  await proxied?.close()
-  await host?.stop()
   input?.remove()
 })
 
@@ -53,7 +44,7 @@ async function runToApproval(page: Page): Promise<void> {
 }
 
 it('desktop: the connection folds, names and menus fit, a waiting card says so, outputs first and linked', async () => {
-  const { page, errors } = await openDemo(browser, proxied.url)
+  const { page, errors } = await openDemo(rig.browser, rig.demo.url)
   await ui.connect(page)
   // Connected: the card keeps one line (its summary with the status), not the whole form.
   expect.soft(await heightOf(page, 'details.connection')).toBeLessThan(70)
@@ -132,7 +123,7 @@ it('desktop: the connection folds, names and menus fit, a waiting card says so, 
 
 it('phone: the approval is on the first screen of an open session', async () => {
   const viewport = { width: 390, height: 844 }
-  const { page, errors } = await openDemo(browser, proxied.url, { viewport })
+  const { page, errors } = await openDemo(rig.browser, rig.demo.url, { viewport })
   await ui.connect(page)
   await runToApproval(page)
   const approval = page.locator('[data-testid="pending-item"][data-kind="approval"]').first()
@@ -146,14 +137,14 @@ it('phone: the approval is on the first screen of an open session', async () => 
 })
 
 it('switching In this tab and Remote with a session open starts clean: no stale session, no 404s, files not stuck loading', async () => {
-  const { page, errors } = await openDemo(browser, proxied.url)
+  const { page, errors } = await openDemo(rig.browser, rig.demo.url)
   await ui.connect(page)
   const id = await ui.createSession(page, { profile: DEMO_PROFILES.appendix, title: 'In the tab' })
   const notFound: string[] = []
   page.on('response', r => (r.status() === 404 ? notFound.push(r.url()) : undefined))
 
   // To the remote host, which has never heard of the tab's session.
-  await ui.connect(page, { remote: { baseUrl: '', token: host.token } })
+  await ui.connect(page, { remote: { baseUrl: '', token: rig.host.token } })
   await expect.poll(() => page.locator('[data-testid="session-view"]').count(), { timeout: 5_000 }).toBe(0)
   expect.soft(new URL(page.url()).hash).not.toContain(id)
   expect.soft(await page.locator('[role="alert"]').allTextContents()).toEqual([])
