@@ -7,7 +7,7 @@ import {
 } from '@mastra/core/tools'
 import { RunJsSuspension, type RunJsJournal, type Vfs } from 'agent-vfs'
 import { z } from 'zod'
-import { codeModeResult, observedTool, QuickJsCodeModeTransport } from './code-mode.js'
+import { codeModeResult, observedTool, QuickJsCodeModeTransport, type FetchPark } from './code-mode.js'
 
 /** Options of {@link createSuspendableCodeMode}: Mastra's Code Mode config (no sandbox: programs run in QuickJS here). */
 export interface SuspendableCodeModeConfig extends Omit<CodeModeConfig, 'sandbox'> {
@@ -27,6 +27,8 @@ interface KeptJournal {
 }
 
 const DEFAULT_JOURNAL_DIR = '/.code_mode'
+/** The tool a program's fetch is (`external_fetch`): what a journal kept for its approval names. */
+const FETCH_TOOL = 'fetch'
 const DEFAULT_TIMEOUT = 30_000
 
 /**
@@ -37,8 +39,11 @@ const DEFAULT_TIMEOUT = 30_000
  * `finishReason: 'suspended'`). `agent.resumeStream(answer, { runId, toolCallId })` (or
  * `resumeGenerate`) runs the program again against its journal: the host calls it completed are
  * answered from the journal (not repeated), and the tool that asked runs again with
- * `resumeData: answer`, as Mastra runs a suspended tool on resume. The transport's `run` (what
- * Mastra's own `createCodeMode` calls) cannot suspend: Mastra's dispatch gives tools no `suspend`.
+ * `resumeData: answer`, as Mastra runs a suspended tool on resume. A fetch the transport's policy
+ * asks about (`fetch: { allow, policy }` and no `ask` callback) parks the program the same way, with
+ * `{ kind: 'approval', reason, fetch: { url, origin, method } }`; resumed with `{ approved: true }`,
+ * the request is sent once (anything else refuses it). The transport's `run` (what Mastra's own
+ * `createCodeMode` calls) cannot suspend: Mastra's dispatch gives tools no `suspend`.
  *
  * ```ts
  * const { tool, instructions } = createSuspendableCodeMode({ tools: { ask_user: askUserTool, lookup }, vfs }, new QuickJsCodeModeTransport())
@@ -88,10 +93,22 @@ export function createSuspendableCodeMode(config: SuspendableCodeModeConfig, tra
           return [id, observedTool(id, call)]
         }),
       )
-      const r = await transport.runProgram(code, tools, timeout, {
-        signal: context.abortSignal,
-        ...(kept ? { resume: { journal: kept.journal, answer: { retry: true } } } : { suspendable: true }),
-      })
+      // A fetch the transport's policy asks about (code-mode.ts): the program waits for a person; resumed, the answer decides it once.
+      const park: FetchPark = ({ url, origin, method, reason }) => {
+        if (resumed && kept?.tool === FETCH_TOOL) return ((resumed = false), approved(resumeData) ? 'allow' : 'deny')
+        const payload = { kind: 'approval', reason, fetch: { url, origin, method } }
+        throw new RunJsSuspension(
+          { tool: FETCH_TOOL, payload },
+          `the policy asks a person before this program may ${method} ${origin} (${reason})`,
+        )
+      }
+      const r = await transport.runProgram(
+        code,
+        tools,
+        timeout,
+        { signal: context.abortSignal, ...(kept ? { resume: { journal: kept.journal, answer: { retry: true } } } : { suspendable: true }) },
+        park,
+      )
       if (r.suspended && path) {
         asked = r.suspended.request as { tool: string; payload: unknown }
         const keep: KeptJournal = { tool: asked.tool, journal: r.suspended.journal }
@@ -107,6 +124,11 @@ export function createSuspendableCodeMode(config: SuspendableCodeModeConfig, tra
     },
   })
   return { tool, instructions: createCodeModeInstructions(config) }
+}
+
+/** A person's answer to a fetch approval: `{ approved: true }` (or `true`) sends the request; anything else refuses it. */
+function approved(answer: unknown): boolean {
+  return answer === true || (typeof answer === 'object' && answer !== null && (answer as { approved?: unknown }).approved === true)
 }
 
 type Tool = { execute?: (input: unknown, context: ToolExecutionContext) => Promise<unknown> }

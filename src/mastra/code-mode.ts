@@ -2,6 +2,7 @@ import type { CodeModeToolResult, CodeModeTransport } from '@mastra/core/tools'
 import {
   sanitizeToolId,
   type QuickJsEngine,
+  type RunJsFetch,
   type RunJsLimits,
   type RunJsResult,
   type RunJsToolFunction,
@@ -10,6 +11,43 @@ import {
   type Vfs,
 } from 'agent-vfs'
 import { createRunner, defaultEngine, InstancePool, resolveLimits } from 'agent-vfs/internal'
+import { evaluateFetch, type PolicyRule, type PolicyVerdict } from 'agent-vfs/agent'
+
+/** A program's request to a URL on no `allow` rule, and why the policy asks about it. */
+export interface CodeModeFetchRequest {
+  url: string
+  origin: string
+  method: string
+  /** The reason of the policy rule that asks (or why there is no policy). */
+  reason: string
+}
+
+/**
+ * The network of Code Mode programs: run_js's `fetch` (allow-list, host-side secrets, private
+ * addresses refused, per-run limits: docs/run-js-fetch.md), with a URL on no `allow` rule decided
+ * as the session host decides it: by `policy`, then `ask`.
+ */
+export interface CodeModeFetchOptions extends Omit<RunJsFetch, 'ask'> {
+  /**
+   * Rules for a URL on no `allow` rule, as the agent's policy (`agent-vfs/agent`): the first rule that
+   * names the tool `fetch` (and the request's origin, if it lists `origins`) decides `allow`, `deny`
+   * or `ask`; with none, the request is refused, and broad rules (no `tools`, or `*`) never open the
+   * network. Read at every request. Without `policy`, every such URL is an `ask` when `ask` is set,
+   * else refused.
+   */
+  policy?: readonly PolicyRule[] | (() => readonly PolicyRule[])
+  /**
+   * Answers an `ask` (an approval callback): `'allow'` lets that origin and method through for the rest
+   * of the program. Without it, a program run by `createSuspendableCodeMode` waits for a person (its
+   * `execute_typescript` call suspends with `{ kind: 'approval', reason, fetch: { url, origin, method } }`;
+   * resume with `{ approved: true }` to send the request once, anything else refuses it); a plain Code
+   * Mode program is refused.
+   */
+  ask?: (request: CodeModeFetchRequest) => Promise<'allow' | 'deny'> | 'allow' | 'deny'
+}
+
+/** What a suspendable program does with an `ask` nobody answers at once: parks (throws), or the answer it resumed with. */
+export type FetchPark = (request: CodeModeFetchRequest) => 'allow' | 'deny'
 
 /** Options of {@link QuickJsCodeModeTransport}. */
 export interface QuickJsCodeModeTransportOptions {
@@ -23,6 +61,8 @@ export interface QuickJsCodeModeTransportOptions {
   engine?: QuickJsEngine
   /** How ts-blank-space is loaded; Code Mode programs are TypeScript, so only `false` if you know they are not. */
   typescript?: TypeScriptLoader | false
+  /** Gives programs `external_fetch` under an allow-list and a policy (see {@link CodeModeFetchOptions}). Default: no network. */
+  fetch?: CodeModeFetchOptions
 }
 
 type RunOptions = Parameters<CodeModeTransport['run']>[0]
@@ -69,13 +109,14 @@ export class QuickJsCodeModeTransport implements CodeModeTransport {
 
   /**
    * Runs one program with these tools (already observed and checked) and the run's options
-   * (`suspendable`, `resume`: see `createSuspendableCodeMode`). Never throws.
+   * (`suspendable`, `resume`, and `park` for a fetch the policy asks about: see `createSuspendableCodeMode`). Never throws.
    */
   async runProgram(
     program: string,
     tools: Record<string, RunJsToolFunction>,
     timeout: number,
     options: RunJsRunOptions,
+    park?: FetchPark,
   ): Promise<RunJsResult> {
     let runner
     try {
@@ -86,6 +127,7 @@ export class QuickJsCodeModeTransport implements CodeModeTransport {
         typescript: this.options.typescript,
         pool: this.pool,
         tools,
+        ...(this.options.fetch ? { fetch: runJsFetch(this.options.fetch, park) } : {}),
         limits: { ...this.options.limits, timeMs: timeout > 0 ? timeout : 30_000 },
       })
     } catch (error) {
@@ -96,6 +138,25 @@ export class QuickJsCodeModeTransport implements CodeModeTransport {
       }
     }
     return runner.run(program, options)
+  }
+}
+
+/** The transport's fetch options as run_js takes them: `ask` decided by the policy, the callback, then `park`. */
+function runJsFetch(options: CodeModeFetchOptions, park: FetchPark | undefined): RunJsFetch {
+  const { policy, ask, ...fetch } = options
+  const rules = typeof policy === 'function' ? policy : () => policy ?? []
+  const unruled: PolicyVerdict = ask
+    ? { decision: 'ask', reason: 'no fetch rule allows this URL' }
+    : { decision: 'deny', reason: 'no fetch rule allows this URL' }
+  return {
+    ...fetch,
+    ask: async request => {
+      const verdict = policy === undefined ? unruled : evaluateFetch(rules(), request)
+      if (verdict.decision !== 'ask') return verdict.decision === 'allow' ? 'allow' : 'deny'
+      const asked = { ...request, reason: verdict.reason }
+      if (ask) return (await ask(asked)) === 'allow' ? 'allow' : 'deny'
+      return park ? park(asked) : 'deny'
+    },
   }
 }
 

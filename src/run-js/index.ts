@@ -108,13 +108,21 @@ function executorOf(options: RunnerOptions, env: RunEnv): Execute {
     // The workspace and the tools stay here: the executor calls them through the job until it settles.
     // A suspendable run's journal is kept here too; the program is stopped (its signal) when it parks.
     const { suspendable, resume } = runOptions
-    const journal = suspendable || resume ? new Journal(typeof suspendable === 'object' ? suspendable : undefined, resume) : undefined
+    const journal =
+      suspendable || resume ? new Journal(typeof suspendable === 'object' ? suspendable : undefined, resume, env.archiveDir) : undefined
     const stop = journal ? new AbortController() : undefined
     let parked: { call: string; request: unknown } | { diverged: GuestError } | undefined
-    const host = new HostCalls(env.vfs, env.tools, journal, park => {
-      parked = park
-      stop!.abort('parked')
-    })
+    const run = { deadline: Date.now() + timeMs, archiveDir: env.archiveDir, readText: env.readText }
+    const host = new HostCalls(
+      env.vfs,
+      env.tools,
+      journal,
+      park => {
+        parked = park
+        stop!.abort('parked')
+      },
+      run,
+    )
     if (stop && signal) {
       if (signal.aborted) stop.abort(signal.reason)
       else signal.addEventListener('abort', () => stop.abort(signal.reason), { once: true })

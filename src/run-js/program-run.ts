@@ -22,7 +22,7 @@ export interface ProgramEnv {
   readText?: (path: string) => string | undefined
   /** Where the runner archives programs: the guest's own searches leave it out (see guest-api.ts). */
   archiveDir?: string
-  determinism?: DispatchOptions['determinism'] // a run journaled by another thread's host side (host/dispatch.ts)
+  elsewhere?: Pick<DispatchOptions, 'determinism' | 'remote'> // a run journaled by another thread's host side (host/dispatch.ts)
 }
 
 /** How the guest's program ended. */
@@ -97,7 +97,7 @@ export class ProgramRun {
         onSettled: () => this.queuePump(),
         onHostError: error => this.poison(error),
         journal,
-        determinism: env.determinism,
+        ...env.elsewhere,
         onSuspend: (call, request) => this.settle?.({ kind: 'suspended', call, request }),
         onDiverged: error => this.settle?.({ kind: 'error', error }),
       })

@@ -19,8 +19,11 @@ export interface RunEnv extends ProgramEnv {
   typescript: TypeScriptLoader | false
   /** How `import` resolves (host/modules.ts). */
   imports: RunJsImports
-  /** The workspace the archive writes through, when not `vfs` (a worker thread's, outside the run's journal). */
-  archiveVfs?: Vfs
+  /**
+   * The workspace the runner's own file operations go through (the archive, the modules read ahead),
+   * when not `vfs`: a worker thread's, outside the run's journal (in-thread they never reach it either).
+   */
+  runnerVfs?: Vfs
 }
 
 /** What a program gets when the host cannot run programs at all (never its own fault). */
@@ -70,7 +73,8 @@ export async function runProgram(
   }
   const clock = new RunClock({ timeMs, interruptBudget: env.limits.interruptBudget }, signal)
   const { suspendable, resume } = options
-  const journal = suspendable || resume ? new Journal(typeof suspendable === 'object' ? suspendable : undefined, resume) : undefined
+  const journal =
+    suspendable || resume ? new Journal(typeof suspendable === 'object' ? suspendable : undefined, resume, env.archiveDir) : undefined
   let programRun: ProgramRun
   try {
     programRun = new ProgramRun(env, instance, clock, journal)
@@ -113,7 +117,7 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
   const hoisted = hoistImports(code) ?? (/\bimport\s*\(/.test(code) ? { declarations: [], body: code } : undefined)
   let graph: ModuleGraph | undefined
   if (hoisted) {
-    graph = new ModuleGraph({ vfs: env.vfs, imports: env.imports, limits: env.limits, until, loadStripper })
+    graph = new ModuleGraph({ vfs: env.runnerVfs ?? env.vfs, imports: env.imports, limits: env.limits, until, loadStripper })
     try {
       if ((await graph.read(code)) === STOPPED) return stopFailure()
     } catch (error) {
@@ -146,7 +150,7 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
 
   let scriptPath: string | undefined
   let scriptNumber: number | undefined
-  const archive = env.archiveVfs ?? env.vfs
+  const archive = env.runnerVfs ?? env.vfs
   if (archive && env.archiveDir) {
     try {
       const saved = await until(archiveScript(archive, env.archiveDir, code, language))
@@ -224,7 +228,7 @@ async function shapeResult(
   }
   const bytes = utf8Length(json)
   let resultPath: string | undefined
-  const archive = env.archiveVfs ?? env.vfs
+  const archive = env.runnerVfs ?? env.vfs
   if (archive && env.archiveDir && n !== undefined) {
     try {
       resultPath = await archiveResult(archive, env.archiveDir, n, json)

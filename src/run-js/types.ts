@@ -217,15 +217,21 @@ export interface RunJsJob {
    */
   clock?: RunJsJobClock
   /**
-   * Does a file operation (`kind` 'vfs', `name` one of `HOST_VFS_METHODS`, `args` as the `Vfs` method
-   * takes them; a search's `signal` is supplied here) or a tool call (`kind` 'tool', `name` the tool
-   * id, `args` `[input]`; the answer's value is the tool's JSON text, '' for undefined) for the
-   * program, with the checks of an in-thread run. Never rejects; the answer is structured-cloneable
-   * data. Calls made after `execute` settled are refused. Kind 'archive' is a file operation of the
-   * runner's archive (`archiveDir`), not of the program: it is never journaled, so a resumed run
-   * archives itself again instead of replaying the first run's archive.
+   * Does a call of the program's guest API (`kind` 'guest', `name` a function of its `vfs` object:
+   * `write`, `read` …, `args` as the program passed them; the answer's value is `{ kind: 'text', text }`,
+   * `{ kind: 'bytes', bytes }`, `{ kind: 'json', value }` or `{ kind: 'none' }`), a tool call (`kind`
+   * 'tool', `name` the tool id, `args` `[input]`; the answer's value is the tool's JSON text, '' for
+   * undefined) or a file operation (`kind` 'vfs', `name` one of `HOST_VFS_METHODS`, `args` as the `Vfs`
+   * method takes them; a search's `signal` is supplied here) for the program, with the checks of an
+   * in-thread run. Never rejects; the answer is structured-cloneable data. Calls made after `execute`
+   * settled are refused. A journaled run records 'guest' and 'tool' calls under the names an in-thread
+   * run uses (`vfs.write`, `external_ask_user`), so either can resume the other's journal; 'vfs' calls
+   * are journaled under the method's name (`vfs.writeFile`), which only such an executor replays. Kind
+   * 'archive' is a file operation of the runner itself (its archive in `archiveDir`, the modules it
+   * reads ahead), not of the program: it is never journaled, so a resumed run archives itself again
+   * instead of replaying the first run's archive.
    */
-  call(kind: 'vfs' | 'tool' | 'archive', name: string, args: unknown[]): Promise<HostCallAnswer>
+  call(kind: 'guest' | 'vfs' | 'tool' | 'archive', name: string, args: unknown[]): Promise<HostCallAnswer>
 }
 
 /** A journaled run's time and randomness for its executor ({@link RunJsJob.clock}). */

@@ -36,6 +36,12 @@ describe('demo: a question from inside a program, answered after the Node host r
     expect(await question.textContent()).toContain(PROGRAM_QUESTION)
     for (const title of PROGRAM_TITLES) await expect.poll(() => question.textContent()).toContain(title)
     await ui.waitStatus(page, 'waiting_input')
+    // The run_js card says its program waits for an answer (not "running"), and still shows the program.
+    const card = page.locator('[data-testid="timeline-item"][data-type="tool-call"][data-tool="run_js"]').last()
+    await expect.poll(() => card.getAttribute('data-state')).toBe('asking')
+    expect(await card.locator('summary').textContent()).toContain('waiting for an answer')
+    expect(await card.textContent()).not.toMatch(/running|waiting for approval/)
+    expect(await card.getByLabel('run_js program').count()).toBe(1)
     await stage(page, 'flow-program-question', '01-program-asks')
     const asked = await version(id, '/work/asked.md')
     expect(asked).toBeGreaterThan(0)
@@ -45,6 +51,8 @@ describe('demo: a question from inside a program, answered after the Node host r
     rig.host = await rig.host.restart()
     await page.reload()
     await ui.openSession(page, id)
+    // Rebuilt from the stored events after the restart: still waiting for the answer.
+    await expect.poll(() => card.getAttribute('data-state')).toBe('asking')
     await ui.answerOption(page, PROGRAM_TITLES[1])
     await ui.waitStatus(page, 'idle')
     await ui.waitTree(page, ['/outputs/title.md'])

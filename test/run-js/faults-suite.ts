@@ -83,6 +83,24 @@ export function describeRunJsFaults(name: string, setup: () => Promise<RunJsHarn
           expect(printed.filter(line => ENGINE_FAULT.test(line))).toEqual([])
         }, 60_000)
       }
+
+      // The agent's run_js runs every program suspendable: journaled host calls, Date.now and Math.random from the host.
+      it('the issue’s floods in journaled runs (as the agent’s run_js runs them): close() prints nothing from the engine', async () => {
+        const vfs = await open()
+        const journaled = ['an endless microtask chain', 'a console flood of objects', 'a console flood between awaits']
+        const printed = await printedDuring(async () => {
+          const run = await runner(vfs, { limits: { timeMs: 300 } })
+          for (const what of journaled) {
+            const r = await run.run(`Date.now(); Math.random(); ${floods[what]}`, { suspendable: true })
+            expect(r.error?.name).toBe('TimeoutError')
+          }
+          const next = (await harness()).executor ? await runner(vfs) : run
+          expect(await next.run('return 1 + 1', { suspendable: true })).toMatchObject({ success: true, result: 2 })
+          if (next !== run) next.close()
+          run.close()
+        })
+        expect(printed.filter(line => ENGINE_FAULT.test(line))).toEqual([])
+      }, 60_000)
     })
 
     describe('a default write budget per run', () => {

@@ -105,11 +105,18 @@ function TextWithPaths({ text, onOpen }: { text: string; onOpen: OpenFile }) {
   return <>{parts.map((part, i) => (i % 2 === 1 ? <FileLink key={i} path={part.replace(/\/$/, '')} onOpen={onOpen} /> : part))}</>
 }
 
-const STATE_TEXT = { running: '… running', waiting: '⏸ waiting for approval', ok: '✓ done', failed: '✗ failed' } as const
+const STATE_TEXT = {
+  running: '… running',
+  waiting: '‖ waiting for approval',
+  asking: '‖ waiting for an answer',
+  ok: '✓ done',
+  failed: '✗ failed',
+} as const
 
 function ToolCard({ item, onOpenFile }: { item: ToolItem; onOpenFile: OpenFile }) {
   const r = item.result
-  const state = r ? (r.ok ? 'ok' : 'failed') : item.waitingFor ? 'waiting' : 'running'
+  const waiting = item.waitingFor ? (item.waitingOn === 'question' ? 'asking' : 'waiting') : undefined
+  const state = r ? (r.ok ? 'ok' : 'failed') : (waiting ?? 'running')
   const input = item.input as Record<string, unknown> | undefined
   const output = r?.output as Record<string, unknown> | undefined
   const isRunJs = item.toolName === 'run_js'
@@ -123,7 +130,7 @@ function ToolCard({ item, onOpenFile }: { item: ToolItem; onOpenFile: OpenFile }
       data-tool={item.toolName}
       data-state={state}
     >
-      <details open={isRunJs && state === 'running'}>
+      <details open={isRunJs && (state === 'running' || state === 'asking')}>
         <summary>
           <span class="badge">{item.toolName}</span>{' '}
           {isRunJs && typeof input?.description === 'string' ? input.description : summarizeInput(item.input)}

@@ -9,8 +9,10 @@ export interface ToolItem {
   toolName: string
   input: unknown
   result?: Extract<SessionEvent, { type: 'tool-result' }>
-  /** The pending approval this call waits on (its program is shown in the prompt, not here). */
+  /** The pending action this call waits on: an approval (its program is shown in the prompt, not here) or a question. */
   waitingFor?: string
+  /** What it waits for: a person's approval, or an answer to a question (asked by the call, or by a program inside it). */
+  waitingOn?: 'approval' | 'question'
 }
 
 /** Any other event, shown as it is. */
@@ -66,7 +68,7 @@ export function addEvents(model: SessionModel, events: SessionEvent[]): SessionM
       const key = `${e.executionId}:${e.toolCallId}`
       const call = next.open.get(key)
       if (call) {
-        replaceItem(next, call, { ...call, waitingFor: undefined, result: e })
+        replaceItem(next, call, { ...call, waitingFor: undefined, waitingOn: undefined, result: e })
         next.open.delete(key)
         continue
       }
@@ -74,11 +76,16 @@ export function addEvents(model: SessionModel, events: SessionEvent[]): SessionM
     if (e.type === 'approval-required') {
       // The call asks before it runs: its card waits (the last open call of that tool in that execution).
       const call = [...next.open.values()].reverse().find(c => c.executionId === e.executionId && c.toolName === e.toolName)
-      if (call) replaceItem(next, call, { ...call, waitingFor: e.pendingId })
+      if (call) replaceItem(next, call, { ...call, waitingFor: e.pendingId, waitingOn: 'approval' })
+    }
+    if (e.type === 'question') {
+      // The call that asks (ask_user, or a run_js program parked on a question) is the execution's last open one.
+      const call = [...next.open.values()].reverse().find(c => c.executionId === e.executionId)
+      if (call) replaceItem(next, call, { ...call, waitingFor: e.pendingId, waitingOn: 'question' })
     }
     if (e.type === 'pending-answered') {
       const call = [...next.open.values()].find(c => c.waitingFor === e.pendingId)
-      if (call) replaceItem(next, call, { ...call, waitingFor: undefined })
+      if (call) replaceItem(next, call, { ...call, waitingFor: undefined, waitingOn: undefined })
     }
     if (e.type === 'plan-updated' && (!next.plan || e.plan.executionId >= next.plan.executionId)) next.plan = e.plan
     next.items.push({ kind: 'event', seq: e.seq, event: e })

@@ -23,13 +23,20 @@ export type Data = { text: string } | { bytes: Uint8Array }
 /** What a vfs call may use of its run. */
 export interface VfsCall {
   vfs: Vfs
-  clock: RunClock
+  /** The run's signal and deadline, for searches. */
+  clock: Pick<RunClock, 'signal' | 'deadline'>
   /** The workspace's synchronous text reader, when it has one. */
   readText?: (path: string) => string | undefined
   /** The runner's archive of programs, if any. */
   archiveDir?: string
   /** What the run may still write (bytes, files); every `vfs.write` is charged before it starts. */
   writes?: { charge(path: string, data: string | Uint8Array): void }
+  /**
+   * Does the call elsewhere: in a worker thread, the host thread does it (and journals it under the
+   * guest's name, `vfs.write`, with the guest's arguments, as an in-thread run does). The write
+   * budget is charged here first.
+   */
+  remote?: (name: string, args: unknown[]) => Promise<Answer>
 }
 
 /** One function of the guest's `vfs` object. */
@@ -62,7 +69,7 @@ function outsideArchive<T>(c: VfsCall, asked: unknown[], hits: T[], path: (hit: 
   return hits.filter(hit => !path(hit).startsWith(`${dir}/`))
 }
 
-export const VFS_API: readonly GuestFunction[] = [
+const LOCAL_API: readonly GuestFunction[] = [
   {
     name: 'read',
     args: [{ name: 'path', kind: 'path' }],
@@ -149,6 +156,30 @@ export const VFS_API: readonly GuestFunction[] = [
     },
   },
 ]
+
+/** The guest's `vfs` functions: done here, or by {@link VfsCall.remote} when the run has one. */
+export const VFS_API: readonly GuestFunction[] = LOCAL_API.map(f => ({ ...f, call: f.name === 'write' ? chargedRemote(f) : remote(f) }))
+
+function remote(f: GuestFunction): GuestFunction['call'] {
+  return (c, args) => (c.remote ? c.remote(f.name, args) : f.call(c, args))
+}
+
+/** `vfs.write` elsewhere is charged to the run's write budget here, before it crosses. */
+function chargedRemote(f: GuestFunction): GuestFunction['call'] {
+  return (c, args) => {
+    if (!c.remote) return f.call(c, args)
+    try {
+      const d = args[1] as Data
+      c.writes?.charge(args[0] as string, 'text' in d ? d.text : d.bytes)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return c.remote(f.name, args)
+  }
+}
+
+/** A guest `vfs` function by name, as the host does it for a run elsewhere (no remote, no write budget: charged there). */
+export const LOCAL_VFS_API: ReadonlyMap<string, GuestFunction> = new Map(LOCAL_API.map(f => [f.name, f]))
 
 /** Console methods; each joins its arguments with spaces into one log line. */
 export const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug'] as const

@@ -36,6 +36,8 @@ export interface DispatchOptions {
   clock: RunClock
   /** The run's write budget (host/write-budget.ts), charged by `vfs.write`. */
   writes?: VfsCall['writes']
+  /** The guest's `vfs` calls are done elsewhere (a worker thread's host: see guest-api.ts). */
+  remote?: VfsCall['remote']
   logChars: number
   /**
    * Largest value (UTF-8 bytes) crossing into or out of the guest at once. quickjs-emscripten copies
@@ -89,7 +91,14 @@ export class HostDispatch {
     this.values = new GuestValues(ctx, handles, k, options.maxBytes)
     this.journal = options.journal
     this.vfsCall = options.vfs
-      ? { vfs: options.vfs, clock: options.clock, readText: options.readText, archiveDir: options.archiveDir, writes: options.writes }
+      ? {
+          vfs: options.vfs,
+          clock: options.clock,
+          readText: options.readText,
+          archiveDir: options.archiveDir,
+          writes: options.writes,
+          remote: options.remote,
+        }
       : undefined
   }
 

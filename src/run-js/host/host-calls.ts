@@ -1,7 +1,7 @@
 import type { Vfs } from '../../vfs/types.js'
 import { toGuestError } from '../guest/host-error.js'
 import { stringifyForGuest } from '../guest/host-json.js'
-import type { Answer } from '../guest/guest-api.js'
+import { LOCAL_VFS_API, type Answer, type VfsCall } from '../guest/guest-api.js'
 import type { Journal } from './journal.js'
 import { isRunJsSuspension } from './suspension.js'
 import { validateInput, type BoundTool } from './tools.js'
@@ -29,6 +29,9 @@ export class HostCalls {
   /** The program asked a person or left its journal: no call is answered any more. */
   private parked = false
 
+  /** What the guest API's calls (kind 'guest') use of the run, as an in-thread run's would. */
+  private readonly guest: VfsCall | undefined
+
   constructor(
     private readonly vfs: Vfs | undefined,
     private readonly tools: ReadonlyMap<string, BoundTool>,
@@ -36,7 +39,17 @@ export class HostCalls {
     private readonly journal?: Journal,
     /** A call asks a person (`request`), or the replay left the journal (`diverged`): stop the program. */
     private readonly onPark?: (park: { call: string; request: unknown } | { diverged: GuestError }) => void,
-  ) {}
+    /** The run's deadline (`Date.now()` time) and the runner's archive, for searches. */
+    run: { deadline: number; archiveDir?: string; readText?: VfsCall['readText'] } = { deadline: Infinity },
+  ) {
+    // The write budget is charged where the program runs, before its call crosses (guest-api.ts).
+    this.guest = vfs && {
+      vfs,
+      clock: { signal: this.ended.signal, deadline: run.deadline },
+      archiveDir: run.archiveDir,
+      readText: run.readText,
+    }
+  }
 
   /** Resolves once no call started for the program is running (their outcomes are journaled by then). */
   async quiesce(): Promise<void> {
@@ -49,16 +62,16 @@ export class HostCalls {
   }
 
   /** Answers one call; never rejects. */
-  call(kind: 'vfs' | 'tool' | 'archive', name: string, args: unknown[]): Promise<HostCallAnswer> {
-    // The runner's archive is not the program's: never journaled (an in-thread run archives directly too).
+  call(kind: 'guest' | 'vfs' | 'tool' | 'archive', name: string, args: unknown[]): Promise<HostCallAnswer> {
+    // The runner's own file operations (archive, modules) are not the program's: never journaled (in-thread they are direct too).
     if (kind === 'archive') return this.live('vfs', name, args).then(a => ('parked' in a ? refusedAsk(`vfs.${name}`) : a))
     if (this.parked) return new Promise(() => {}) // the program is being stopped
-    // Named as the program sees it: `external_ask_user`, `vfs.writeFile` (the Vfs method behind `vfs.write`).
+    // Named as the program sees it: `external_ask_user`, `vfs.write` (a 'vfs' call by its method: `vfs.writeFile`).
     const call = kind === 'tool' ? (this.tools.get(name)?.globalName ?? name) : `vfs.${name}`
     const journal = this.journal
     if (!journal || !Array.isArray(args)) return this.live(kind, name, args).then(a => ('parked' in a ? refusedAsk(call) : a))
     // A search's deadline is the run's own, different on every run: not part of what must match.
-    const compared = SEARCHES.has(name) && isObject(args[1]) ? [args[0], { ...args[1], deadline: 0 }] : args
+    const compared = kind === 'vfs' && SEARCHES.has(name) && isObject(args[1]) ? [args[0], { ...args[1], deadline: 0 }] : args
     const turn = journal.next(call, compared)
     if ('replay' in turn) return Promise.resolve({ ok: true, value: fromAnswer(turn.replay, kind) })
     if ('replayError' in turn) return Promise.resolve({ ok: false, error: turn.replayError })
@@ -74,7 +87,7 @@ export class HostCalls {
         this.park({ call, request: answer.parked })
         return answer
       }
-      journal.record(index, answer.ok ? { answer: toAnswer(answer.value) } : { error: answer.error })
+      journal.record(index, answer.ok ? { answer: toAnswer(answer.value, kind) } : { error: answer.error })
       return answer
     })
     this.working.add(work)
@@ -102,16 +115,29 @@ export class HostCalls {
   }
 
   /** Does the call; `parked` holds what a host function that waits for a person asks. */
-  private async live(kind: 'vfs' | 'tool', name: string, args: unknown[]): Promise<HostCallAnswer | Parked> {
+  private async live(kind: 'guest' | 'vfs' | 'tool', name: string, args: unknown[]): Promise<HostCallAnswer | Parked> {
     try {
       if (this.ended.signal.aborted) throw new Error('the run has ended')
       if (!Array.isArray(args)) throw new TypeError('the arguments of a host call must be an array')
-      const value = kind === 'tool' ? await this.callTool(name, args[0]) : await this.callVfs(name, args)
+      const value =
+        kind === 'tool'
+          ? await this.callTool(name, args[0])
+          : kind === 'guest'
+            ? await this.callGuest(name, args)
+            : await this.callVfs(name, args)
       return { ok: true, value }
     } catch (error) {
       if (!isRunJsSuspension(error)) return { ok: false, error: toGuestError(error) }
       return { parked: error.request }
     }
+  }
+
+  /** A function of the program's `vfs` object, done here as an in-thread run does it (its answer crosses as is). */
+  private callGuest(name: string, args: unknown[]): Promise<Answer> {
+    const f = LOCAL_VFS_API.get(name)
+    const c = this.guest
+    if (!c || !f) throw named('NotAllowedError', `vfs.${name} is not available to this program`)
+    return f.call(c, args)
   }
 
   private callVfs(method: string, args: unknown[]): Promise<unknown> {
@@ -147,8 +173,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
-/** An executor's answer value as the journal keeps it. */
-function toAnswer(value: unknown): Answer {
+/** An executor's answer value as the journal keeps it (an in-thread run's answer: a tool's value as JSON, not its text). */
+function toAnswer(value: unknown, kind: 'guest' | 'vfs' | 'tool'): Answer {
+  if (kind === 'guest') return value as Answer
+  if (kind === 'tool') return value === '' ? { kind: 'none' } : { kind: 'json', value: JSON.parse(value as string) }
   if (value === undefined) return { kind: 'none' }
   if (typeof value === 'string') return { kind: 'text', text: value }
   if (value instanceof Uint8Array) return { kind: 'bytes', bytes: value }
@@ -156,7 +184,8 @@ function toAnswer(value: unknown): Answer {
 }
 
 /** A journaled answer as the executor takes it (a tool's value is its JSON text, '' for undefined). */
-function fromAnswer(answer: Answer, kind: 'vfs' | 'tool'): unknown {
+function fromAnswer(answer: Answer, kind: 'guest' | 'vfs' | 'tool'): unknown {
+  if (kind === 'guest') return answer
   if (kind === 'tool' && answer.kind !== 'text') return answer.kind === 'json' ? (JSON.stringify(answer.value) ?? '') : ''
   switch (answer.kind) {
     case 'none':

@@ -1,5 +1,6 @@
 import type { Answer } from '../guest/guest-api.js'
 import { utf8Length } from '../guest/host-json.js'
+import { isLegacyJournal, isLegacyModuleRead, legacyAnswer, legacyCall, legacyRemoval } from './journal-legacy.js'
 import type { GuestError, RunJsJournal, RunJsJournalCall, RunJsJournalLimits, RunJsResume } from '../types.js'
 
 /** Bounds of a journal unless the run says otherwise (see docs/run-js.md, "Programs that ask and wait"). */
@@ -42,8 +43,15 @@ export class Journal {
   full = false
   /** The index of the call that parked the program, once one did. */
   waiting: number | undefined
+  /** Recorded by a worker thread before calls were named as the guest names them (journal-legacy.ts). */
+  private readonly legacy: boolean
 
-  constructor(limits: RunJsJournalLimits | undefined, resume?: RunJsResume) {
+  constructor(
+    limits: RunJsJournalLimits | undefined,
+    resume?: RunJsResume,
+    /** The runner's archive: a search replayed from a journal of before the change leaves it out (journal-legacy.ts). */
+    private readonly archiveDir?: string,
+  ) {
     this.limits = { ...DEFAULT_JOURNAL_LIMITS, ...limits }
     this.resume = resume
     const from = resume?.journal
@@ -51,6 +59,7 @@ export class Journal {
     // Copies: the caller's journal is never changed.
     this.calls = from ? from.calls.map(c => ({ ...c })) : []
     this.recorded = this.calls.length
+    this.legacy = isLegacyJournal(this.calls)
     this.bytes = this.calls.reduce((n, c) => n + entryBytes(c), 0)
   }
 
@@ -80,27 +89,28 @@ export class Journal {
 
   /** The next host call of the program: replayed, live, or diverged. */
   next(call: string, args: readonly unknown[]): Turn {
-    const i = this.position++
+    let i = this.position++
     const print = fingerprint(args)
     if (i < this.recorded) {
-      const entry = this.calls[i]
-      if (entry.call !== call || entry.args !== print)
+      let entry = this.calls[i]
+      if (this.legacy && i === 0) {
+        // A journal of before the change: the modules read ahead of the first call come first (journal-legacy.ts).
+        const own = (e: RunJsJournalCall) => matches(e, call, print) || matchesLegacy(e, call, args)
+        while (i < this.recorded - 1 && isLegacyModuleRead(this.calls[i]) && !own(this.calls[i])) i++
+        this.position = i + 1
+        entry = this.calls[i]
+      }
+      if (!matches(entry, call, print)) {
+        const legacy = this.legacy ? this.legacyTurn(i, call, args) : undefined
+        if (legacy) return legacy
         return {
           diverged: diverged(
             `host call ${i + 1} of the resumed program is ${call}(${shown(print)}), but the journal recorded ${entry.call}(${shown(entry.args)}); ` +
               'a resumed program must make the same calls with the same arguments, so nothing was done',
           ),
         }
-      const asked = this.resume?.journal.waiting === i
-      if (asked) {
-        const a = this.resume!.answer
-        delete entry.asked
-        if ('retry' in a) return { live: i }
-        if ('error' in a) return this.settleReplay(i, { error: a.error })
-        return this.settleReplay(i, { answer: a.value === undefined ? { kind: 'none' } : { kind: 'json', value: a.value } })
       }
-      if (entry.answer === undefined) return { live: i } // asked too, but not the one answered: ask again
-      return 'error' in entry.answer ? { replayError: entry.answer.error } : { replay: decode(entry.answer) }
+      return this.replayAt(i)
     }
     if (this.full || this.calls.length >= this.limits.maxCalls) return this.overflow()
     const entry: RunJsJournalCall = { call, args: print }
@@ -108,6 +118,39 @@ export class Journal {
     if (this.bytes > this.limits.maxBytes) return this.overflow()
     this.calls.push(entry)
     return { live: this.calls.length - 1 }
+  }
+
+  /** A recorded call the program made again: its answer, or the person's for the call that asked. */
+  private replayAt(i: number): Turn {
+    const entry = this.calls[i]
+    if (this.resume?.journal.waiting === i) {
+      const a = this.resume.answer
+      delete entry.asked
+      if ('retry' in a) return { live: i }
+      if ('error' in a) return this.settleReplay(i, { error: a.error })
+      return this.settleReplay(i, { answer: a.value === undefined ? { kind: 'none' } : { kind: 'json', value: a.value } })
+    }
+    if (entry.answer === undefined) return { live: i } // asked too, but not the one answered: ask again
+    if ('error' in entry.answer) return { replayError: entry.answer.error }
+    // A tool's answer as its JSON text: how worker threads recorded it before the change (journal-legacy.ts).
+    if ('text' in entry.answer && entry.call.startsWith('external_')) return legacyToolAnswer(entry.answer.text)
+    return { replay: decode(entry.answer) }
+  }
+
+  /** A guest call replayed against the `Vfs` method(s) a worker thread recorded for it before the change. */
+  private legacyTurn(i: number, call: string, args: readonly unknown[]): Turn | undefined {
+    const form = legacyCall(call, args)
+    if (!form || !matches(this.calls[i], form[0], fingerprint(form[1]))) return undefined
+    let turn = this.replayAt(i)
+    if (call === 'vfs.remove' && 'replay' in turn) {
+      // `vfs.remove` was a `vfs.stat` and then a `vfs.deleteFile` or `vfs.rmdir`: both must be there.
+      if (turn.replay.kind !== 'json') return undefined
+      const [name, second] = legacyRemoval(args, turn.replay.value)
+      if (i + 1 >= this.recorded || !matches(this.calls[i + 1], name, fingerprint(second))) return undefined
+      this.position = i + 2
+      turn = this.replayAt(i + 1)
+    }
+    return 'replay' in turn ? { replay: legacyAnswer(call, args, turn.replay, this.archiveDir) } : turn
   }
 
   /** The outcome of a live call. */
@@ -159,6 +202,24 @@ export class Journal {
   private overflow(): Turn {
     this.full = true
     return { live: -1 }
+  }
+}
+
+function matches(entry: RunJsJournalCall, call: string, print: string): boolean {
+  return entry.call === call && entry.args === print
+}
+
+function matchesLegacy(entry: RunJsJournalCall, call: string, args: readonly unknown[]): boolean {
+  const form = legacyCall(call, args)
+  return form !== undefined && matches(entry, form[0], fingerprint(form[1]))
+}
+
+function legacyToolAnswer(text: string): Turn {
+  if (text === '') return { replay: { kind: 'none' } }
+  try {
+    return { replay: { kind: 'json', value: JSON.parse(text) as unknown } }
+  } catch {
+    return { diverged: diverged('the journal holds a tool answer that is not JSON; it cannot be replayed') }
   }
 }
 

@@ -51,8 +51,8 @@ export interface CallMessage {
   type: 'call'
   run: number
   call: number
-  kind: 'vfs' | 'tool' | 'archive'
-  /** The workspace method or the tool id. */
+  kind: 'vfs' | 'guest' | 'tool' | 'archive'
+  /** The workspace method, the guest's vfs function (`write`) or the tool id. */
   name: string
   args: unknown[]
 }

@@ -16,6 +16,7 @@ import { HOST_VFS_METHODS } from '../../run-js/host/host-calls.js'
 import { createRunner, runnerEnv } from '../../run-js/index.js'
 import { runProgram, type RunEnv } from '../../run-js/run.js'
 import type { RunJsToolFunction } from '../../run-js/types.js'
+import type { Answer } from '../../run-js/guest/guest-api.js'
 import type { Vfs } from '../../vfs/types.js'
 import type { AnswerMessage, CallMessage, FromWorker, RunMessage, ToWorker, WireError } from './protocol.js'
 
@@ -54,7 +55,10 @@ function poolFor(memoryBytes: number): InstancePool {
  */
 const standIns = new Map<string, Vfs>()
 const MAX_STAND_INS = 64
-/** The program's stand-in (`vfs`), or the archive's (`archive`: its calls are outside the run's journal). */
+/**
+ * The program's stand-in (`vfs`: the guest API's calls cross as `guest` calls instead, see run()), or the
+ * runner's (`archive`: the archive and the modules read ahead, outside the run's journal).
+ */
 function standInFor(id: number, kind: 'vfs' | 'archive' = 'vfs'): Vfs {
   const key = `${kind}:${id}`
   let vfs = standIns.get(key)
@@ -133,8 +137,11 @@ async function run(message: RunMessage): Promise<void> {
       imports: message.imports,
       pool: poolFor(message.limits.memoryBytes),
     })
-    if (message.clock) env.determinism = replayedClock(message.run, message.clock)
-    if (message.vfs !== undefined) env.archiveVfs = standInFor(message.vfs, 'archive')
+    // The guest's vfs calls cross as they are (`vfs.write` and its arguments): the host does them and
+    // journals them under the same names as an in-thread run, so either can resume the other's journal.
+    const remote = (name: string, args: unknown[]) => ask(message.run, 'guest', name, args) as Promise<Answer>
+    env.elsewhere = { remote, ...(message.clock ? { determinism: replayedClock(message.run, message.clock) } : {}) }
+    if (message.vfs !== undefined) env.runnerVfs = standInFor(message.vfs, 'archive')
     // The host queued the run: it gets what is left of its time, and a timeout still names its limit.
     const result = await currentRun.run(message.run, () => runProgram(env, message.code, controller.signal, message.timeLeftMs))
     send({ type: 'done', run: message.run, result })
@@ -156,7 +163,10 @@ async function run(message: RunMessage): Promise<void> {
 }
 
 /** A journaled run's clock: the recorded readings first, then this thread's; every reading is reported, in order with the calls. */
-function replayedClock(run: number, { seed, times }: NonNullable<RunMessage['clock']>): NonNullable<RunEnv['determinism']> {
+function replayedClock(
+  run: number,
+  { seed, times }: NonNullable<RunMessage['clock']>,
+): NonNullable<NonNullable<RunEnv['elsewhere']>['determinism']> {
   let next = 0
   return {
     seed,
