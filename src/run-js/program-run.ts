@@ -212,7 +212,7 @@ export class ProgramRun {
       // A waiting guest (a promise that never settles, a tool that never returns) is ended here.
       this.clock.onStop(stop => this.settle?.({ kind: 'stopped', stop }))
       if (this.poisoned) return this.settle({ kind: 'host', error: this.hostError })
-      const started = this.guard(() => this.ctx.callFunction(program, this.ctx.undefined))
+      const started = this.guard(() => this.k.callFunction(program, this.ctx.undefined))
       if (!started) return
       if (started.error) return this.settleWithError(started.error)
       this.promise = this.handles.manage(started.value)
