@@ -60,8 +60,10 @@ export class Intrinsics {
   constructor(
     private readonly ctx: QuickJSContext,
     private readonly handles: HandleScope,
+    /** False: quickjs-emscripten's public API only (what runs where its internals differ; tests compare both). */
+    direct = true,
   ) {
-    this.direct = DirectCalls.open(ctx, NAMES)
+    this.direct = direct ? DirectCalls.open(ctx, NAMES) : undefined
     for (const [owner, keys] of Object.entries(CAPTURED) as Array<[Owner, readonly string[]]>) {
       const o = handles.manage(this.getProp(ctx.global, owner))
       this.captured.set(owner, o)
