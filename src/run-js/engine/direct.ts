@@ -1,4 +1,4 @@
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import { Lifetime, WeakLifetime, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten-core'
 
 /**
  * Direct calls into QuickJS for what every run does many times: property keys the host names
@@ -47,6 +47,14 @@ interface Ffi {
   QTS_NewPromiseCapability(ctx: Ptr, resolvers: Ptr): Ptr
   QTS_ExecutePendingJob(rt: Ptr, max: number, lastContext: Ptr): Ptr
   QTS_FreeValuePointerRuntime(rt: Ptr, value: Ptr): void
+  QTS_ArgvGetJSValueConstPointer(argv: Ptr, index: number): Ptr
+  QTS_DupValuePointer(ctx: Ptr, value: Ptr): Ptr
+  QTS_Throw(ctx: Ptr, error: Ptr): Ptr
+}
+
+/** The context's side of QuickJS → host calls (the module looks it up by context pointer on every call). */
+interface ContextCallbacks {
+  callFunction(ctx: Ptr, self: Ptr, argc: number, argv: Ptr, hostRefId: number): Ptr
 }
 
 /** The parts of a `QuickJSContext` this reads (protected in its types). */
@@ -54,8 +62,10 @@ interface ContextInside {
   ffi: Ffi
   ctx: { value: Ptr }
   rt: { value: Ptr }
-  memory: { heapValueHandle(ptr: Ptr): QuickJSHandle }
-  runtime: { hostRefs: { put(value: unknown): number; delete(id: number): void } }
+  memory: { heapValueHandle(ptr: Ptr): QuickJSHandle; copyJSValue(ptr: Ptr): Ptr; freeJSValue(ptr: Ptr): void }
+  runtime: { hostRefs: { put(value: unknown): number; get(id: number): unknown; delete(id: number): void } }
+  cToHostCallbacks: ContextCallbacks
+  errorToHandle(error: unknown): QuickJSHandle
 }
 
 /** A call's outcome, as `ctx.callFunction` gives it (only `value` and `error` are read). */
@@ -170,6 +180,8 @@ export class DirectCalls {
   private readonly undefinedPtr: Ptr
   /** The argument slots as words, made once (the capped memory never grows; checked anyway). */
   private words: Int32Array | undefined
+  /** quickjs-emscripten's own callback, put back at {@link close}. */
+  private readonly publicCall: ContextCallbacks['callFunction']
   /** `ctx.undefined`, for calls. */
   readonly undefinedHandle: QuickJSHandle
 
@@ -186,6 +198,50 @@ export class DirectCalls {
     m.HEAPU8.set(table.bytes, this.names)
     this.undefinedPtr = inside.ffi.QTS_GetUndefined()
     this.undefinedHandle = ctx.undefined
+    this.publicCall = inside.cToHostCallbacks.callFunction
+    inside.cToHostCallbacks.callFunction = this.hostCall
+  }
+
+  /**
+   * QuickJS calling a host function of this context: what quickjs-emscripten's own callback does for a
+   * synchronous module (borrowed handles for `this` and the arguments, the result duplicated for QuickJS
+   * or the error thrown), without a generator, a scope and their objects per call.
+   */
+  private readonly hostCall = (ctxPtr: Ptr, thisPtr: Ptr, argc: number, argv: Ptr, hostRefId: number): Ptr => {
+    const { ffi, ctx, memory, runtime } = this.inside
+    if (ctxPtr !== ctx.value) throw new Error('QuickJSContext instance received C -> JS call with mismatched ctx')
+    const fn = runtime.hostRefs.get(hostRefId)
+    if (typeof fn !== 'function') throw new Error(`Host reference ${hostRefId} is not a function`)
+    const self = new WeakLifetime(thisPtr, memory.copyJSValue, memory.freeJSValue, runtime as never) as unknown as QuickJSHandle
+    const args = new Array<QuickJSHandle>(argc)
+    for (let i = 0; i < argc; i++)
+      args[i] = new WeakLifetime(
+        ffi.QTS_ArgvGetJSValueConstPointer(argv, i),
+        memory.copyJSValue,
+        memory.freeJSValue,
+        runtime as never,
+      ) as unknown as QuickJSHandle
+    try {
+      const result = (fn as HostFunction).apply(self, args)
+      if (!result) return 0
+      if ('error' in result && result.error) throw result.error
+      const handle = result instanceof Lifetime ? (result as QuickJSHandle) : (result as unknown as { value: QuickJSHandle }).value
+      try {
+        return ffi.QTS_DupValuePointer(ctx.value, handle.value)
+      } finally {
+        handle.dispose()
+      }
+    } catch (error) {
+      const handle = this.inside.errorToHandle(error)
+      try {
+        return ffi.QTS_Throw(ctx.value, handle.value)
+      } finally {
+        handle.dispose()
+      }
+    } finally {
+      self.dispose()
+      for (const a of args) a.dispose()
+    }
   }
 
   /** Direct calls for `ctx`, or undefined where quickjs-emscripten's internals are not the ones this knows. */
@@ -200,6 +256,14 @@ export class DirectCalls {
       typeof inside.rt?.value !== 'number' ||
       typeof inside.memory?.heapValueHandle !== 'function' ||
       typeof inside.runtime?.hostRefs?.put !== 'function' ||
+      typeof inside.runtime.hostRefs.get !== 'function' ||
+      typeof inside.memory.copyJSValue !== 'function' ||
+      typeof inside.memory.freeJSValue !== 'function' ||
+      typeof inside.cToHostCallbacks?.callFunction !== 'function' ||
+      typeof inside.errorToHandle !== 'function' ||
+      typeof ffi.QTS_ArgvGetJSValueConstPointer !== 'function' ||
+      typeof ffi.QTS_DupValuePointer !== 'function' ||
+      typeof ffi.QTS_Throw !== 'function' ||
       typeof m._malloc !== 'function' ||
       typeof m._free !== 'function' ||
       !(m.HEAPU8 instanceof Uint8Array) ||
@@ -220,6 +284,7 @@ export class DirectCalls {
   /** Frees the block. Nothing may be called after this. */
   close(): void {
     if (!this.block) return
+    this.inside.cToHostCallbacks.callFunction = this.publicCall
     this.inside.ffi.module._free(this.block)
     this.block = 0
   }
