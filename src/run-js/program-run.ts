@@ -153,7 +153,7 @@ export class ProgramRun {
 
   /** Compiles the wrapped program to the async function it defines, or the guest's error. */
   compile(source: string): { fn: QuickJSHandle } | { error: RunJsError } {
-    const result = this.guard(() => this.ctx.evalCode(source, PROGRAM_FILE))
+    const result = this.guard(() => this.k.evalCode(source, PROGRAM_FILE))
     if (!result || result.error) return { error: this.compileError(result) }
     if (this.k.typeof(result.value) !== 'function') {
       // The source broke out of the wrapper (e.g. `}); x; (() => {`): refuse it rather than guess.

@@ -1,4 +1,6 @@
 import { Lifetime, WeakLifetime, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten-core'
+import { Deferred, type CallResult, type HostFunction } from './deferred.js'
+import type { NameTable } from './names.js'
 
 /**
  * Direct calls into QuickJS for what every run does many times: property keys the host names
@@ -19,6 +21,9 @@ interface EmscriptenModule {
   _free(ptr: Ptr): void
   HEAPU8: Uint8Array
   UTF8ToString(ptr: Ptr): string
+  lengthBytesUTF8(s: string): number
+  stringToUTF8(s: string, ptr: Ptr, max: number): void
+  _QTS_Eval(ctx: Ptr, code: Ptr, length: number, filename: Ptr, detectModule: number, flags: number): Ptr
   _QTS_NewFunction(ctx: Ptr, name: Ptr, length: number, isConstructor: number, hostRefId: number): Ptr
   _QTS_DefineProp(
     ctx: Ptr,
@@ -68,21 +73,6 @@ interface ContextInside {
   errorToHandle(error: unknown): QuickJSHandle
 }
 
-/** A call's outcome, as `ctx.callFunction` gives it (only `value` and `error` are read). */
-export type CallResult = { value: QuickJSHandle; error?: undefined } | { error: QuickJSHandle; value?: undefined }
-
-/** The host side of a guest function, as `ctx.newFunction` takes it. */
-export type HostFunction = (this: QuickJSHandle, ...args: QuickJSHandle[]) => QuickJSHandle | { error: QuickJSHandle } | undefined | void
-
-/** A guest promise the host settles: {@link Deferred} or quickjs-emscripten's `QuickJSDeferredPromise`. */
-export interface GuestDeferred {
-  readonly handle: QuickJSHandle
-  readonly alive: boolean
-  resolve(value: QuickJSHandle): void
-  reject(value: QuickJSHandle): void
-  dispose(): void
-}
-
 /** Arguments a direct call can pass (more go through `ctx.callFunction`). */
 const ARGV_SLOTS = 8
 /** Words the block holds before the names: argument slots, then two out-slots. */
@@ -96,81 +86,6 @@ const TYPES = new Map<number, string>(
     t,
   ]),
 )
-
-/**
- * A guest promise and its resolvers (as `ctx.newPromise` gives, without a host promise per call). `resolve`
- * and `reject` throw if QuickJS fails to run them (the run was interrupted): the caller treats that as a host error.
- */
-export class Deferred implements GuestDeferred {
-  constructor(
-    private readonly direct: DirectCalls,
-    readonly handle: QuickJSHandle,
-    private readonly resolveFn: QuickJSHandle,
-    private readonly rejectFn: QuickJSHandle,
-  ) {}
-
-  get alive(): boolean {
-    return this.handle.alive || this.resolveFn.alive || this.rejectFn.alive
-  }
-
-  resolve(value: QuickJSHandle): void {
-    this.settle(this.resolveFn, value)
-  }
-
-  reject(value: QuickJSHandle): void {
-    this.settle(this.rejectFn, value)
-  }
-
-  private settle(fn: QuickJSHandle, value: QuickJSHandle): void {
-    if (!fn.alive) return
-    const r = this.direct.call(fn, this.direct.undefinedHandle, value)
-    if (r.error) {
-      r.error.dispose()
-      throw new Error('run_js: QuickJS could not settle a guest promise')
-    }
-    r.value.dispose()
-    this.disposeResolvers()
-  }
-
-  dispose(): void {
-    if (this.handle.alive) this.handle.dispose()
-    this.disposeResolvers()
-  }
-
-  private disposeResolvers(): void {
-    if (this.resolveFn.alive) this.resolveFn.dispose()
-    if (this.rejectFn.alive) this.rejectFn.dispose()
-  }
-}
-
-/** Names as NUL-terminated UTF-8, one table, made once per list of names. */
-export class NameTable {
-  readonly bytes: Uint8Array
-  private readonly offsets = new Map<string, number>()
-
-  constructor(names: Iterable<string>) {
-    const encoder = new TextEncoder()
-    const parts: Uint8Array[] = []
-    let length = 0
-    for (const name of new Set(names)) {
-      if (name.includes('\u0000')) throw new Error(`a name with NUL: ${JSON.stringify(name)}`)
-      const bytes = encoder.encode(name)
-      this.offsets.set(name, length)
-      parts.push(bytes)
-      length += bytes.length + 1
-    }
-    this.bytes = new Uint8Array(length)
-    let at = 0
-    for (const p of parts) {
-      this.bytes.set(p, at)
-      at += p.length + 1
-    }
-  }
-
-  offset(name: string): number | undefined {
-    return this.offsets.get(name)
-  }
-}
 
 /** Direct calls for one context, with the table's names copied into its memory. */
 export class DirectCalls {
@@ -268,6 +183,9 @@ export class DirectCalls {
       typeof m._free !== 'function' ||
       !(m.HEAPU8 instanceof Uint8Array) ||
       typeof m.UTF8ToString !== 'function' ||
+      typeof m.lengthBytesUTF8 !== 'function' ||
+      typeof m.stringToUTF8 !== 'function' ||
+      typeof m._QTS_Eval !== 'function' ||
       typeof m._QTS_NewFunction !== 'function' ||
       typeof m._QTS_DefineProp !== 'function' ||
       typeof ffi.QTS_NewString !== 'function' ||
@@ -341,6 +259,8 @@ export class DirectCalls {
     }
   }
 
+  private readonly settleCall = (fn: QuickJSHandle, value: QuickJSHandle): CallResult => this.call(fn, this.undefinedHandle, value)
+
   /** Calls `fn` with `self` and `args` (as `ctx.callFunction`). */
   call(fn: QuickJSHandle, self: QuickJSHandle, ...args: QuickJSHandle[]): CallResult {
     if (args.length > ARGV_SLOTS || !this.block) return this.ctx.callFunction(fn, self, ...args)
@@ -362,6 +282,31 @@ export class DirectCalls {
     let words = this.words
     if (!words || words.buffer !== heap.buffer) words = this.words = new Int32Array(heap.buffer, heap.byteOffset + this.argv, WORDS)
     return words
+  }
+
+  /**
+   * Evaluates `code` as a global script named `filename` (a table name), as `ctx.evalCode(code, filename)`
+   * does: the value, or the guest's exception.
+   */
+  evalCode(code: string, filename: string): CallResult {
+    const { ffi, ctx, memory } = this.inside
+    const m = ffi.module
+    const length = m.lengthBytesUTF8(code)
+    const chars = m._malloc(length + 1)
+    if (!chars) throw new Error('run_js: QuickJS could not allocate the program')
+    let result: Ptr
+    try {
+      m.stringToUTF8(code, chars, length + 1)
+      result = m._QTS_Eval(ctx.value, chars, length, this.name(filename), 1, 0)
+    } finally {
+      m._free(chars)
+    }
+    const error = ffi.QTS_ResolveException(ctx.value, result)
+    if (error) {
+      ffi.QTS_FreeValuePointer(ctx.value, result)
+      return { error: memory.heapValueHandle(error) }
+    }
+    return { value: memory.heapValueHandle(result) }
   }
 
   /** `typeof` of a guest value (as `ctx.typeof`, without decoding the C string). */
@@ -393,7 +338,12 @@ export class DirectCalls {
     if (!this.block) throw new Error('run_js: the direct calls were closed')
     const words = this.slots()
     const promise = ffi.QTS_NewPromiseCapability(ctx.value, this.argv + OUT * 4)
-    return new Deferred(this, memory.heapValueHandle(promise), memory.heapValueHandle(words[OUT]), memory.heapValueHandle(words[OUT + 1]))
+    return new Deferred(
+      this.settleCall,
+      memory.heapValueHandle(promise),
+      memory.heapValueHandle(words[OUT]),
+      memory.heapValueHandle(words[OUT + 1]),
+    )
   }
 
   /**

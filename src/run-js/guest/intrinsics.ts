@@ -1,6 +1,9 @@
 import type { QuickJSContext, QuickJSHandle, Scope as HandleScope } from 'quickjs-emscripten-core'
-import { DirectCalls, NameTable, type CallResult, type GuestDeferred, type HostFunction } from '../engine/direct.js'
+import { DirectCalls } from '../engine/direct.js'
+import type { CallResult, GuestDeferred, HostFunction } from '../engine/deferred.js'
+import { NameTable } from '../engine/names.js'
 import { CONSOLE_METHODS, VFS_API } from './guest-api.js'
+import { PROGRAM_FILE } from './guest-error.js'
 
 /**
  * The built-ins the host relies on inside a guest context, taken before any guest code runs: a guest
@@ -19,7 +22,13 @@ type Owner = keyof typeof CAPTURED
 type Captured = `${Owner}.${(typeof CAPTURED)[Owner][number]}` | Owner | 'Uint8Array' | 'ArrayBuffer' | 'TypeError' | 'Error'
 const GLOBALS = ['Uint8Array', 'ArrayBuffer', 'TypeError', 'Error'] as const
 
-/** Every name the host itself uses as a key or function name in a run (tools' names are the runner's: not here). */
+/** What the constructor reads, in order: an owner from the global, then its keys (made once, not per run). */
+const CAPTURE = Object.entries(CAPTURED).map(([owner, keys]) => ({
+  owner: owner as Owner,
+  keys: keys.map(key => ({ key, name: `${owner}.${key}` as Captured })),
+}))
+
+/** Every name the host itself uses as a key, function name or file name in a run (tools' names are the runner's: not here). */
 const NAMES = new NameTable([
   ...Object.entries(CAPTURED).flat(2),
   ...GLOBALS,
@@ -27,6 +36,7 @@ const NAMES = new NameTable([
   'console',
   ...VFS_API.map(f => f.name),
   ...CONSOLE_METHODS,
+  PROGRAM_FILE,
 ])
 
 /**
@@ -64,10 +74,10 @@ export class Intrinsics {
     direct = true,
   ) {
     this.direct = direct ? DirectCalls.open(ctx, NAMES) : undefined
-    for (const [owner, keys] of Object.entries(CAPTURED) as Array<[Owner, readonly string[]]>) {
+    for (const { owner, keys } of CAPTURE) {
       const o = handles.manage(this.getProp(ctx.global, owner))
       this.captured.set(owner, o)
-      for (const key of keys) this.captured.set(`${owner}.${key}` as Captured, handles.manage(this.getProp(o, key)))
+      for (const { key, name } of keys) this.captured.set(name, handles.manage(this.getProp(o, key)))
     }
     for (const name of GLOBALS) this.captured.set(name, handles.manage(this.getProp(ctx.global, name)))
   }
@@ -96,6 +106,12 @@ export class Intrinsics {
   /** A guest function named `name` that calls `fn` on the host. */
   newFunction(name: string, fn: HostFunction): QuickJSHandle {
     return this.direct?.has(name) ? this.direct.newFunction(name, fn) : this.ctx.newFunction(name, fn)
+  }
+
+  /** Evaluates a script as `ctx.evalCode(code, filename)` (a global script; `filename` one of the run's own names). */
+  evalCode(code: string, filename: string): CallResult {
+    if (this.direct?.has(filename)) return this.direct.evalCode(code, filename)
+    return this.ctx.evalCode(code, filename)
   }
 
   /** `typeof` of a guest value. */

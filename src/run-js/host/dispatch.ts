@@ -1,5 +1,5 @@
 import type { QuickJSContext, QuickJSHandle, Scope as HandleScope } from 'quickjs-emscripten-core'
-import type { GuestDeferred } from '../engine/direct.js'
+import type { GuestDeferred } from '../engine/deferred.js'
 import type { Vfs } from '../../vfs/types.js'
 import type { RunClock } from '../engine/clock.js'
 import { installGuestGlobals, type HostReturn } from '../guest/bootstrap.js'
