@@ -153,9 +153,9 @@ export class ProgramRun {
 
   /** Compiles the wrapped program to the async function it defines, or the guest's error. */
   compile(source: string): { fn: QuickJSHandle } | { error: RunJsError } {
-    const result = this.guard(() => this.ctx.evalCode(source, PROGRAM_FILE))
+    const result = this.guard(() => this.k.evalCode(source, PROGRAM_FILE))
     if (!result || result.error) return { error: this.compileError(result) }
-    if (this.ctx.typeof(result.value) !== 'function') {
+    if (this.k.typeof(result.value) !== 'function') {
       // The source broke out of the wrapper (e.g. `}); x; (() => {`): refuse it rather than guess.
       result.value.dispose()
       return { error: { name: 'SyntaxError', message: 'the program is not a function body (unbalanced brackets?)' } }
@@ -212,7 +212,7 @@ export class ProgramRun {
       // A waiting guest (a promise that never settles, a tool that never returns) is ended here.
       this.clock.onStop(stop => this.settle?.({ kind: 'stopped', stop }))
       if (this.poisoned) return this.settle({ kind: 'host', error: this.hostError })
-      const started = this.guard(() => this.ctx.callFunction(program, this.ctx.undefined))
+      const started = this.guard(() => this.k.callFunction(program, this.ctx.undefined))
       if (!started) return
       if (started.error) return this.settleWithError(started.error)
       this.promise = this.handles.manage(started.value)
@@ -260,7 +260,7 @@ export class ProgramRun {
   private pump(): void {
     if (this.finished || !this.promise || !this.settle) return
     const stoppedBefore = this.clock.stop !== undefined
-    const jobs = this.guard(() => this.rt.executePendingJobs())
+    const jobs = this.guard(() => this.k.executePendingJobs())
     if (!jobs) return
     // Promise reactions swallow the interrupt, so a stop that happened here may have landed inside a job.
     if (this.clock.stop && !stoppedBefore) this.interruptedInJob = true
@@ -289,7 +289,7 @@ export class ProgramRun {
    * guest replaced); primitives are converted on the host.
    */
   private resultJson(value: QuickJSHandle): string | { error: RunJsError } | typeof ENDED {
-    const type = this.ctx.typeof(value)
+    const type = this.k.typeof(value)
     if (type === 'undefined') return UNDEFINED_RESULT
     if (type === 'number') {
       const n = this.ctx.getNumber(value)
@@ -366,6 +366,7 @@ export class ProgramRun {
     try {
       this.rt.setMemoryLimit(-1)
       this.handles.dispose()
+      this.k.close()
       this.rt.removeInterruptHandler()
       if (this.modules) this.rt.removeModuleLoader()
     } catch {
@@ -392,8 +393,7 @@ const ENDED: unique symbol = Symbol('ended')
 /** Interrupt checks allowed while reading the error that ended a run. */
 const READING_BUDGET = 50
 
-const YIELD_EVERY_PUMPS = 256
-const YIELD_EVERY_MS = 8
+const [YIELD_EVERY_PUMPS, YIELD_EVERY_MS] = [256, 8]
 
 function mib(bytes: number): string {
   return `${Math.round(bytes / 1024 / 1024)} MiB`

@@ -1,4 +1,3 @@
-import { createTwoFilesPatch, structuredPatch } from 'diff'
 import type { StoredEntry } from '../contract/store.js'
 import { isWithin } from '../contract/paths.js'
 import type { DiffEntry, DiffOptions, VfsDiff } from './history-types.js'
@@ -7,6 +6,21 @@ import type { DiffEntry, DiffOptions, VfsDiff } from './history-types.js'
 export const MAX_PATCH_BYTES = 1 << 20
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+type DiffLib = Pick<typeof import('diff'), 'createTwoFilesPatch' | 'structuredPatch'>
+let diffLib: Promise<DiffLib> | undefined
+
+/**
+ * The `diff` package, loaded by the first diff: most processes never diff, and loading it (many small
+ * modules) cost ~10 ms of a Node process's start-up, before its first run_js result. Not kept if it failed.
+ */
+function loadDiff(): Promise<DiffLib> {
+  if (!diffLib) {
+    diffLib = import('diff')
+    diffLib.catch(() => (diffLib = undefined))
+  }
+  return diffLib
+}
 
 /** Two states of some paths: what each path held at `from` and at `to` (absent: nothing). */
 export interface DiffSides {
@@ -21,7 +35,8 @@ export interface DiffSides {
  * The diff of two states over the paths that may differ: added, changed, deleted, and moved (a
  * deleted file whose exact content was added elsewhere), with line patches for text.
  */
-export function diffStates(sides: DiffSides, options: DiffOptions = {}): VfsDiff {
+export async function diffStates(sides: DiffSides, options: DiffOptions = {}): Promise<VfsDiff> {
+  const lib = await loadDiff()
   const within = options.paths
   const added: DiffEntry[] = []
   const deleted = new Map<string, StoredEntry>()
@@ -32,9 +47,9 @@ export function diffStates(sides: DiffSides, options: DiffOptions = {}): VfsDiff
     const b = sides.after(path)
     if (!a && !b) continue
     if (a && b && a.kind === b.kind && sameBytes(a.data, b.data)) continue
-    if (!a) added.push(entryOf(path, 'added', undefined, b, options))
+    if (!a) added.push(entryOf(lib, path, 'added', undefined, b, options))
     else if (!b) deleted.set(path, a)
-    else entries.push(entryOf(path, 'changed', a, b, options))
+    else entries.push(entryOf(lib, path, 'changed', a, b, options))
   }
   for (const e of added) {
     const b = sides.after(e.path)!
@@ -54,12 +69,13 @@ export function diffStates(sides: DiffSides, options: DiffOptions = {}): VfsDiff
       binary: e.binary,
     })
   }
-  for (const [path, a] of deleted) entries.push(entryOf(path, 'deleted', a, undefined, options))
+  for (const [path, a] of deleted) entries.push(entryOf(lib, path, 'deleted', a, undefined, options))
   entries.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0))
   return { from: sides.from, to: sides.to, entries }
 }
 
 function entryOf(
+  { structuredPatch, createTwoFilesPatch }: DiffLib,
   path: string,
   status: DiffEntry['status'],
   a: StoredEntry | undefined,

@@ -1,6 +1,85 @@
-import { memoryStore } from '../../src/index.js'
+import { Scope } from 'quickjs-emscripten-core'
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_LIMITS, memoryStore } from '../../src/index.js'
+import { defaultEngine } from '../../src/internal.js'
+import { DirectCalls } from '../../src/run-js/engine/direct.js'
+import { NameTable } from '../../src/run-js/engine/names.js'
+import { memoryPages } from '../../src/run-js/engine/limits.js'
+import { Intrinsics } from '../../src/run-js/guest/intrinsics.js'
 import { describeRunJsHostile } from '../hostile/run-js.js'
 import { describeRunJs } from '../run-js/suite.js'
 
 describeRunJs('node, memory store', async () => ({ store: memoryStore() }))
 describeRunJsHostile('node, memory store', async () => ({ store: memoryStore() }))
+
+/**
+ * The run's QuickJS calls go straight into the module where quickjs-emscripten's internals are the
+ * ones engine/direct.ts knows, and through its public API elsewhere: both must behave alike.
+ */
+describe('run_js direct calls (engine/direct.ts) and the public API agree', () => {
+  for (const direct of [true, false]) {
+    it(direct ? 'direct' : 'public API', async () => {
+      const module = await defaultEngine().instantiate(new WebAssembly.Memory(memoryPages(DEFAULT_LIMITS.memoryBytes)))
+      const rt = module.newRuntime()
+      const ctx = rt.newContext()
+      const scope = new Scope()
+      const k = new Intrinsics(ctx, scope, direct)
+      const other = rt.newContext()
+      const opened = DirectCalls.open(other, new NameTable(['x']))
+      expect(opened).toBeDefined() // Node's release build takes the direct path
+      opened!.close()
+      other.dispose()
+      expect(DirectCalls.open({} as never, new NameTable(['x']))).toBeUndefined()
+      // Keys, functions and calls.
+      const seen: unknown[] = []
+      const fn = scope.manage(k.newFunction('read', (...args) => (seen.push(...args.map(a => ctx.dump(a))), ctx.newString('ok'))))
+      expect(ctx.dump(scope.manage(k.getProp(fn, 'name')))).toBe('read')
+      const o = scope.manage(ctx.newObject())
+      k.setProp(o, 'read', fn)
+      k.defineValue(ctx.global, 'vfs', o, false, false)
+      const probe = scope.manage(
+        ctx.unwrapResult(
+          ctx.evalCode(
+            `(a) => [vfs.read(a, 2), Object.getOwnPropertyDescriptor(globalThis, 'vfs').writable, Object.getOwnPropertyDescriptor(globalThis, 'vfs').configurable]`,
+          ),
+        ),
+      )
+      const arg = scope.manage(ctx.newString('p'))
+      const called = k.callFunction(probe, ctx.undefined, arg)
+      expect(ctx.dump(scope.manage(called.value!))).toEqual(['ok', false, false])
+      expect(seen).toEqual(['p', 2])
+      const thrower = scope.manage(ctx.unwrapResult(ctx.evalCode(`() => { throw new TypeError('no') }`)))
+      const thrown = k.callFunction(thrower, ctx.undefined)
+      expect(ctx.dump(scope.manage(thrown.error!))).toMatchObject({ name: 'TypeError', message: 'no' })
+      // typeof, a string's length.
+      for (const [src, type] of [
+        ['undefined', 'undefined'],
+        ['null', 'object'],
+        ['1', 'number'],
+        ['"é"', 'string'],
+        ['true', 'boolean'],
+        ['Symbol()', 'symbol'],
+        ['1n', 'bigint'],
+        ['() => 1', 'function'],
+      ]) {
+        const h = scope.manage(ctx.unwrapResult(ctx.evalCode(src)))
+        expect(k.typeof(h)).toBe(type)
+      }
+      const s = scope.manage(ctx.newString('héllo'))
+      expect(k.numberAt(s, scope.manage(ctx.newString('length')))).toBe(5)
+      // Promises and the job pump.
+      const deferred = k.newPromise()
+      const then = scope.manage(ctx.unwrapResult(ctx.evalCode(`(p) => p.then(v => { globalThis.got = v; throw new RangeError('late') })`)))
+      scope.manage(k.callFunction(then, ctx.undefined, deferred.handle).value!)
+      deferred.resolve(scope.manage(ctx.newNumber(7)))
+      deferred.dispose()
+      expect(deferred.alive).toBe(false)
+      expect(k.executePendingJobs().error).toBeUndefined() // the rejection is the promise's, not a job's error
+      expect(ctx.dump(scope.manage(k.getProp(ctx.global, 'got' as never)))).toBe(7)
+      scope.dispose()
+      k.close()
+      ctx.dispose()
+      rt.dispose()
+    })
+  }
+})

@@ -29,27 +29,27 @@ export function installGuestGlobals(ctx: QuickJSContext, handles: HandleScope, k
       throw new Error(`run_js could not freeze ${name}`)
     }
     frozen.value.dispose()
-    ctx.defineProp(ctx.global, name, { value, configurable: false, enumerable: false })
+    k.defineValue(ctx.global, name, value, false, false)
   }
   if (globals.vfs) {
     const call = globals.vfs
     const vfs = handles.manage(ctx.newObject())
     for (const f of VFS_API) {
-      const fn = ctx.newFunction(f.name, (...args) => call(f, args))
-      ctx.setProp(vfs, f.name, fn)
+      const fn = k.newFunction(f.name, (...args) => call(f, args))
+      k.setProp(vfs, f.name, fn)
       fn.dispose()
     }
     defineGlobal('vfs', vfs)
   }
   const console = handles.manage(ctx.newObject())
   for (const level of CONSOLE_METHODS) {
-    const fn = ctx.newFunction(level, (...args) => globals.console(args))
-    ctx.setProp(console, level, fn)
+    const fn = k.newFunction(level, (...args) => globals.console(args))
+    k.setProp(console, level, fn)
     fn.dispose()
   }
   defineGlobal('console', console)
   for (const tool of globals.tools) {
-    const fn = handles.manage(ctx.newFunction(tool.globalName, input => tool.call(input)))
+    const fn = handles.manage(k.newFunction(tool.globalName, input => tool.call(input)))
     defineGlobal(tool.globalName, fn)
   }
 }

@@ -1,4 +1,9 @@
 import type { QuickJSContext, QuickJSHandle, Scope as HandleScope } from 'quickjs-emscripten-core'
+import { DirectCalls } from '../engine/direct.js'
+import type { CallResult, GuestDeferred, HostFunction } from '../engine/deferred.js'
+import { NameTable } from '../engine/names.js'
+import { CONSOLE_METHODS, VFS_API } from './guest-api.js'
+import { PROGRAM_FILE } from './guest-error.js'
 
 /**
  * The built-ins the host relies on inside a guest context, taken before any guest code runs: a guest
@@ -15,6 +20,24 @@ const CAPTURED = {
 
 type Owner = keyof typeof CAPTURED
 type Captured = `${Owner}.${(typeof CAPTURED)[Owner][number]}` | Owner | 'Uint8Array' | 'ArrayBuffer' | 'TypeError' | 'Error'
+const GLOBALS = ['Uint8Array', 'ArrayBuffer', 'TypeError', 'Error'] as const
+
+/** What the constructor reads, in order: an owner from the global, then its keys (made once, not per run). */
+const CAPTURE = Object.entries(CAPTURED).map(([owner, keys]) => ({
+  owner: owner as Owner,
+  keys: keys.map(key => ({ key, name: `${owner}.${key}` as Captured })),
+}))
+
+/** Every name the host itself uses as a key, function name or file name in a run (tools' names are the runner's: not here). */
+const NAMES = new NameTable([
+  ...Object.entries(CAPTURED).flat(2),
+  ...GLOBALS,
+  'vfs',
+  'console',
+  ...VFS_API.map(f => f.name),
+  ...CONSOLE_METHODS,
+  PROGRAM_FILE,
+])
 
 /**
  * Guest-side helpers, compiled only when a run first needs one (most runs never do): strict JSON for
@@ -40,19 +63,88 @@ export class Intrinsics {
   private readonly captured = new Map<Captured, QuickJSHandle>()
   private readonly helpers = new Map<string, QuickJSHandle>()
   private helperObject: QuickJSHandle | undefined
+  /** Direct calls into QuickJS (engine/direct.ts), unless quickjs-emscripten's internals are not the expected ones. */
+  private readonly direct: DirectCalls | undefined
 
-  /** Must run before any guest code. */
+  /** Must run before any guest code. {@link close} frees what it allocated in the guest's memory. */
   constructor(
     private readonly ctx: QuickJSContext,
     private readonly handles: HandleScope,
+    /** False: quickjs-emscripten's public API only (what runs where its internals differ; tests compare both). */
+    direct = true,
   ) {
-    for (const [owner, keys] of Object.entries(CAPTURED) as Array<[Owner, readonly string[]]>) {
-      const o = handles.manage(ctx.getProp(ctx.global, owner))
+    this.direct = direct ? DirectCalls.open(ctx, NAMES) : undefined
+    for (const { owner, keys } of CAPTURE) {
+      const o = handles.manage(this.getProp(ctx.global, owner))
       this.captured.set(owner, o)
-      for (const key of keys) this.captured.set(`${owner}.${key}` as Captured, handles.manage(ctx.getProp(o, key)))
+      for (const { key, name } of keys) this.captured.set(name, handles.manage(this.getProp(o, key)))
     }
-    for (const name of ['Uint8Array', 'ArrayBuffer', 'TypeError', 'Error'] as const)
-      this.captured.set(name, handles.manage(ctx.getProp(ctx.global, name)))
+    for (const name of GLOBALS) this.captured.set(name, handles.manage(this.getProp(ctx.global, name)))
+  }
+
+  /** Frees the direct calls' names; nothing of this may be used afterwards. */
+  close(): void {
+    this.direct?.close()
+  }
+
+  /** `obj[name]`, with no guest getter expected (the host's own names on its own objects or pristine built-ins). */
+  getProp(obj: QuickJSHandle, name: string): QuickJSHandle {
+    return this.direct?.has(name) ? this.direct.getProp(obj, name) : this.ctx.getProp(obj, name)
+  }
+
+  setProp(obj: QuickJSHandle, name: string, value: QuickJSHandle): void {
+    if (this.direct?.has(name)) this.direct.setProp(obj, name, value)
+    else this.ctx.setProp(obj, name, value)
+  }
+
+  /** A non-writable data property (configurable and enumerable as given). */
+  defineValue(obj: QuickJSHandle, name: string, value: QuickJSHandle, configurable: boolean, enumerable: boolean): void {
+    if (this.direct?.has(name)) this.direct.defineValue(obj, name, value, configurable, enumerable)
+    else this.ctx.defineProp(obj, name, { value, configurable, enumerable })
+  }
+
+  /** A guest function named `name` that calls `fn` on the host. */
+  newFunction(name: string, fn: HostFunction): QuickJSHandle {
+    return this.direct?.has(name) ? this.direct.newFunction(name, fn) : this.ctx.newFunction(name, fn)
+  }
+
+  /** Evaluates a script as `ctx.evalCode(code, filename)` (a global script; `filename` one of the run's own names). */
+  evalCode(code: string, filename: string): CallResult {
+    if (this.direct?.has(filename)) return this.direct.evalCode(code, filename)
+    return this.ctx.evalCode(code, filename)
+  }
+
+  /** `typeof` of a guest value. */
+  typeof(h: QuickJSHandle): string {
+    return this.direct ? this.direct.typeof(h) : this.ctx.typeof(h)
+  }
+
+  /** `obj[key]` as a number, for a key whose read runs no guest code (a string's `length`). */
+  numberAt(obj: QuickJSHandle, key: QuickJSHandle): number {
+    if (this.direct) return this.direct.numberAt(obj, key)
+    const h = this.ctx.getProp(obj, key)
+    const n = this.ctx.getNumber(h)
+    h.dispose()
+    return n
+  }
+
+  /** A guest promise the host settles. */
+  newPromise(): GuestDeferred {
+    return this.direct ? this.direct.newPromise() : this.ctx.newPromise()
+  }
+
+  /** Runs the runtime's pending jobs (all of this context): `{ error }` if one threw. */
+  executePendingJobs(): { error?: QuickJSHandle } {
+    if (this.direct) return this.direct.executePendingJobs()
+    const r = this.ctx.runtime.executePendingJobs()
+    if (r.error) return { error: r.error }
+    r.dispose()
+    return {}
+  }
+
+  /** Calls a guest function (`ctx.callFunction`, with fewer copies). */
+  callFunction(fn: QuickJSHandle, self: QuickJSHandle, ...args: QuickJSHandle[]): CallResult {
+    return this.direct ? this.direct.call(fn, self, ...args) : this.ctx.callFunction(fn, self, ...args)
   }
 
   /** A captured built-in, as it was before the guest ran. */
@@ -61,8 +153,8 @@ export class Intrinsics {
   }
 
   /** Calls a captured built-in with `this` (for `Promise.resolve`: the captured `Promise`). */
-  call(name: Captured, self: QuickJSHandle, ...args: QuickJSHandle[]) {
-    return this.ctx.callFunction(this.get(name), self, ...args)
+  call(name: Captured, self: QuickJSHandle, ...args: QuickJSHandle[]): CallResult {
+    return this.callFunction(this.get(name), self, ...args)
   }
 
   /** A helper function (compiled on first use). */

@@ -35,7 +35,7 @@ export class GuestValues {
 
   /** Takes one guest argument as the host value its kind says, or refuses it. */
   take(h: QuickJSHandle | undefined, kind: ArgKind, what: string, where: string): unknown {
-    const type = h === undefined ? 'undefined' : this.ctx.typeof(h)
+    const type = h === undefined ? 'undefined' : this.k.typeof(h)
     if (kind === 'path') {
       if (type !== 'string')
         return new Refused({
@@ -73,7 +73,7 @@ export class GuestValues {
     const r = this.ctx.callFunction(this.k.helper('json'), this.ctx.undefined, h, label)
     label.dispose()
     if (r.error) return new Refused({ guest: this.handles.manage(r.error) })
-    const type = this.ctx.typeof(r.value)
+    const type = this.k.typeof(r.value)
     const text =
       type === 'string' ? this.readString(r.value, what) : new Refused({ name: 'TypeError', message: `${what} is not JSON-serializable` })
     r.value.dispose()
@@ -85,7 +85,7 @@ export class GuestValues {
     const r = this.ctx.callFunction(this.k.helper('data'), this.ctx.undefined, h)
     if (r.error) return new Refused({ guest: this.handles.manage(r.error) })
     try {
-      if (this.ctx.typeof(r.value) === 'string') {
+      if (this.k.typeof(r.value) === 'string') {
         const text = this.readString(r.value, `the data of ${where}`)
         return text instanceof Refused ? text : { text }
       }
@@ -113,9 +113,7 @@ export class GuestValues {
   readString(h: QuickJSHandle, what: string): string | Refused {
     // The length of a string primitive is its own, read-only property: no guest code runs for it.
     const key = (this.lengthKey ??= this.handles.manage(this.ctx.newString('length')))
-    const lengthHandle = this.ctx.getProp(h, key)
-    const length = this.ctx.getNumber(lengthHandle)
-    lengthHandle.dispose()
+    const length = this.k.numberAt(h, key)
     const max = this.maxBytes
     if (length > max) return new Refused(tooLarge(what, length, max))
     let s = this.ctx.getString(h)
@@ -146,7 +144,7 @@ export class GuestValues {
     const r = this.ctx.callFunction(this.k.helper('json'), this.ctx.undefined, value, label)
     label.dispose()
     if (r.error) return { guest: r.error }
-    const json = this.ctx.typeof(r.value) === 'string' ? this.readString(r.value, 'the result') : undefined
+    const json = this.k.typeof(r.value) === 'string' ? this.readString(r.value, 'the result') : undefined
     r.value.dispose()
     if (json === undefined) return { json: '' }
     if (json instanceof Refused) return 'guest' in json.error ? { guest: json.error.guest.dup() } : { refused: json.error }

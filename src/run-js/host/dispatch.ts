@@ -1,4 +1,5 @@
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, Scope as HandleScope } from 'quickjs-emscripten-core'
+import type { QuickJSContext, QuickJSHandle, Scope as HandleScope } from 'quickjs-emscripten-core'
+import type { GuestDeferred } from '../engine/deferred.js'
 import type { Vfs } from '../../vfs/types.js'
 import type { RunClock } from '../engine/clock.js'
 import { installGuestGlobals, type HostReturn } from '../guest/bootstrap.js'
@@ -72,7 +73,7 @@ export class HostDispatch {
   readonly logs: LogBuffer
   /** The membrane's value conversion for this context (the program run reads its result through it). */
   readonly values: GuestValues
-  private readonly inFlight = new Set<QuickJSDeferredPromise>()
+  private readonly inFlight = new Set<GuestDeferred>()
   private closed = false
   /** The program parked on a call that asks: no answer reaches the guest any more, calls are ignored. */
   private parked = false
@@ -246,8 +247,8 @@ export class HostDispatch {
   }
 
   /** A guest promise this dispatch owns until it settles or the run closes it. */
-  private openPromise(): QuickJSDeferredPromise {
-    const deferred = this.ctx.newPromise()
+  private openPromise(): GuestDeferred {
+    const deferred = this.k.newPromise()
     this.inFlight.add(deferred)
     return deferred
   }
@@ -276,7 +277,7 @@ export class HostDispatch {
   private log(handles: QuickJSHandle[], _unused?: undefined): HostReturn {
     const parts: string[] = []
     for (const h of handles) {
-      const type = this.ctx.typeof(h)
+      const type = this.k.typeof(h)
       if (type === 'string') {
         const s = this.values.readString(h, 'a console argument')
         parts.push(s instanceof Refused ? '[too large to log]' : s)
@@ -313,13 +314,7 @@ export class HostDispatch {
    * A pending guest promise, settled when `work` does. In a journaled run (`index` defined) the
    * outcome is recorded first, and a work that asks a person parks the program instead.
    */
-  private later(
-    deferred: QuickJSDeferredPromise,
-    promise: Promise<Answer>,
-    whatReturned?: string,
-    call = '',
-    index?: number,
-  ): QuickJSHandle {
+  private later(deferred: GuestDeferred, promise: Promise<Answer>, whatReturned?: string, call = '', index?: number): QuickJSHandle {
     const journal = this.journal
     // One reaction per call (no chained catch): this is the per-call path of every asynchronous host call.
     const done = promise.then(
@@ -355,12 +350,12 @@ export class HostDispatch {
     return deferred.handle
   }
 
-  private settleRejected(deferred: QuickJSDeferredPromise, error: GuestError): void {
+  private settleRejected(deferred: GuestDeferred, error: GuestError): void {
     this.settle(deferred, undefined, undefined, error)
   }
 
   /** Settles `deferred` with `answer` (as a guest value), or rejects it with `error`. */
-  private settle(deferred: QuickJSDeferredPromise, answer: Answer | undefined, whatReturned?: string, error?: GuestError): void {
+  private settle(deferred: GuestDeferred, answer: Answer | undefined, whatReturned?: string, error?: GuestError): void {
     if (this.closed || this.parked || !deferred.alive) return
     this.inFlight.delete(deferred)
     try {

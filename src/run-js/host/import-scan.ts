@@ -210,6 +210,8 @@ function declarationEnd(tokens: Token[], k: number): number {
  * (not even with `import()`); no declarations for one that only imports dynamically.
  */
 export function hoistImports(code: string): { declarations: string[]; body: string; specifiers: string[] } | undefined {
+  // No import (a keyword cannot be written with escapes) without the word: most programs skip the scan.
+  if (!code.includes('import')) return undefined
   const all = findImports(code)
   if (all.length === 0) return undefined
   const hoisted = all.filter(f => f.hoistable)
