@@ -173,10 +173,11 @@ export class SseSink {
     const wait = this.#last + this.#coalesceMs - performance.now()
     if (wait <= 0 || this.#size === 0) enqueue(this)
     else
+      // Whole ms: Node keeps one list of timers per duration, so fractional waits would each make a list of their own.
       this.#timer = setTimeout(() => {
         this.#timer = undefined
         enqueue(this)
-      }, wait)
+      }, Math.ceil(wait))
   }
 
   #release(): void {
