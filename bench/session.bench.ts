@@ -472,7 +472,7 @@ async function observersBench(): Promise<void> {
   // read anywhere from ×1.1 to ×1.9 with the same code.
   const alone: number[] = []
   const observedRuns: number[] = []
-  for (let round = 0; round < size(3, 1); round++) {
+  for (let round = 0; round < size(5, 1); round++) {
     alone.push(await timedRun(0))
     observedRuns.push(await timedRun(size(200, 10)))
   }
