@@ -3,11 +3,12 @@
  * clients' parsing must not count as the host's CPU. Driven over IPC by {@link observerClients}:
  * `open` opens streams (waves of 100, each wave waiting for the first event of its streams),
  * `count` waits until every stream of a group has events 1…total and reports the lost and the
- * duplicated, `close` ends a group's streams.
+ * duplicated, `close` ends a group's streams. The clients are as light as counting allows (they share
+ * the 2 cores with the host): node:http, and each chunk scanned for its `id:` lines, nothing else parsed.
  */
 import { fork, type ChildProcess } from 'node:child_process'
+import { request, type IncomingMessage } from 'node:http'
 import { fileURLToPath } from 'node:url'
-import { readSse } from '../test/session/http-client.js'
 
 type Request =
   | { op: 'open'; group: string; url: string; token: string; paths: string[] }
@@ -70,11 +71,19 @@ const sleep = (ms: number) => new Promise(r => setTimeout(r, ms))
 
 async function serve(): Promise<void> {
   const groups = new Map<string, Group>()
-  /** Opens one stream; a connection the listen backlog refused is tried again. */
-  const connect = async (url: string, auth: Record<string, string>, signal: AbortSignal) => {
+  /** Opens one stream (a connection the listen backlog refused is tried again); resolves once it has ended. */
+  const follow = async (url: string, token: string, into: number[], signal: AbortSignal): Promise<void> => {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await fetch(url, { headers: auth, signal })
+        return await new Promise<void>((resolve, reject) => {
+          const req = request(url, { headers: { authorization: `Bearer ${token}` }, signal, agent: false }, res => {
+            if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`))
+            readIds(res, into)
+            res.on('end', resolve).on('error', () => resolve())
+          })
+          req.on('error', error => (signal.aborted ? resolve() : reject(error)))
+          req.end()
+        })
       } catch (error) {
         if (signal.aborted || attempt >= 10) throw error
         await sleep(50 * (attempt + 1))
@@ -85,19 +94,10 @@ async function serve(): Promise<void> {
     if (req.op === 'open') {
       const group: Group = { halt: new AbortController(), seen: [], readers: [] }
       groups.set(req.group, group)
-      const auth = { authorization: `Bearer ${req.token}` }
       for (let i = 0; i < req.paths.length; i++) {
         const into: number[] = []
         group.seen.push(into)
-        const res = connect(`${req.url}${req.paths[i]}`, auth, group.halt.signal)
-        group.readers.push(
-          res
-            .then(r => readSse(r, m => (m.id && into.push(Number(m.id)), false)))
-            .then(
-              () => undefined,
-              () => undefined,
-            ),
-        )
+        group.readers.push(follow(`${req.url}${req.paths[i]}`, req.token, into, group.halt.signal).catch(() => undefined))
         if (i % 100 === 99 || i === req.paths.length - 1) while (group.seen.some(s => s.length === 0)) await sleep(50)
       }
       return undefined
@@ -128,6 +128,33 @@ async function serve(): Promise<void> {
     )
   })
   process.on('disconnect', () => process.exit(0))
+}
+
+/**
+ * Pushes the `id:` of every SSE message of `res` to `into`. SSE lines end with `\n` (ours do); a
+ * message's `id:` line is the only line that starts with `id: `. A line cut between two chunks is
+ * kept until its end arrives.
+ */
+function readIds(res: IncomingMessage, into: number[]): void {
+  let rest = ''
+  res.setEncoding('latin1')
+  res.on('data', (chunk: string) => {
+    // `text` starts at the start of a line; lines up to `end` are whole.
+    const text = rest + chunk
+    const end = text.lastIndexOf('\n') + 1
+    rest = text.slice(end)
+    for (let at = text.startsWith('id: ') ? 0 : nextId(text, 0); at >= 0 && at < end;) {
+      const eol = text.indexOf('\n', at)
+      into.push(Number(text.slice(at + 4, eol)))
+      at = nextId(text, eol)
+    }
+  })
+}
+
+/** Where the next line that starts with `id: ` begins, from `from` on (-1: none). */
+function nextId(text: string, from: number): number {
+  const i = text.indexOf('\nid: ', from)
+  return i < 0 ? -1 : i + 1
 }
 
 if (process.argv.includes('--child')) await serve()

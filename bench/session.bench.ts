@@ -289,7 +289,7 @@ void memoryStore
  * pool of its own (`reads`) and, in turns with it, a host on the same sessions whose reads share the
  * writers' pool (`.onepool`); a scripted run with
  * 200 SSE streams on its session vs the same run unobserved (ratio of the median wall times of
- * 3 runs each, in turns).
+ * 5 runs each, in turns).
  */
 async function observersBench(): Promise<void> {
   const OBS = Number(process.env.SESSION_BENCH_OBSERVER_STREAMS ?? size(1000, 20))
@@ -468,11 +468,11 @@ async function observersBench(): Promise<void> {
     await clients.close(group)
     return ms
   }
-  // Alone and observed in turns, 3 rounds, medians compared: one pair of runs on a shared machine
+  // Alone and observed in turns, 5 rounds, medians compared: one pair of runs on a shared machine
   // read anywhere from ×1.1 to ×1.9 with the same code.
   const alone: number[] = []
   const observedRuns: number[] = []
-  for (let round = 0; round < size(3, 1); round++) {
+  for (let round = 0; round < size(5, 1); round++) {
     alone.push(await timedRun(0))
     observedRuns.push(await timedRun(size(200, 10)))
   }

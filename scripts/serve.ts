@@ -172,7 +172,7 @@ async function openStore(): Promise<{ store: VfsStore; signals?: SessionSignals;
       await Promise.all([pool.end(), reads.end()]).catch(() => undefined)
       refuse(describePostgresFailure(env.DATABASE_URL, error))
     }
-    const signals = await postgresSignals({ listen: listener, notify: pool })
+    const signals = await postgresSignals({ listen: listener })
     return {
       store,
       signals,

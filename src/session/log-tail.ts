@@ -24,6 +24,9 @@ export interface TailEvent {
 export type TailListener = (events: TailEvent[]) => void
 
 const PAGE = 1000
+const immediate = (globalThis as { setImmediate?: (run: () => void) => unknown }).setImmediate
+// Node's setImmediate runs after the I/O poll; elsewhere (workerd, browsers) a zero timer does the same job.
+const nextTask = (run: () => void): unknown => (immediate ? immediate(run) : setTimeout(run, 0))
 
 /**
  * The one reader of a session's log on this host. While anybody listens it follows the log (a
@@ -49,6 +52,8 @@ export class LogTail {
   #again = false
   /** Bumped when the tail stops, so a read begun before cannot hand out events after. */
   #generation = 0
+  /** Events handed in this task, for the listeners in the next. */
+  #pending: TailEvent[] = []
 
   constructor(
     private readonly source: TailSource,
@@ -133,6 +138,7 @@ export class LogTail {
     this.#head = undefined
     this.#placing = undefined
     this.#again = false
+    this.#pending = []
     // A read still in flight belongs to the old generation: it hands nothing out.
     this.#pulling = false
   }
@@ -149,18 +155,32 @@ export class LogTail {
     this.#hand(fresh)
   }
 
-  /** Moves the head to the last of `lines` (consecutive, after the head) and gives them to every listener. */
+  /**
+   * Moves the head to the last of `lines` (consecutive, after the head) and gives them to every
+   * listener in the next task: the writer whose commit this was goes on first (its next query is on
+   * its way while the fan-out runs), and the commits of one task reach the listeners as one batch.
+   * A listener that joins meanwhile was given the new head: it reads these events from the store,
+   * and its cursor drops them when the batch comes.
+   */
   #hand(lines: readonly EventLine[]): void {
     this.#head = lines[lines.length - 1].seq
     this.#heard = Date.now()
-    const batch = lines.map(l => ({ event: JSON.parse(l.json) as SessionEvent, json: l.json }))
-    for (const listener of [...this.#listeners.keys()]) {
-      try {
-        listener(batch)
-      } catch {
-        // one listener's failure must not stop the others
+    for (const l of lines) this.#pending.push({ event: JSON.parse(l.json) as SessionEvent, json: l.json })
+    if (this.#pending.length !== lines.length) return
+    const generation = this.#generation
+    nextTask(() => {
+      // A tail stopped meanwhile dropped these; what it hands since is the next generation's to send.
+      if (generation !== this.#generation) return
+      const batch = this.#pending
+      this.#pending = []
+      for (const listener of [...this.#listeners.keys()]) {
+        try {
+          listener(batch)
+        } catch {
+          // one listener's failure must not stop the others
+        }
       }
-    }
+    })
   }
 
   /** Reads what is new since the head and hands it out; reads never overlap (one more follows when woken meanwhile). */

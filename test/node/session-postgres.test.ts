@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { postgresStore } from '../../src/index.js'
-import { createSessionHost, postgresSignals } from '../../src/session/index.js'
+import { createSessionHost, postgresSignals, type SessionNews } from '../../src/session/index.js'
 import { uploadSeason } from '../session/harness.js'
 import { describeDurability } from '../session/durability.js'
 import { describeIntent } from '../session/intent.js'
@@ -57,7 +57,7 @@ describe('session hosts on Postgres with LISTEN/NOTIFY', () => {
             agents,
             namespace,
             pollMs: 60_000,
-            signals: await postgresSignals({ listen, notify: pool }),
+            signals: await postgresSignals({ listen }),
           }),
         ),
       )
@@ -78,6 +78,30 @@ describe('session hosts on Postgres with LISTEN/NOTIFY', () => {
       await Promise.all([a.stop(), b.stop()])
     } finally {
       await Promise.all(listeners.map(c => c.end()))
+    }
+  })
+
+  it('NOTIFY leaves on the listening connection: its sender hears its own publication once, with its news; the other listener once, bare', async () => {
+    const [mine, theirs] = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })]
+    await Promise.all([mine.connect(), theirs.connect()])
+    try {
+      const channel = `t${Math.random().toString(36).slice(2, 10)}`
+      const [a, b] = await Promise.all([postgresSignals({ listen: mine, channel }), postgresSignals({ listen: theirs, channel })])
+      const heardA: unknown[] = []
+      const heardB: unknown[] = []
+      a.subscribe('s1', news => heardA.push(news))
+      const reached = new Promise<void>(resolve => b.subscribe('s1', news => (heardB.push(news), resolve())))
+      const news: SessionNews = { last: 3, lines: [{ seq: 3, type: 'status', json: '{"seq":3}' }] }
+      a.publish('s1', news)
+      await reached
+      // Queries on one connection run in turn: once this answers, the NOTIFY before it is done and its echo has come back.
+      await mine.query('SELECT 1')
+      expect(heardA).toEqual([news])
+      // The other process gets a bare wake (its tail reads).
+      expect(heardB).toEqual([undefined])
+      await Promise.all([a.close?.(), b.close?.()])
+    } finally {
+      await Promise.all([mine.end(), theirs.end()])
     }
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { memoryStore } from '../../src/index.js'
 import { EventLog } from '../../src/session/event-log.js'
-import { SseSink, sseBytes } from '../../src/session/http/sse-batch.js'
+import { activeStreams, SseSink, sseBytes, writeWindow } from '../../src/session/http/sse-batch.js'
 import { LogTail, type TailEvent } from '../../src/session/log-tail.js'
 import { observeBatches } from '../../src/session/observe.js'
 import type { SessionEvent } from '../../src/session/types.js'
@@ -66,6 +66,40 @@ describe('SSE fan-out: one serialisation per batch, few writes per stream', () =
     expect(chunks).toHaveLength(2)
     const ids = chunks.map(c => [...c.matchAll(/^id: (\d+)$/gm)].map(m => Number(m[1])))
     expect(ids).toEqual([[1], [2, 3, 4, 5, 6]])
+  })
+
+  it("the streams that wrote within the last second share the process's write budget: their windows widen with their number", async () => {
+    expect(writeWindow(20, 10, 4000)).toBe(20)
+    expect(writeWindow(20, 200, 4000)).toBe(50)
+    expect(writeWindow(20, 1000, 4000)).toBe(250)
+    const before = activeStreams()
+    const sinks = Array.from({ length: 3 }, () => new SseSink())
+    const readers = sinks.map(s => s.body.getReader())
+    for (const s of sinks) await s.write(sseBytes([tailEvent(1)]))
+    for (const r of readers) expect((await r.read()).done).toBe(false)
+    expect(activeStreams()).toBe(before + 3)
+    await readers[0].cancel()
+    sinks[1].close()
+    expect((await readers[1].read()).done).toBe(true)
+    expect(activeStreams()).toBe(before + 1)
+    await readers[2].cancel()
+    // A budget of one write a second: the second write waits for the widened window (≥ 1 s), so
+    // what follows it 50 ms later (past coalesceMs) still leaves with it, as one chunk.
+    const sink = new SseSink({ writesPerSecond: 1 })
+    const reader = sink.body.getReader()
+    const chunks: string[] = []
+    await sink.write(sseBytes([tailEvent(1)]))
+    chunks.push(new TextDecoder().decode((await reader.read()).value))
+    await sink.write(sseBytes([tailEvent(2)]))
+    // The runtime reads at once (as it does): within 20 ms a window of coalesceMs would have sent 2 alone.
+    const next = reader.read()
+    await new Promise(r => setTimeout(r, 50))
+    await sink.write(sseBytes([tailEvent(3)]))
+    sink.close()
+    chunks.push(new TextDecoder().decode((await next).value))
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(new TextDecoder().decode(r.value))
+    const ids = chunks.map(c => [...c.matchAll(/^id: (\d+)$/gm)].map(m => Number(m[1])))
+    expect(ids).toEqual([[1], [2, 3]])
   })
 
   it('a cancelled body (the client went away) tells its owner and takes no more bytes', async () => {

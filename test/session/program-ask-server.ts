@@ -22,7 +22,7 @@ const listener = new pg.Client({ connectionString: env.DATABASE_URL })
 await listener.connect()
 const store = postgresStore({ client: pool })
 await store.migrate()
-const signals = await postgresSignals({ listen: listener, notify: pool })
+const signals = await postgresSignals({ listen: listener })
 const host = createSessionHost({
   store,
   agents: {

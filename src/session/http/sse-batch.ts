@@ -66,6 +66,31 @@ function enqueue(sink: SseSink): void {
   }
 }
 
+/**
+ * The streams that handed the runtime bytes within the last second: they share the process's write
+ * budget. A socket write costs the same whatever it carries (on loopback ~30 µs of the host and as
+ * much of the reader, measured with 200 streams), so with many streams busy the windows widen
+ * instead of the writes multiplying.
+ */
+const active = new Set<SseSink>()
+const ACTIVE_MS = 1000
+let swept = 0
+/** How many streams of this process wrote within the last second (those that did not are dropped once a second, no timer). */
+export function activeStreams(now = performance.now()): number {
+  if (now - swept >= ACTIVE_MS) {
+    swept = now
+    for (const sink of active) if (now - sink.lastWrite >= ACTIVE_MS) active.delete(sink)
+  }
+  return active.size
+}
+
+/**
+ * A stream's write window: `coalesceMs`, widened so that `streams` streams writing once per window
+ * make at most `writesPerSecond` writes a second together (200 streams at 4,000/s: 50 ms; 1,000: 250 ms).
+ */
+export const writeWindow = (coalesceMs: number, streams: number, writesPerSecond: number): number =>
+  Math.max(coalesceMs, (streams * 1000) / writesPerSecond)
+
 /** Options of {@link SseSink}. */
 export interface SseSinkOptions {
   /**
@@ -73,6 +98,12 @@ export interface SseSinkOptions {
    * chunk (one socket write). The first write after a quiet spell leaves at once. Default 20 ms.
    */
   coalesceMs?: number
+  /**
+   * The streams of the process together write about this many times a second at most: with more
+   * of them busy than that allows at `coalesceMs`, each stream's window widens (see {@link writeWindow}).
+   * Default 4,000.
+   */
+  writesPerSecond?: number
   /** The producer's `write` waits once this many bytes are queued (the client reads slowly). Default 1 MiB. */
   maxPending?: number
   /** The client went away (the runtime cancelled the body). */
@@ -98,10 +129,12 @@ export class SseSink {
   #cancelled = false
   #drained: (() => void) | undefined
   readonly #coalesceMs: number
+  readonly #writesPerSecond: number
   readonly #maxPending: number
 
   constructor(options: SseSinkOptions = {}) {
     this.#coalesceMs = options.coalesceMs ?? 20
+    this.#writesPerSecond = options.writesPerSecond ?? 4000
     this.#maxPending = options.maxPending ?? 1 << 20
     this.body = new ReadableStream<Uint8Array>(
       {
@@ -117,12 +150,18 @@ export class SseSink {
           this.#cancelled = this.#closed = true
           clearTimeout(this.#timer)
           due.delete(this)
+          active.delete(this)
           this.#release()
           options.onCancel?.()
         },
       },
       { highWaterMark: 0 },
     )
+  }
+
+  /** When this stream last handed the runtime bytes (performance.now()). */
+  get lastWrite(): number {
+    return this.#last
   }
 
   /** The client is gone: writing more is pointless. */
@@ -158,10 +197,12 @@ export class SseSink {
       this.#last = performance.now()
       this.#reading = undefined
       this.#controller.enqueue(chunk)
+      active.add(this)
       this.#release()
       reading()
     } else if (this.#closed) {
       this.#reading = undefined
+      active.delete(this)
       this.#controller.close()
       reading()
     }
@@ -170,13 +211,14 @@ export class SseSink {
   /** Puts the stream in a flush round once the runtime reads and there is something to hand it. */
   #arm(): void {
     if (!this.#reading || this.#timer !== undefined || due.has(this) || (this.#size === 0 && !this.#closed)) return
-    const wait = this.#last + this.#coalesceMs - performance.now()
+    const wait = this.#last + writeWindow(this.#coalesceMs, activeStreams(), this.#writesPerSecond) - performance.now()
     if (wait <= 0 || this.#size === 0) enqueue(this)
     else
+      // Whole ms: Node keeps one list of timers per duration, so fractional waits would each make a list of their own.
       this.#timer = setTimeout(() => {
         this.#timer = undefined
         enqueue(this)
-      }, wait)
+      }, Math.ceil(wait))
   }
 
   #release(): void {
