@@ -176,24 +176,9 @@ export class DirectCalls {
       typeof inside.memory.freeJSValue !== 'function' ||
       typeof inside.cToHostCallbacks?.callFunction !== 'function' ||
       typeof inside.errorToHandle !== 'function' ||
-      typeof ffi.QTS_ArgvGetJSValueConstPointer !== 'function' ||
-      typeof ffi.QTS_DupValuePointer !== 'function' ||
-      typeof ffi.QTS_Throw !== 'function' ||
-      typeof m._malloc !== 'function' ||
-      typeof m._free !== 'function' ||
       !(m.HEAPU8 instanceof Uint8Array) ||
-      typeof m.UTF8ToString !== 'function' ||
-      typeof m.lengthBytesUTF8 !== 'function' ||
-      typeof m.stringToUTF8 !== 'function' ||
-      typeof m._QTS_Eval !== 'function' ||
-      typeof m._QTS_NewFunction !== 'function' ||
-      typeof m._QTS_DefineProp !== 'function' ||
-      typeof ffi.QTS_NewString !== 'function' ||
-      typeof ffi.QTS_Call !== 'function' ||
-      typeof ffi.QTS_Typeof !== 'function' ||
-      typeof ffi.QTS_NewPromiseCapability !== 'function' ||
-      typeof ffi.QTS_ExecutePendingJob !== 'function' ||
-      typeof ffi.QTS_FreeValuePointerRuntime !== 'function'
+      !hasFunctions(ffi, FFI_FUNCTIONS) ||
+      !hasFunctions(m, MODULE_FUNCTIONS)
     )
       return undefined
     return new DirectCalls(ctx, inside as ContextInside, table)
@@ -372,4 +357,31 @@ export class DirectCalls {
     }
     return { error: memory.heapValueHandle(value) }
   }
+}
+
+/** The FFI functions and module exports the direct calls use; one missing and the public API is used instead. */
+const FFI_FUNCTIONS = [
+  'QTS_ArgvGetJSValueConstPointer',
+  'QTS_DupValuePointer',
+  'QTS_Throw',
+  'QTS_NewString',
+  'QTS_Call',
+  'QTS_Typeof',
+  'QTS_NewPromiseCapability',
+  'QTS_ExecutePendingJob',
+  'QTS_FreeValuePointerRuntime',
+] as const
+const MODULE_FUNCTIONS = [
+  '_malloc',
+  '_free',
+  'UTF8ToString',
+  'lengthBytesUTF8',
+  'stringToUTF8',
+  '_QTS_Eval',
+  '_QTS_NewFunction',
+  '_QTS_DefineProp',
+] as const
+
+function hasFunctions(target: object, names: readonly string[]): boolean {
+  return names.every(name => typeof (target as Record<string, unknown>)[name] === 'function')
 }
