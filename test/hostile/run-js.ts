@@ -117,6 +117,38 @@ export function describeRunJsHostile(name: string, setup: () => Promise<RunJsHar
         expect(await vfs.readFile('/out.json', 'utf8')).toBe('{"a":[1,"two"]}')
         expect(s).toEqual([{ n: 1 }])
       }, 30_000)
+
+      it('vfs and console are made on first read, from what the guest could not replace', async () => {
+        const vfs = await open()
+        await vfs.writeFile('/in.txt', 'hello')
+        const r = await (
+          await runner(vfs, { archiveDir: false })
+        ).run(`
+          const { isFrozen, getOwnPropertyDescriptor: own } = Object
+          const trap = { set() { throw new Error('trapped') }, get() { return () => 'forged' }, configurable: true }
+          for (const k of ['read', 'write', 'list', 'log', 'error']) Object.defineProperty(Object.prototype, k, trap)
+          Object.freeze = (o) => o; Object.defineProperty = () => {}
+          let replaced
+          try { Reflect.defineProperty(globalThis, 'vfs', { value: { read: () => 'forged' } }) ? (replaced = 'vfs') : 0 } catch (e) { replaced = 'threw' }
+          globalThis.console = { log() {} }
+          const d = own(globalThis, 'vfs')
+          const text = await vfs.read('/in.txt')
+          console.log('seen')
+          return { text, replaced: replaced ?? false, same: vfs === vfs && console === console, frozen: [isFrozen(vfs), isFrozen(console)],
+            own: [own(vfs, 'read').writable, own(vfs, 'read').configurable, own(console, 'log').writable],
+            descriptor: [d.configurable, d.enumerable, typeof d.get, typeof d.set], keys: Object.keys(vfs).length }`)
+        expect(r.error).toBeUndefined()
+        expect(r.result).toEqual({
+          text: 'hello',
+          replaced: false,
+          same: true,
+          frozen: [true, true],
+          own: [false, false, false],
+          descriptor: [false, false, 'function', 'undefined'],
+          keys: 9,
+        })
+        expect(r.logs).toEqual(['seen'])
+      }, 30_000)
     })
 
     describe('what a tool hands back cannot break the runner', () => {

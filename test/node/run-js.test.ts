@@ -48,6 +48,16 @@ describe('run_js direct calls (engine/direct.ts) and the public API agree', () =
       const called = k.callFunction(probe, ctx.undefined, arg)
       expect(ctx.dump(scope.manage(called.value!))).toEqual(['ok', false, false])
       expect(seen).toEqual(['p', 2])
+      // A getter-only global: non-configurable, not enumerable, no setter, its value the host's.
+      let reads = 0
+      k.defineGetter(ctx.global, 'console', () => (reads++, ctx.newString('made')))
+      const getter = ctx.unwrapResult(
+        ctx.evalCode(
+          `const d = Object.getOwnPropertyDescriptor(globalThis, 'console'); [console, console, d.configurable, d.enumerable, typeof d.get, typeof d.set]`,
+        ),
+      )
+      expect(ctx.dump(scope.manage(getter))).toEqual(['made', 'made', false, false, 'function', 'undefined'])
+      expect(reads).toBe(2)
       const thrower = scope.manage(ctx.unwrapResult(ctx.evalCode(`() => { throw new TypeError('no') }`)))
       const thrown = k.callFunction(thrower, ctx.undefined)
       expect(ctx.dump(scope.manage(thrown.error!))).toMatchObject({ name: 'TypeError', message: 'no' })

@@ -232,6 +232,15 @@ export class DirectCalls {
     ffi.QTS_FreeValuePointer(ctx.value, key)
   }
 
+  /** Defines a getter-only accessor, not configurable or enumerable (as `ctx.defineProp` with `get` does). */
+  defineGetter(obj: QuickJSHandle, name: string, get: QuickJSHandle): void {
+    const { ffi, ctx } = this.inside
+    const key = this.key(name)
+    const u = this.undefinedPtr
+    ffi.module._QTS_DefineProp(ctx.value, obj.value, key, u, get.value, u, 0, 0, 0)
+    ffi.QTS_FreeValuePointer(ctx.value, key)
+  }
+
   /** A guest function named `name` calling `fn` (as `ctx.newFunction`). */
   newFunction(name: string, fn: HostFunction): QuickJSHandle {
     const { ffi, ctx, runtime } = this.inside

@@ -17,39 +17,52 @@ export interface GuestGlobals {
 
 /**
  * Defines what the guest sees before any guest code runs: `vfs` (one function per row of the guest
- * API table), `console` and `external_*`, as frozen objects of host functions on non-writable,
- * non-configurable globals. No guest source is parsed for them; the handles are owned by `handles`.
+ * API table), `console` and `external_*`, as frozen objects of host functions on non-configurable
+ * globals that cannot be assigned. No guest source is parsed for them; the handles are owned by `handles`.
+ *
+ * `vfs` and `console` are getters that make their object on first read: most of a small run's cost
+ * was making fourteen host functions the program never called (and collecting them afterwards). The
+ * object is made with the captured `Object.freeze`, so a guest that replaced anything first changes
+ * nothing, and every later read returns the same object.
  */
 export function installGuestGlobals(ctx: QuickJSContext, handles: HandleScope, k: Intrinsics, globals: GuestGlobals): void {
-  const defineGlobal = (name: string, value: QuickJSHandle) => {
-    // Frozen, non-writable, non-configurable: a program cannot swap the API for the next caller.
+  // Frozen: a program cannot swap a function of the API for the code that runs after it (its modules).
+  const freeze = (name: string, value: QuickJSHandle) => {
     const frozen = k.call('Object.freeze', ctx.undefined, value)
     if (frozen.error) {
       frozen.error.dispose()
       throw new Error(`run_js could not freeze ${name}`)
     }
     frozen.value.dispose()
-    k.defineValue(ctx.global, name, value, false, false)
   }
-  if (globals.vfs) {
-    const call = globals.vfs
-    const vfs = handles.manage(ctx.newObject())
-    for (const f of VFS_API) {
-      const fn = k.newFunction(f.name, (...args) => call(f, args))
-      k.setProp(vfs, f.name, fn)
-      fn.dispose()
-    }
-    defineGlobal('vfs', vfs)
+  const lazyGlobal = (name: string, methods: readonly string[], call: (method: number, args: QuickJSHandle[]) => HostReturn) => {
+    let made: QuickJSHandle | undefined
+    k.defineGetter(ctx.global, name, () => {
+      if (!made) {
+        const object = handles.manage(ctx.newObject())
+        methods.forEach((method, i) => {
+          const fn = k.newFunction(method, (...args) => call(i, args))
+          // Defined, not set: guest code has run by now, and a setter it put on Object.prototype must not see this.
+          k.defineValue(object, method, fn, false, true)
+          fn.dispose()
+        })
+        freeze(name, object)
+        made = object
+      }
+      return made.dup()
+    })
   }
-  const console = handles.manage(ctx.newObject())
-  for (const level of CONSOLE_METHODS) {
-    const fn = k.newFunction(level, (...args) => globals.console(args))
-    k.setProp(console, level, fn)
-    fn.dispose()
-  }
-  defineGlobal('console', console)
+  const vfs = globals.vfs
+  if (vfs)
+    lazyGlobal(
+      'vfs',
+      VFS_API.map(f => f.name),
+      (i, args) => vfs(VFS_API[i], args),
+    )
+  lazyGlobal('console', CONSOLE_METHODS, (_, args) => globals.console(args))
   for (const tool of globals.tools) {
     const fn = handles.manage(k.newFunction(tool.globalName, input => tool.call(input)))
-    defineGlobal(tool.globalName, fn)
+    freeze(tool.globalName, fn)
+    k.defineValue(ctx.global, tool.globalName, fn, false, false)
   }
 }

@@ -103,6 +103,17 @@ export class Intrinsics {
     else this.ctx.defineProp(obj, name, { value, configurable, enumerable })
   }
 
+  /** A getter-only accessor `obj[name]` calling `get` on the host: non-configurable, not enumerable. */
+  defineGetter(obj: QuickJSHandle, name: string, get: () => QuickJSHandle): void {
+    if (!this.direct?.has(name)) return this.ctx.defineProp(obj, name, { configurable: false, enumerable: false, get })
+    const fn = this.direct.newFunction(name, get)
+    try {
+      this.direct.defineGetter(obj, name, fn)
+    } finally {
+      fn.dispose()
+    }
+  }
+
   /** A guest function named `name` that calls `fn` on the host. */
   newFunction(name: string, fn: HostFunction): QuickJSHandle {
     return this.direct?.has(name) ? this.direct.newFunction(name, fn) : this.ctx.newFunction(name, fn)
