@@ -6,7 +6,6 @@ import {
   type QuickJSSyncVariant,
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core'
-import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync'
 
 /** The part of a QuickJS module a run uses (a `TestQuickJSWASMModule` fits too, for leak tests). */
 export type QuickJsModule = Pick<QuickJSWASMModule, 'newRuntime'>
@@ -55,6 +54,14 @@ interface Source {
   wasmModule?: VariantEngineOptions['wasmModule']
 }
 
+/**
+ * The release build, imported only where it is used: in Node `#quickjs-node` carries its own copy,
+ * and a static import would load the variant's glue for nothing on every cold start (~3 ms).
+ */
+async function releaseSync(): Promise<QuickJSSyncVariant> {
+  return (await import('@jitl/quickjs-wasmfile-release-sync')).default as QuickJSSyncVariant
+}
+
 /** Node (not workerd, whose `nodejs_compat` also has `process.versions.node`). */
 function isNode(): boolean {
   const g = globalThis as { process?: { versions?: { node?: unknown } }; navigator?: { userAgent?: unknown } }
@@ -74,7 +81,7 @@ async function defaultSource(): Promise<Source> {
       return { variant: node.variant, wasmModule: () => compiled }
     }
   }
-  return { variant: RELEASE_SYNC as QuickJSSyncVariant }
+  return { variant: await releaseSync() }
 }
 
 /**
@@ -82,7 +89,7 @@ async function defaultSource(): Promise<Source> {
  * leaves a rejected loader's promise unhandled (the process exits): its failure is this engine's error.
  */
 async function givenSource(options: VariantEngineOptions): Promise<Source> {
-  const variant = options.variant ?? (RELEASE_SYNC as QuickJSSyncVariant)
+  const variant = options.variant ?? (await releaseSync())
   const given = options.wasmModule
   if (typeof given !== 'function') return { variant, wasmModule: given }
   const compiled = await given()
