@@ -19,6 +19,7 @@ export {
 } from './vfs/limits.js'
 export { compileGlob, escapeGlob, type CompiledGlob } from './vfs/glob.js'
 export { REGEX_SYNTAX } from './vfs/regex.js'
+export { provideRegexEngine, type RegexEngine } from './vfs/regex-engine.js'
 // For layers over a workspace (a guarded view, run_js): its promise-free text read, when it has one.
 export { readTextNow, textReaderOf, type ReadsTextNow } from './vfs/read-now.js'
 // A view that sends what is below mount points to other workspaces (an execution's proposal: its files in a branch, /state not).

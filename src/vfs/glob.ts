@@ -1,7 +1,7 @@
-import { RE2JS } from 're2js'
 import { normalizePath } from '../contract/paths.js'
 import { VfsError } from '../contract/errors.js'
 import { checkPattern } from './limits.js'
+import { regexEngine } from './regex-engine.js'
 
 export interface CompiledGlob {
   /** The longest directory prefix without wildcards; only paths below it can match. */
@@ -48,7 +48,8 @@ export function compileGlob(pattern: string): CompiledGlob {
     throw new VfsError('EINVAL', pattern, `the pattern's fixed part is not a valid path: ${(error as Error).message}`)
   }
   if (!isGlob) return { base, depth: base === '/' ? 0 : base.split('/').length - 1, test: p => p === base }
-  const re = RE2JS.compile(globToRegex(absolute, pattern))
+  const { RE2JS } = regexEngine()
+  const re = RE2JS.compile(globToRegex(absolute, pattern, c => RE2JS.quote(c)))
   const unbounded = absolute.includes('**') || /\{[^}]*\//.test(absolute)
   // Everything after the last wildcard is literal: a cheap check that spares most paths the regex.
   const tail = /[^*?[\]{}]*$/.exec(absolute)![0]
@@ -56,7 +57,7 @@ export function compileGlob(pattern: string): CompiledGlob {
 }
 
 /** Translates a glob into an RE2 expression matching whole paths. */
-function globToRegex(glob: string, original: string): string {
+function globToRegex(glob: string, original: string, quote: (c: string) => string): string {
   let out = ''
   let braces = 0
   let i = 0
@@ -99,7 +100,7 @@ function globToRegex(glob: string, original: string): string {
       out += '|'
       i++
     } else {
-      out += RE2JS.quote(c)
+      out += quote(c)
       i++
     }
   }

@@ -1,5 +1,6 @@
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
 import { compileRegex } from './regex.js'
+import { regexEngine } from './regex-engine.js'
 import type { GrepMatch } from './types.js'
 
 /**
@@ -18,7 +19,7 @@ const LINES_PER_CHECK = 1024
  */
 export function compileGrep(pattern: string, regex: boolean, ignoreCase: boolean): LineMatcher {
   if (!regex && !ignoreCase) return literalMatcher(pattern)
-  return regexMatcher(compileRegex(regex ? pattern : RE2JS.quote(pattern), ignoreCase))
+  return regexMatcher(compileRegex(regex ? pattern : regexEngine().RE2JS.quote(pattern), ignoreCase))
 }
 
 function regexMatcher(re: RE2JS): LineMatcher {

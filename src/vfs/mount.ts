@@ -1,6 +1,7 @@
 import { VfsError } from '../contract/errors.js'
 import { isWithin, normalizePath } from '../contract/paths.js'
 import { compileGlob } from './glob.js'
+import { loadRegexEngine } from './regex-engine.js'
 import { VfsLayer } from './layer.js'
 import { readTextNow, textReaderOf } from './read-now.js'
 import type { FileData, GlobOptions, GrepOptions, GrepResult, ReaddirOptions, Vfs, VfsChange, WalkOptions, WalkResult } from './types.js'
@@ -101,7 +102,7 @@ class MountLayer extends VfsLayer {
   }
 
   override async glob(pattern: string, options?: GlobOptions): Promise<string[]> {
-    const parts = this.spanned(pattern)
+    const parts = await this.spanned(pattern)
     if (!parts) return super.glob(pattern, options)
     const out: string[] = []
     for (const [vfs, keep] of parts) out.push(...(await vfs.glob(pattern, options)).filter(keep))
@@ -109,7 +110,7 @@ class MountLayer extends VfsLayer {
   }
 
   override async walk(pattern: string, options?: WalkOptions): Promise<WalkResult> {
-    const parts = this.spanned(pattern)
+    const parts = await this.spanned(pattern)
     if (!parts) return super.walk(pattern, options)
     const result: WalkResult = { entries: [], truncated: false }
     for (const [vfs, keep] of parts) {
@@ -154,7 +155,8 @@ class MountLayer extends VfsLayer {
   }
 
   /** For a pattern whose fixed prefix spans a mount point: each side and which of its paths it owns; else undefined. */
-  private spanned(pattern: string): Array<[Vfs, (path: string) => boolean]> | undefined {
+  private async spanned(pattern: string): Promise<Array<[Vfs, (path: string) => boolean]> | undefined> {
+    await loadRegexEngine()
     const inside = this.pointsUnder(compileGlob(pattern).base)
     if (inside.length === 0) return undefined
     return [

@@ -1,6 +1,7 @@
-import { RE2JS, RE2JSException } from 're2js'
+import type { RE2JS } from 're2js'
 import { VfsError } from '../contract/errors.js'
 import { MAX_REGEX_PROGRAM } from './limits.js'
+import { regexEngine } from './regex-engine.js'
 
 /** What the accepted regular-expression syntax is, for errors and tool descriptions. */
 export const REGEX_SYNTAX =
@@ -13,6 +14,7 @@ export const REGEX_SYNTAX =
  * run that way are EINVAL.
  */
 export function compileRegex(pattern: string, ignoreCase: boolean): RE2JS {
+  const { RE2JS, RE2JSException } = regexEngine()
   let re: RE2JS
   try {
     re = RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0)

@@ -2,6 +2,7 @@ import { RUN_ROOTS, WRITABLE_ROOTS } from '../contract/layout.js'
 import { VfsError } from '../contract/errors.js'
 import { compileGlob, escapeGlob } from './glob.js'
 import { compileGrep } from './grep.js'
+import { loadRegexEngine } from './regex-engine.js'
 import { checkPattern, integerOption, MAX_GREP_MATCHES, MAX_GREP_PATHS } from './limits.js'
 import { ancestorsOf, isWithin, normalizePath } from '../contract/paths.js'
 import { VfsLayer, type Access } from './layer.js'
@@ -150,6 +151,7 @@ export class RunView extends VfsLayer implements RunVfs {
   }
 
   override async walk(pattern: string, options: WalkOptions = {}): Promise<WalkResult> {
+    await loadRegexEngine()
     const glob = compileGlob(pattern)
     const limit = integerOption('limit', options.limit, Number.MAX_SAFE_INTEGER, 0, Number.MAX_SAFE_INTEGER)
     const { filter } = options
@@ -175,6 +177,7 @@ export class RunView extends VfsLayer implements RunVfs {
 
   override async grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
     // Refuse a bad pattern or option before walking anything.
+    await loadRegexEngine()
     compileGrep(checkPattern('grep', pattern), options.regex === true, options.ignoreCase === true)
     const maxMatches = integerOption('maxMatches', options.maxMatches, 1000, 1, MAX_GREP_MATCHES)
     const scopes: unknown = options.paths

@@ -1,6 +1,7 @@
 import { concatBytes, toBytes } from './bytes.js'
 import { VfsError } from '../contract/errors.js'
 import { grepTree, walkEntries } from './search.js'
+import { loadRegexEngine } from './regex-engine.js'
 import { CommitQueue, type Dependencies } from './commit-queue.js'
 import { checkTransfer, dedupeLast, movedNode } from './transfer.js'
 import { mimeTypeOf } from './mime.js'
@@ -147,11 +148,13 @@ export class StoreVfs implements Vfs, ReadsTextNow {
 
   async walk(pattern: string, options: WalkOptions = {}): Promise<WalkResult> {
     this.check('/')
+    await loadRegexEngine()
     return walkEntries(this.tree, pattern, options)
   }
 
   async grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
     this.check('/')
+    await loadRegexEngine()
     return grepTree(this.tree, pattern, options)
   }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { bundleImports, forbiddenUses } from '../shared/bundle-checks.js'
+import { bundleImports, forbiddenUses, staticImports } from '../shared/bundle-checks.js'
 
 // `npm test` builds first (scripts/test.sh); this checks the artefact users install.
 const source = readFileSync(new URL('../../dist/index.js', import.meta.url), 'utf8')
@@ -12,6 +12,17 @@ describe('dist/index.js in Node', () => {
   it('is one ESM file that imports only our declared runtime dependencies', () => {
     for (const spec of bundleImports(source)) expect(allowed.has(spec.replace(/^(@[^/]+\/[^/]+|[^/]+).*$/, '$1')), spec).toBe(true)
     expect(forbiddenUses(source)).toEqual([])
+  })
+
+  it('loads at start only what every run needs: re2js, diff and the non-Node QuickJS variant on first use', () => {
+    // A cold start that runs one program parses none of them (bench runjs.cold.js); the first search loads re2js.
+    const lazy = ['re2js', 'diff', '@jitl/quickjs-wasmfile-release-sync']
+    expect(staticImports(source).filter(s => lazy.includes(s))).toEqual([])
+    expect(
+      bundleImports(source)
+        .filter(s => lazy.includes(s))
+        .sort(),
+    ).toEqual([...lazy].sort())
   })
 
   it('works: open a workspace on the memory store, write, reopen, grep', async () => {

@@ -10,6 +10,11 @@ export function bundleImports(source: string): string[] {
   return [...out].sort()
 }
 
+/** The specifiers a module imports statically: what loads (and is parsed) with it, before any code runs. */
+export function staticImports(source: string): string[] {
+  return [...new Set([...source.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s*"([^"]+)"/gm)].map(m => m[1]))].sort()
+}
+
 /** Forbidden runtime dependencies: Node built-ins, Buffer, process access, CommonJS require. */
 export function forbiddenUses(source: string): string[] {
   const problems: string[] = []

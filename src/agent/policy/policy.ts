@@ -1,7 +1,11 @@
 import { isVfsError, STATE_ROOT, normalizePath, type Vfs } from 'agent-vfs'
-import { compileGlob, type CompiledGlob } from 'agent-vfs/internal'
+import { compileGlob, provideRegexEngine, type CompiledGlob } from 'agent-vfs/internal'
+import { RE2JS, RE2JSException } from 're2js'
 import { POLICY_PATH } from '../state/paths.js'
 import type { ToolAccess } from '../tools/tool.js'
+
+// Policies match globs synchronously, before any workspace search has loaded re2js (see src/vfs/regex-engine.ts).
+provideRegexEngine({ RE2JS, RE2JSException })
 
 /** What a policy decides for a tool call. */
 export type PolicyDecision = 'allow' | 'deny' | 'ask'
