@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createRunJs, openVfs, type RunJsOptions, type Vfs } from '../../src/index.js'
+import { createRunJs, openVfs, type QuickJsEngine, type RunJsOptions, type Vfs } from '../../src/index.js'
+import { defaultEngine } from '../../src/internal.js'
 import type { RunJsHarness } from './suite.js'
 
 /** What QuickJS prints when a runtime is freed with objects still alive (a leaked handle). */
@@ -83,6 +84,26 @@ export function describeRunJsFaults(name: string, setup: () => Promise<RunJsHarn
           expect(printed.filter(line => ENGINE_FAULT.test(line))).toEqual([])
         }, 60_000)
       }
+
+      // The root cause of the line: quickjs-emscripten reads a job's context through a view of the memory
+      // made before the jobs ran; a job that grows the memory detaches it (engine/limits.ts memoryPages).
+      it('a job that grows the wasm memory: the run gets its result and the runtime disposes clean', async ({ skip }) => {
+        const x = await harness()
+        if (x.executor) skip('engines are this thread’s; a worker thread makes its own')
+        const base = x.engine ?? defaultEngine()
+        // Unlike run_js's own memory, this one starts at 16 MiB and may grow to the 64 MiB cap.
+        const growing: QuickJsEngine = { instantiate: () => base.instantiate(new WebAssembly.Memory({ initial: 256, maximum: 1024 })) }
+        const vfs = await open()
+        const printed = await printedDuring(async () => {
+          const run = createRunJs({ vfs, engine: growing, typescript: false, limits: { timeMs: 30_000 } })
+          const r = await run.run(`await 0; const a = []; for (let i = 0; i < 300000; i++) a.push({ i }); return a.length`)
+          expect(r.error).toBeUndefined()
+          expect(r.result).toBe(300000)
+          expect((await run.run('await 0; return 1 + 1')).result).toBe(2)
+          run.close()
+        })
+        expect(printed.filter(line => ENGINE_FAULT.test(line))).toEqual([])
+      }, 60_000)
 
       // The agent's run_js runs every program suspendable: journaled host calls, Date.now and Math.random from the host.
       it('the issue’s floods in journaled runs (as the agent’s run_js runs them): close() prints nothing from the engine', async () => {

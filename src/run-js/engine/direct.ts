@@ -330,8 +330,9 @@ export class DirectCalls {
   newPromise(): Deferred {
     const { ffi, ctx, memory } = this.inside
     if (!this.block) throw new Error('run_js: the direct calls were closed')
-    const words = this.slots()
     const promise = ffi.QTS_NewPromiseCapability(ctx.value, this.argv + OUT * 4)
+    // Read after the call, through a view of the memory as it is now (a growth would detach an older one).
+    const words = this.slots()
     return new Deferred(
       this.settleCall,
       memory.heapValueHandle(promise),
@@ -347,10 +348,10 @@ export class DirectCalls {
   executePendingJobs(): { error?: QuickJSHandle } {
     const { ffi, ctx, rt, memory } = this.inside
     if (!this.block) throw new Error('run_js: the direct calls were closed')
-    const words = this.slots()
-    words[OUT] = 0
+    this.slots()[OUT] = 0
     const value = ffi.QTS_ExecutePendingJob(rt.value, -1, this.argv + OUT * 4)
-    const jobContext = words[OUT]
+    // The jobs may have grown the memory: a view made before the call would read undefined here.
+    const jobContext = this.slots()[OUT]
     if (jobContext === 0) {
       ffi.QTS_FreeValuePointerRuntime(rt.value, value)
       return {}

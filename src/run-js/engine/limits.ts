@@ -58,8 +58,12 @@ export function resolveLimits(limits: RunJsLimits = {}): ResolvedLimits {
 /**
  * Pages of the capped memory for a byte limit. It starts at its maximum and never grows:
  * quickjs-emscripten-core reads some results through heap views that a growth detaches (50,000
- * concurrent host calls failed with "detached ArrayBuffer" and leaked guest objects). Untouched
- * pages cost address space, not RSS.
+ * concurrent host calls failed with "detached ArrayBuffer" and leaked guest objects). One of them is
+ * `runtime.executePendingJobs()`: when a job grows the memory, the job's context pointer is read from a
+ * detached view as `undefined`, the library wraps a fresh context (`QTS_NewContext`) that nobody
+ * disposes, and `JS_FreeRuntime` aborts with "Assertion failed: list_empty(&rt->gc_obj_list)"
+ * (quickjs-emscripten issues 235 and 269; test/run-js/faults-suite.ts). Untouched pages cost
+ * address space, not RSS.
  */
 export function memoryPages(memoryBytes: number): { initial: number; maximum: number } {
   const pages = Math.max(MIN_PAGES, Math.ceil(memoryBytes / WASM_PAGE))

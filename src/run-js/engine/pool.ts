@@ -18,8 +18,9 @@ export type InstanceHealth =
   /** Clean: the instance may serve the next run. */
   | 'healthy'
   /**
-   * Disposed cleanly, but it hit its memory cap (a new context there can corrupt memory, FIELD-NOTES)
-   * or used more than half of it (those pages stay resident): not reused.
+   * Disposed cleanly, but not reused: it hit its memory cap (a new context there can corrupt memory,
+   * FIELD-NOTES), used more than half of it (those pages stay resident), or still holds jobs of the
+   * run (which must never run in the next one).
    */
   | 'exhausted'
   /** The host saw an exception from inside wasm, or the runtime holds leaked objects: never touch it again. */
