@@ -1,4 +1,4 @@
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb'
+import type { DBSchema, IDBPDatabase } from 'idb'
 import { VfsError } from '../src/contract/errors.js'
 import {
   checkExpectedVersions,
@@ -69,34 +69,40 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): VfsStore {
   const connect = (): Promise<IDBPDatabase<VfsDb>> => {
     if (closed)
       return Promise.reject(new VfsError('ECLOSED', undefined, `this indexedDbStore (${dbName}) was closed; create a new indexedDbStore()`))
-    db ??= openDB<VfsDb>(dbName, SCHEMA_VERSION, {
-      upgrade(d, oldVersion) {
-        if (oldVersion < 1) {
-          d.createObjectStore('entries', { keyPath: ['namespace', 'scope', 'path'] })
-          d.createObjectStore('scopes', { keyPath: ['namespace', 'scope'] })
-        }
-        upgradeHistory(d as unknown as IDBPDatabase<HistoryDb>)
-      },
-      // Another tab wants a newer schema or to delete the database: step aside instead of
-      // blocking it forever. The next call here reopens (and fails clearly if the schema moved on).
-      blocking() {
-        void db?.then(d => d.close(), noop)
-        db = undefined
-      },
-      // The browser closed the connection (storage cleared, disk error): reopen on the next call.
-      terminated() {
-        db = undefined
-      },
-      // `blocked` is not handled: our own old connections close on `blocking`, so waiting is right.
-    }).catch(cause => {
-      db = undefined
-      throw new VfsError(
-        'ESTORE',
-        undefined,
-        `cannot open IndexedDB database ${JSON.stringify(dbName)}: ${String(cause?.message ?? cause)}; check that site storage is allowed (private modes and sandboxed iframes may forbid it)`,
-        { cause },
+    // idb is imported by the first connection: Node and workerd import this module with the rest of
+    // dist/index.js but never connect, and a cold start should not load it (bench runjs.cold.js).
+    db ??= import('idb')
+      .then(({ openDB }) =>
+        openDB<VfsDb>(dbName, SCHEMA_VERSION, {
+          upgrade(d, oldVersion) {
+            if (oldVersion < 1) {
+              d.createObjectStore('entries', { keyPath: ['namespace', 'scope', 'path'] })
+              d.createObjectStore('scopes', { keyPath: ['namespace', 'scope'] })
+            }
+            upgradeHistory(d as unknown as IDBPDatabase<HistoryDb>)
+          },
+          // Another tab wants a newer schema or to delete the database: step aside instead of
+          // blocking it forever. The next call here reopens (and fails clearly if the schema moved on).
+          blocking() {
+            void db?.then(d => d.close(), noop)
+            db = undefined
+          },
+          // The browser closed the connection (storage cleared, disk error): reopen on the next call.
+          terminated() {
+            db = undefined
+          },
+          // `blocked` is not handled: our own old connections close on `blocking`, so waiting is right.
+        }),
       )
-    })
+      .catch(cause => {
+        db = undefined
+        throw new VfsError(
+          'ESTORE',
+          undefined,
+          `cannot open IndexedDB database ${JSON.stringify(dbName)}: ${String(cause?.message ?? cause)}; check that site storage is allowed (private modes and sandboxed iframes may forbid it)`,
+          { cause },
+        )
+      })
     return db
   }
 
