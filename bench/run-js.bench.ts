@@ -111,7 +111,8 @@ async function overheadBare() {
     async () => {
       for (let i = 0; i < n; i++) bare()
     },
-    { rounds: 9, warmup: 1 },
+    // Many short rounds: on a shared machine one round in several lands on a busy moment.
+    { rounds: 15, warmup: 1 },
   )
   add({
     name: 'runjs.run.overhead.bare',
@@ -343,7 +344,8 @@ console.log(JSON.stringify(r.result)); process.exit(0)`,
   ] as const) {
     const o: number[] = []
     const b: number[] = []
-    for (let i = 0; i < size(7, 1); i++) {
+    // Eleven pairs, interleaved: process start-up swings with the machine's load more than anything here.
+    for (let i = 0; i < size(11, 1); i++) {
       o.push(wall('ours-js.mjs', [code]))
       b.push(wall('base-js.mjs', [code, lang]))
     }
