@@ -18,10 +18,15 @@ interface Server {
 }
 const servers: Server[] = []
 
-/** Starts `node --import tsx scripts/serve.ts` (one process: kill -9 kills the server itself). */
+/**
+ * Starts `node --import tsx scripts/serve.ts` (one process: kill -9 kills the server itself). Each model
+ * call takes 250 ms: after checkpoint r3 the run has ~10 calls left, time enough for a client on a loaded
+ * machine to see the checkpoint and kill the server before the run ends (at 120 ms, a CI run under a
+ * CPU hog once saw the victim finish first).
+ */
 async function start(): Promise<Server> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
-    env: { ...process.env, DATABASE_URL: url, AGENT_VFS_JWT_SECRET: secret, PORT: '0', LEASE_MS: '1500', MODEL_DELAY_MS: '120' },
+    env: { ...process.env, DATABASE_URL: url, AGENT_VFS_JWT_SECRET: secret, PORT: '0', LEASE_MS: '1500', MODEL_DELAY_MS: '250' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const address = await listeningUrl(proc, 60_000)
