@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { mintToken } from '../../src/session/index.js'
 import { season } from '../session/harness.js'
@@ -73,6 +73,10 @@ beforeAll(async () => {
 afterAll(() => {
   for (const s of servers) s.proc.kill('SIGKILL')
 })
+// Every case starts with two servers, also after a case that failed before it started the next one.
+beforeEach(async () => {
+  while (servers.length < 2) await start()
+}, 120_000)
 
 describe('two server processes on one Postgres', () => {
   it('an observer on A sees every event appended by B; an abort sent to A stops the run on B', async () => {
@@ -125,7 +129,6 @@ describe('two server processes on one Postgres', () => {
       expect(new Set(done).size).toBe(done.length)
       expect(events.filter(e => e.type === 'execution-start').map(e => e.resumed)).toEqual([false, true])
       expect(second.filter(m => m.event === 'execution-end').map(m => JSON.parse(m.data!).status)).toEqual(['completed'])
-      await start() // two servers again for the next case
     })
   }
 
@@ -169,7 +172,6 @@ describe('two server processes on one Postgres', () => {
       expect(events.filter(e => e.type === 'execution-start').map(e => e.executionId)).toEqual(
         events.filter(e => e.type === 'execution-start').map(() => 'e0001'),
       )
-      await start()
     })
   }
 
@@ -194,7 +196,6 @@ describe('two server processes on one Postgres', () => {
         output: { answer: 'Season One' },
       })
       expect(events.filter(e => e.type === 'pending-answered')).toHaveLength(1)
-      await start()
     })
   }
 
@@ -223,7 +224,6 @@ describe('two server processes on one Postgres', () => {
       expect((await call(a, 'POST', `/sessions/${id}/resume`)).status).toBe(202)
       await readSse(await call(a, 'GET', `/sessions/${id}/stream`), m => isEnd(m) && JSON.parse(m.data!).status === 'completed')
       expect((await expectClean(a, id)).ends).toEqual(['interrupted', 'completed'])
-      await start()
     })
   }
 })
