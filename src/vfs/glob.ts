@@ -49,7 +49,7 @@ export function compileGlob(pattern: string): CompiledGlob {
   }
   if (!isGlob) return { base, depth: base === '/' ? 0 : base.split('/').length - 1, test: p => p === base }
   const { RE2JS } = regexEngine()
-  const re = RE2JS.compile(globToRegex(absolute, pattern, c => RE2JS.quote(c)))
+  const re = RE2JS.compile(globToRegex(absolute, pattern))
   const unbounded = absolute.includes('**') || /\{[^}]*\//.test(absolute)
   // Everything after the last wildcard is literal: a cheap check that spares most paths the regex.
   const tail = /[^*?[\]{}]*$/.exec(absolute)![0]
@@ -57,7 +57,8 @@ export function compileGlob(pattern: string): CompiledGlob {
 }
 
 /** Translates a glob into an RE2 expression matching whole paths. */
-function globToRegex(glob: string, original: string, quote: (c: string) => string): string {
+function globToRegex(glob: string, original: string): string {
+  const { RE2JS } = regexEngine()
   let out = ''
   let braces = 0
   let i = 0
@@ -100,7 +101,7 @@ function globToRegex(glob: string, original: string, quote: (c: string) => strin
       out += '|'
       i++
     } else {
-      out += quote(c)
+      out += RE2JS.quote(c)
       i++
     }
   }

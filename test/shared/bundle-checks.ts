@@ -4,10 +4,8 @@
  * (advice such as "pass typescript: () => import('agent-vfs/run-js/typescript')") is not an import.
  */
 export function bundleImports(source: string): string[] {
-  const out = new Set<string>()
-  for (const m of source.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s*"([^"]+)"/gm)) out.add(m[1])
-  for (const m of source.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)) out.add(m[1])
-  return [...out].sort()
+  const dynamic = [...source.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)].map(m => m[1])
+  return [...new Set([...staticImports(source), ...dynamic])].sort()
 }
 
 /** The specifiers a module imports statically: what loads (and is parsed) with it, before any code runs. */

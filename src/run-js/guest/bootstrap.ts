@@ -15,6 +15,9 @@ export interface GuestGlobals {
   tools: ReadonlyArray<{ globalName: string; call: (input: QuickJSHandle | undefined) => HostReturn }>
 }
 
+/** The names of `vfs`'s methods, in the order of the guest API table (made once, not per run). */
+const VFS_METHODS = VFS_API.map(f => f.name)
+
 /**
  * Defines what the guest sees before any guest code runs: `vfs` (one function per row of the guest
  * API table), `console` and `external_*`, as frozen objects of host functions on non-configurable
@@ -53,12 +56,7 @@ export function installGuestGlobals(ctx: QuickJSContext, handles: HandleScope, k
     })
   }
   const vfs = globals.vfs
-  if (vfs)
-    lazyGlobal(
-      'vfs',
-      VFS_API.map(f => f.name),
-      (i, args) => vfs(VFS_API[i], args),
-    )
+  if (vfs) lazyGlobal('vfs', VFS_METHODS, (i, args) => vfs(VFS_API[i], args))
   lazyGlobal('console', CONSOLE_METHODS, (_, args) => globals.console(args))
   for (const tool of globals.tools) {
     const fn = handles.manage(k.newFunction(tool.globalName, input => tool.call(input)))
