@@ -89,7 +89,7 @@ export class HostContext {
       },
       (sessionId, base) => catchUpFileEvents(this, sessionId, base),
     )
-    this.storage = new SessionStorage(settings.store, settings.namespace)
+    this.storage = new SessionStorage(settings.store, settings.namespace, settings.hostId)
   }
 
   get store() {

@@ -4,7 +4,7 @@ import { LOG_PATH, type LogHint } from './event-log.js'
 import type { GcOptions, GcReport, SessionHost } from './host-api.js'
 import type { HostParts } from './host-parts.js'
 import { putJson, versionOf } from './records.js'
-import { segmentOf } from './storage.js'
+import { segmentOf, type WorkEntry } from './storage.js'
 import { pruneRunArchives } from './workspace.js'
 
 /** The host's maintenance: recovery of acknowledged work, and garbage collection (deleting through `remove`). */
@@ -17,12 +17,15 @@ export function maintenanceMethods(parts: HostParts, remove: (sessionId: string)
 
 /**
  * Recovery: every session in the work index (acknowledged work, or an execution running
- * somewhere) whose lease is free, expired or this host's is kicked; the driver decides what is
+ * somewhere) whose lease is free, expired or this host's, and whose entry another host did not
+ * write within the last lease period (see {@link WorkEntry.host}), is kicked; the driver decides what is
  * left to do. Resolves to the sessions this host took on.
  */
 async function recoverSessions(ctx: HostContext, driver: SessionDriver): Promise<string[]> {
+  const { hostId, leaseMs, exclusive } = ctx.settings
   const taken: string[] = []
-  for (const { sessionId } of await ctx.storage.workEntries()) {
+  for (const entry of await ctx.storage.workEntries()) {
+    const { sessionId } = entry
     const meta = await ctx.meta(sessionId)
     // A request that raced a delete left an entry for a session that is gone.
     if (!meta) {
@@ -30,7 +33,12 @@ async function recoverSessions(ctx: HostContext, driver: SessionDriver): Promise
       continue
     }
     const lease = meta.lease
-    if (lease && lease.expiresAt > Date.now() && lease.holder !== ctx.settings.hostId && !ctx.settings.exclusive) continue
+    const now = Date.now()
+    const leased = lease !== undefined && lease.expiresAt > now && lease.holder !== hostId
+    // Between its work entry and its lease the host that acknowledged a request holds neither: its
+    // fresh entry stands for the lease it is about to take (it runs what it acknowledged).
+    const claimed = entry.host !== undefined && entry.host !== hostId && entry.at + leaseMs > now
+    if ((leased || claimed) && !exclusive) continue
     taken.push(sessionId)
     void driver.kick(sessionId)
   }

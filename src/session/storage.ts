@@ -93,6 +93,12 @@ export interface WorkEntry {
   reason: 'run' | 'message' | 'answer' | 'abort' | 'resume' | 'reopen'
   executionId?: string
   at: number
+  /**
+   * The host that wrote it. Another host leaves an entry this fresh (younger than its lease period)
+   * to its writer, which takes the lease next, as it would a live lease: the host that acknowledged
+   * a request runs it, unless it dies first. Absent in entries stored before hosts signed them.
+   */
+  host?: string
 }
 
 /** The stored requests of a session: an abort of, or a resume of, one execution. */
@@ -110,6 +116,8 @@ export class SessionStorage {
   constructor(
     readonly store: VfsStore,
     readonly namespace: string,
+    /** This host's id: the work entries it writes carry it (see {@link WorkEntry.host}). */
+    readonly hostId: string,
   ) {}
 
   /** The session's meta records (empty for an id that names no session). */
@@ -157,10 +165,10 @@ export class SessionStorage {
    * before the request is acknowledged; every write gives the entry a new version, which is what
    * {@link SessionStorage.clearWork} checks.
    */
-  markWork(entry: Omit<WorkEntry, 'at'>): Promise<void> {
+  markWork(entry: Omit<WorkEntry, 'at' | 'host'>): Promise<void> {
     const path = workPath(entry.sessionId)
     return updateRecords(this.store, this.namespace, scopeNames.work, records => ({
-      ops: [putJson(path, { ...entry, at: Date.now() } satisfies WorkEntry, versionOf(records, path))],
+      ops: [putJson(path, { ...entry, at: Date.now(), host: this.hostId } satisfies WorkEntry, versionOf(records, path))],
       value: undefined,
     }))
   }

@@ -3,6 +3,7 @@ import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import type { VfsStore } from '../../src/contract/store.js'
 import { createSessionHost, type AgentProfile, type SessionEvent, type SessionHost } from '../../src/session/index.js'
+import { LEASE_PATH } from '../../src/session/storage.js'
 import { completions, expectContiguous, until, uploadSeason } from './harness.js'
 
 const appendix = scriptAppendixProfile()
@@ -32,6 +33,28 @@ function hanging(calls: number) {
 
 /** A profile whose setup never resolves: the host dies after delivering the message, before the execution exists. */
 const setupHangs: AgentProfile = { setup: () => new Promise(() => {}) }
+
+/** `store` whose first lease write for `holder` runs after `before` resolves. */
+function delayedLease(store: VfsStore, holder: string, before: () => Promise<void>): VfsStore {
+  let first = true
+  return new Proxy(store, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target)
+      if (key !== 'commit') return typeof value === 'function' ? value.bind(target) : value
+      return async (...args: Parameters<VfsStore['commit']>) => {
+        const [, , ops] = args
+        const ours = ops.some(
+          o => o.op === 'put' && o.path === LEASE_PATH && o.data && JSON.parse(new TextDecoder().decode(o.data)).holder === holder,
+        )
+        if (ours && first) {
+          first = false
+          await before()
+        }
+        return target.commit(...args)
+      }
+    },
+  })
+}
 
 const ns = () => `i${Math.random().toString(36).slice(2)}`
 
@@ -161,6 +184,43 @@ export function describeIntent(getStore: () => Promise<VfsStore>) {
       expect(ends(after)).toEqual(['interrupted', 'completed'])
     })
   }
+
+  it('a message acknowledged by a live host runs there: another host recovering before it takes the lease leaves it', async () => {
+    const namespace = ns()
+    // Long enough that the second host's recovery below falls inside it even on a loaded machine.
+    const leaseMs = 5_000
+    let release!: () => void
+    const gate = new Promise<void>(r => (release = r))
+    let held = false
+    // The window between the work entry and the lease, held open: the first lease write of host a waits here.
+    const store = delayedLease(await getStore(), 'h-a', async () => {
+      held = true
+      await gate
+    })
+    const a = createSessionHost({ store, agents: { appendix }, namespace, leaseMs, hostId: 'h-a' })
+    const b = createSessionHost({ store, agents: { appendix }, namespace, leaseMs, hostId: 'h-b' })
+    try {
+      const s = await a.create({ owner: 'o', profile: 'appendix' })
+      await uploadSeason(a, s.id)
+      const acknowledged = performance.now()
+      await a.send(s.id, { text: APPENDIX_INSTRUCTIONS })
+      for (let i = 0; i < 500 && !held; i++) await new Promise(r => setTimeout(r, 10))
+      expect(held).toBe(true)
+      const took = await b.recover()
+      // Past one lease period a's entry is no longer its own: then taking it is right.
+      if (performance.now() - acknowledged < leaseMs - 500) expect(took).toEqual([])
+      release()
+      await until(a, s.id, ['idle'])
+      await Promise.all([a.settled(s.id), b.settled(s.id)])
+      const events = await a.events(s.id)
+      expectNoRedo(events)
+      expect(events.filter(e => e.type === 'execution-start')).toHaveLength(1)
+      expect(ends(events)).toEqual(['completed'])
+    } finally {
+      release()
+      await Promise.all([a.stop(), b.stop()])
+    }
+  })
 
   it('a resume acknowledged, then the host dies at once: another host resumes the execution by itself', async () => {
     const { store, namespace, s } = await abortThenDie(await getStore(), 3)

@@ -8,6 +8,8 @@ import { season, until } from './harness.js'
 import { listen } from './http-client.js'
 import { uploadForm } from './route-requests.js'
 
+/** Short, so the next host takes over a dead host's fresh work entry soon (see WorkEntry.host). */
+const LEASE_MS = 1500
 const secret = 'test-secret-test-secret-test-secret-0123'
 
 /** The appendix profile with every execution's writes routed into a branch for review. */
@@ -67,6 +69,7 @@ export function describeProposals(getStore: () => Promise<VfsStore>) {
       namespace,
       pollMs: 20,
       quota: { maxSessions: 50 },
+      leaseMs: LEASE_MS,
     })
   let failLanding = false
   beforeAll(async () => {
@@ -197,8 +200,14 @@ export function describeProposals(getStore: () => Promise<VfsStore>) {
     }
     const third = newHost()
     try {
-      // The next host finishes the stored decision from the session's work entry, without another request.
-      await third.recover()
+      // The next host finishes the stored decision from the session's work entry, without another request,
+      // once the entry the dead host wrote is a lease period old (until then it is left to its writer).
+      let took: string[] = []
+      for (let i = 0; i < 200 && !took.includes(id); i++) {
+        took = await third.recover()
+        if (!took.includes(id)) await new Promise(r => setTimeout(r, 50))
+      }
+      expect(took).toContain(id)
       await until(third, id, ['idle', 'running', 'waiting_approval'])
       for (let i = 0; i < 500 && (await third.executions(id)).length < 2; i++) await new Promise(r => setTimeout(r, 20))
       await until(third, id, ['idle', 'waiting_approval'])
