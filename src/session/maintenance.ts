@@ -4,7 +4,7 @@ import { LOG_PATH, type LogHint } from './event-log.js'
 import type { GcOptions, GcReport, SessionHost } from './host-api.js'
 import type { HostParts } from './host-parts.js'
 import { putJson, versionOf } from './records.js'
-import { segmentOf, type WorkEntry } from './storage.js'
+import { segmentOf } from './storage.js'
 import { pruneRunArchives } from './workspace.js'
 
 /** The host's maintenance: recovery of acknowledged work, and garbage collection (deleting through `remove`). */
@@ -18,7 +18,7 @@ export function maintenanceMethods(parts: HostParts, remove: (sessionId: string)
 /**
  * Recovery: every session in the work index (acknowledged work, or an execution running
  * somewhere) whose lease is free, expired or this host's, and whose entry another host did not
- * write within the last lease period (see {@link WorkEntry.host}), is kicked; the driver decides what is
+ * write within the last lease period (see `WorkEntry.host` in storage.ts), is kicked; the driver decides what is
  * left to do. Resolves to the sessions this host took on.
  */
 async function recoverSessions(ctx: HostContext, driver: SessionDriver): Promise<string[]> {
