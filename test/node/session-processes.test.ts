@@ -21,8 +21,9 @@ const servers: Server[] = []
 /**
  * Starts `node --import tsx scripts/serve.ts` (one process: kill -9 kills the server itself). Each model
  * call takes 250 ms: after checkpoint r3 the run has ~10 calls left, time enough for a client on a loaded
- * machine to see the checkpoint and kill the server before the run ends (at 120 ms, a CI run under a
- * CPU hog once saw the victim finish first).
+ * machine to see the checkpoint and kill the server before the run ends. (Two CI runs saw the execution
+ * run on the other server: its periodic recover() took the session between the victim's work entry and
+ * its lease. Recovery now leaves a fresh entry to the host that wrote it; see docs/recovery.md.)
  */
 async function start(): Promise<Server> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
