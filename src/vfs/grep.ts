@@ -1,4 +1,5 @@
 import type { RE2JS } from 're2js'
+import { candidateLines, type CandidateLines } from './grep-candidates.js'
 import { compileRegex } from './regex.js'
 import { regexEngine } from './regex-engine.js'
 import type { GrepMatch } from './types.js'
@@ -12,6 +13,9 @@ export type LineMatcher = (text: string, path: string, out: GrepMatch[], room: n
 /** Lines searched between two calls of `stop`. */
 const LINES_PER_CHECK = 1024
 
+/** Characters of a text whose candidate lines are listed at once (see {@link candidateMatcher}). */
+const CANDIDATE_WINDOW = 1 << 20
+
 /**
  * Builds a matcher for a literal or a regular-expression pattern (see {@link compileRegex}: RE2
  * syntax, linear time). A regular expression is matched against each line on its own, as grep
@@ -23,10 +27,12 @@ export function compileGrep(pattern: string, regex: boolean, ignoreCase: boolean
 }
 
 function regexMatcher(re: RE2JS): LineMatcher {
+  const candidates = candidateLines(re)
+  if (candidates) return candidateMatcher(re, candidates)
   return (text, path, out, room, context, stop) => {
     let added = 0
     let lineNo = 0
-    for (let start = 0; start <= text.length && added < room;) {
+    for (let start = 0; start < text.length && added < room;) {
       let end = text.indexOf('\n', start)
       if (end < 0) end = text.length
       lineNo++
@@ -41,6 +47,36 @@ function regexMatcher(re: RE2JS): LineMatcher {
       }
       if (end === text.length) break
       start = end + 1
+    }
+    return added
+  }
+}
+
+/**
+ * Tests only the lines that contain what every match must contain ({@link candidateLines}): on a
+ * pattern with a rare word in it most of a text is never handed to the regex engine at all.
+ */
+function candidateMatcher(re: RE2JS, candidates: CandidateLines): LineMatcher {
+  return (text, path, out, room, context, stop) => {
+    let added = 0
+    let tested = 0
+    const lineOf = lineCounter(text)
+    // A window at a time, ending at a line's end, so the list of line starts stays small.
+    for (let from = 0; from < text.length && added < room;) {
+      const edge = text.indexOf('\n', Math.min(text.length, from + CANDIDATE_WINDOW))
+      const to = edge < 0 ? text.length : edge + 1
+      for (const start of candidates(text, from, to)) {
+        if (added >= room || (++tested % LINES_PER_CHECK === 0 && stop?.())) return added
+        let end = text.indexOf('\n', start)
+        if (end < 0) end = text.length
+        const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end)
+        if (re.test(line)) {
+          out.push(matchAt(text, path, start + columnOf(re, line), start, lineOf(start), context))
+          added++
+        }
+      }
+      if (stop?.()) break
+      from = to
     }
     return added
   }

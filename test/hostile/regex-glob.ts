@@ -125,6 +125,30 @@ export function describeHostileRegexGlob(runtime: string, openStore: OpenStore):
       }
     })
 
+    it('required strings on every line, or on none, stay bounded (grep tests only lines that hold them)', async () => {
+      const vfs = await open()
+      // 2 MiB of 4-character lines that all hold `a` and `b`: every line is a candidate, none matches.
+      await vfs.writeFile('/work/every.txt', 'a b\n'.repeat(1 << 19))
+      // One 2 MiB line, wider than the window grep lists candidates in, holding the strings at both ends.
+      await vfs.writeFile('/work/wide.txt', 'ab ' + 'x'.repeat(2 << 20) + ' abc!\n')
+      for (const [pattern, want] of [
+        ['a.*c|b\\s+c', [['/work/wide.txt', 1]]],
+        ['a\\s*c|b\\s+c', []],
+        ['(?:a|b)\\w*!|abc\\s*!', [['/work/wide.txt', 1]]],
+        ['(?:a b){2}', []],
+      ] as const) {
+        const r = await quick(pattern, () => vfs.grep(pattern, { regex: true }))
+        expect(
+          r.matches.map(m => [m.path, m.line]),
+          pattern,
+        ).toEqual(want)
+      }
+      // maxMatches still caps a search over candidates.
+      const capped = await vfs.grep('a\\s+b', { regex: true, paths: ['/work/every.txt'], maxMatches: 10 })
+      expect(capped).toMatchObject({ truncated: true })
+      expect(capped.matches.map(m => m.line)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    })
+
     it('syntax a linear engine cannot run is EINVAL with a hint', async () => {
       const vfs = await open()
       await vfs.writeFile('/work/a.txt', 'aa\n')
