@@ -90,6 +90,8 @@ export interface DevOptions extends LocalState {
   stdio?: 'pipe' | 'inherit'
   /** Static assets to serve instead of wrangler.toml's `[assets] directory` (`--assets`; its routing stays). */
   assets?: string
+  /** More variables for the Worker's env (e.g. `MODEL_DELAY_MS`), written to the same env file as the secret. */
+  vars?: Record<string, string>
 }
 
 /**
@@ -103,7 +105,10 @@ export function startWranglerDev(
 ): { child: ChildProcess; ready: Promise<string>; output: () => string } {
   const secretDir = mkdtempSync(join(tmpdir(), 'agent-vfs-dev-secret-'))
   const secretFile = join(secretDir, 'secret.env')
-  writeFileSync(secretFile, `${JWT_SECRET_BINDING}=${options.secret}\n`, { mode: 0o600 })
+  const vars = Object.entries(options.vars ?? {})
+  for (const [k, v] of vars) if (!/^[A-Z_][A-Z0-9_]*$/.test(k) || /[\r\n]/.test(v)) throw new Error(`not a plain env variable: ${k}`)
+  const lines = [`${JWT_SECRET_BINDING}=${options.secret}`, ...vars.map(([k, v]) => `${k}=${v}`)]
+  writeFileSync(secretFile, lines.join('\n') + '\n', { mode: 0o600 })
   // Given env files, wrangler reads no .dev.vars of its own: name it first, ours last (later files win).
   const devVars = join(options.config ? dirname(resolve(root, options.config)) : root, '.dev.vars')
   const envFiles = [...(existsSync(devVars) ? [devVars] : []), secretFile].flatMap(f => ['--env-file', f])

@@ -13,8 +13,8 @@ import * as ui from './ui.js'
 // - the Worker under `wrangler dev` (test/wrangler-dev/harness.ts), which serves the built demo
 //   itself as static assets next to the API, as `wrangler deploy` ships it;
 // - `npm run serve` (the Node host on PGlite), the built demo served by `vite preview` with the API
-//   proxied on its origin; each model call is slowed (MODEL_DELAY_MS) so the reload while running
-//   lands mid-run (no assertion depends on it).
+//   proxied on its origin.
+// On both each model call is slowed (MODEL_DELAY_MS) so the reload while running lands mid-run.
 // Beyond the in-tab flow: after every reload the page's events (SSE and GET /events, recorded by
 // test/demo/event-probe.ts) hold no seq twice and miss none of the host's log, and at the end the
 // timeline holds exactly the host's event log.
@@ -35,7 +35,8 @@ const hosts: Array<{ name: string; flow: string; start(): Promise<RemoteHost> }>
     name: 'the Worker under wrangler dev',
     flow: 'flow-remote-worker',
     async start() {
-      const dev = await startWorker()
+      // Each model call waits, as on the Node host, so the reload while running lands mid-run.
+      const dev = await startWorker({ vars: { MODEL_DELAY_MS: '300' } })
       return { demoUrl: `${dev.url}/`, apiUrl: dev.url, token: await dev.token('dev'), stop: () => dev.stop() }
     },
   },

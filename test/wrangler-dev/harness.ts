@@ -40,7 +40,9 @@ export function freePort(): Promise<number> {
   })
 }
 
-export async function startWorker(options: { migrate?: boolean; assets?: string } = {}): Promise<WranglerDev> {
+export async function startWorker(
+  options: { migrate?: boolean; assets?: string; vars?: Record<string, string> } = {},
+): Promise<WranglerDev> {
   const persistTo = mkdtempSync(join(tmpdir(), 'agent-vfs-wrangler-dev-'))
   const secret = newDevSecret()
   const removeState = () => rmSync(persistTo, { recursive: true, force: true })
@@ -56,6 +58,7 @@ export async function startWorker(options: { migrate?: boolean; assets?: string 
     secret,
     persistTo,
     ...(options.assets ? { assets: options.assets } : {}),
+    ...(options.vars ? { vars: options.vars } : {}),
   })
   // A test process that dies before stop() must not leave workerd running.
   const killOnExit = () => {

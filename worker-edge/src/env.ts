@@ -7,4 +7,6 @@ export interface Env extends EdgeEnv {
   WORKSPACE: DurableObjectNamespace<WorkspaceObject>
   /** D1: workspaces any Worker instance can open (see the /d1 routes), and the session index. */
   DB: D1Database
+  /** Milliseconds every model call of the appendix profiles waits, to watch a run live (as `npm run serve`'s). Default 0. */
+  MODEL_DELAY_MS?: string
 }

@@ -1,9 +1,11 @@
+import { env } from 'cloudflare:workers'
 import { Hono } from 'hono'
 import { createRunJs, d1Store, openVfs } from 'agent-vfs'
 import { workerdEngine } from 'agent-vfs/run-js/workerd'
 import { DEFAULT_OWNER_QUOTA } from 'agent-vfs/session'
 import { createEdgeApp } from 'agent-vfs/worker'
 import { sessionMcp } from 'agent-vfs/mcp'
+import { pacedProfile } from '../../fixtures/script-appendix/paced.js'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import { programQuestionProfile } from '../../fixtures/script-appendix/program-question.js'
 import { proposeNotesProfile } from '../../fixtures/script-appendix/propose-notes.js'
@@ -17,6 +19,9 @@ export type { Env } from './env.js'
 /** run_js in workerd: QuickJS from the imported wasm module; the example's programs are plain JavaScript. */
 const runJs = { engine: workerdEngine(), typescript: false } as const
 
+/** `MODEL_DELAY_MS` from the env (a `.dev.vars` line, or the tests'), read at each execution's setup: 0 unless set. */
+const modelDelay = () => Number((env as Partial<Env>).MODEL_DELAY_MS ?? 0)
+
 /**
  * The session API (agent-vfs/worker): `/sessions/…`, one Durable Object per session, with the
  * script-appendix profiles `npm run serve` has: `appendix`, and `appendix-asking` (asks a question,
@@ -25,8 +30,8 @@ const runJs = { engine: workerdEngine(), typescript: false } as const
  */
 export const sessions = createEdgeApp({
   agents: {
-    appendix: scriptAppendixProfile({ runJs }),
-    'appendix-asking': scriptAppendixProfile({ askFirst: true, approveRunJs: true, runJs }),
+    appendix: pacedProfile(scriptAppendixProfile({ runJs }), modelDelay),
+    'appendix-asking': pacedProfile(scriptAppendixProfile({ askFirst: true, approveRunJs: true, runJs }), modelDelay),
     'program-question': programQuestionProfile({ runJs }),
     'propose-notes': proposeNotesProfile({ runJs }),
   },
