@@ -33,16 +33,13 @@ function regexMatcher(re: RE2JS): LineMatcher {
     let added = 0
     let lineNo = 0
     for (let start = 0; start < text.length && added < room;) {
-      let end = text.indexOf('\n', start)
-      if (end < 0) end = text.length
+      const end = lineEnd(text, start)
       lineNo++
       if (lineNo % LINES_PER_CHECK === 0 && stop?.()) break
-      // The line without its line break (and without the CR of a CRLF break).
-      const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end)
+      const line = lineText(text, start, end)
       // test() runs RE2's DFA; the slower search for the column runs only on lines that match.
       if (re.test(line)) {
-        const column = columnOf(re, line)
-        out.push(matchAt(text, path, start + column, start, lineNo, context))
+        out.push(matchAt(text, path, start + columnOf(re, line), start, lineNo, context))
         added++
       }
       if (end === text.length) break
@@ -67,9 +64,7 @@ function candidateMatcher(re: RE2JS, candidates: CandidateLines): LineMatcher {
       const to = edge < 0 ? text.length : edge + 1
       for (const start of candidates(text, from, to)) {
         if (added >= room || (++tested % LINES_PER_CHECK === 0 && stop?.())) return added
-        let end = text.indexOf('\n', start)
-        if (end < 0) end = text.length
-        const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end)
+        const line = lineText(text, start, lineEnd(text, start))
         if (re.test(line)) {
           out.push(matchAt(text, path, start + columnOf(re, line), start, lineOf(start), context))
           added++
@@ -80,6 +75,17 @@ function candidateMatcher(re: RE2JS, candidates: CandidateLines): LineMatcher {
     }
     return added
   }
+}
+
+/** Where the line starting at `start` ends: the index of its line break, or the text's length. */
+function lineEnd(text: string, start: number): number {
+  const end = text.indexOf('\n', start)
+  return end < 0 ? text.length : end
+}
+
+/** The line from `start` to `end`, without the CR of a CRLF break. */
+function lineText(text: string, start: number, end: number): string {
+  return text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end)
 }
 
 /**
