@@ -2,7 +2,7 @@ import { expect, it } from 'vitest'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import type { VfsStore } from '../../src/contract/store.js'
 import { createSessionHost, SessionError, type SessionEvent, type SessionHost } from '../../src/session/index.js'
-import { expectContiguous } from './harness.js'
+import { beforeCommits, expectContiguous } from './harness.js'
 
 type FilesChanged = Extract<SessionEvent, { type: 'files-changed' }>
 const fileEvents = (events: SessionEvent[]) => events.filter((e): e is FilesChanged => e.type === 'files-changed')
@@ -133,14 +133,8 @@ export function describeForkLifetimes(getStore: () => Promise<VfsStore>) {
     const store = await getStore()
     // The host "dies" between the two writes: the workspace commit lands, the notice's append to the log fails.
     let dropNotices = false
-    const dying = new Proxy(store, {
-      get(target, key, receiver) {
-        if (key !== 'commit') return Reflect.get(target, key, receiver)
-        return (ns: string, scope: string, ...rest: unknown[]) => {
-          if (dropNotices && scope.startsWith('events/')) return Promise.reject(new Error('killed before the append'))
-          return (target.commit as (...a: unknown[]) => Promise<number>).call(target, ns, scope, ...rest)
-        }
-      },
+    const dying = beforeCommits(store, scope => {
+      if (dropNotices && scope.startsWith('events/')) throw new Error('killed before the append')
     })
     const h = await hostOn(namespace, { store: dying })
     const s = await h.create({ owner: 'ana', profile: 'appendix' })

@@ -1,9 +1,27 @@
 import { generateEpisodes } from '../../fixtures/script-appendix/generator.js'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
+import type { StoreOp, VfsStore } from '../../src/contract/store.js'
 import type { AgentProfile, SessionEvent, SessionHost } from '../../src/session/index.js'
 
 /** A small season: enough for every step of the appendix task, fast under load. */
 export const season = () => generateEpisodes({ count: 6 }).files
+
+/**
+ * `store` whose every commit first runs `before(scope, ops)`: a hook that throws fails that commit
+ * (a host dying at that write, nothing of it written), one that waits holds the commit back.
+ */
+export function beforeCommits(store: VfsStore, before: (scope: string, ops: StoreOp[]) => void | Promise<void>): VfsStore {
+  return new Proxy(store, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target)
+      if (key !== 'commit') return typeof value === 'function' ? value.bind(target) : value
+      return async (...args: Parameters<VfsStore['commit']>) => {
+        await before(args[1], args[2])
+        return target.commit(...args)
+      }
+    },
+  })
+}
 
 /** Uploads the season into /context. */
 export async function uploadSeason(host: SessionHost, id: string): Promise<void> {

@@ -4,7 +4,7 @@ import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import type { VfsStore } from '../../src/contract/store.js'
 import { createSessionHost, type AgentProfile, type SessionEvent, type SessionHost } from '../../src/session/index.js'
 import { LEASE_PATH } from '../../src/session/storage.js'
-import { completions, expectContiguous, until, uploadSeason } from './harness.js'
+import { beforeCommits, completions, expectContiguous, until, uploadSeason } from './harness.js'
 
 const appendix = scriptAppendixProfile()
 const asking = scriptAppendixProfile({ askFirst: true, approveRunJs: true })
@@ -37,22 +37,14 @@ const setupHangs: AgentProfile = { setup: () => new Promise(() => {}) }
 /** `store` whose first lease write for `holder` runs after `before` resolves. */
 function delayedLease(store: VfsStore, holder: string, before: () => Promise<void>): VfsStore {
   let first = true
-  return new Proxy(store, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target)
-      if (key !== 'commit') return typeof value === 'function' ? value.bind(target) : value
-      return async (...args: Parameters<VfsStore['commit']>) => {
-        const [, , ops] = args
-        const ours = ops.some(
-          o => o.op === 'put' && o.path === LEASE_PATH && o.data && JSON.parse(new TextDecoder().decode(o.data)).holder === holder,
-        )
-        if (ours && first) {
-          first = false
-          await before()
-        }
-        return target.commit(...args)
-      }
-    },
+  return beforeCommits(store, async (_scope, ops) => {
+    const ours = ops.some(
+      o => o.op === 'put' && o.path === LEASE_PATH && o.data && JSON.parse(new TextDecoder().decode(o.data)).holder === holder,
+    )
+    if (ours && first) {
+      first = false
+      await before()
+    }
   })
 }
 

@@ -4,7 +4,7 @@ import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import type { VfsStore } from '../../src/contract/store.js'
 import { createSessionApp, createSessionHost, mintToken, type AgentProfile, type SessionHost } from '../../src/session/index.js'
 import { scriptedModel } from '../../src/agent/index.js'
-import { season, until } from './harness.js'
+import { beforeCommits, season, until } from './harness.js'
 import { listen } from './http-client.js'
 import { uploadForm } from './route-requests.js'
 
@@ -36,16 +36,8 @@ function attemptingProfile(): AgentProfile {
 
 /** `store`, whose commit of a proposal's landing (a commit of /outputs/appendix.md to a session's own scope) fails once when `fail()` says so. */
 function failingLanding(store: VfsStore, fail: () => boolean): VfsStore {
-  return new Proxy(store, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target)
-      if (key !== 'commit') return typeof value === 'function' ? value.bind(target) : value
-      return (namespace: string, scope: string, ops: Array<{ path: string }>, ...rest: unknown[]) => {
-        if (!scope.includes('#') && ops.some(o => o.path === '/outputs/appendix.md') && fail())
-          return Promise.reject(new Error('the host died mid-landing'))
-        return (target.commit as (...a: unknown[]) => Promise<unknown>)(namespace, scope, ops, ...rest)
-      }
-    },
+  return beforeCommits(store, (scope, ops) => {
+    if (!scope.includes('#') && ops.some(o => o.path === '/outputs/appendix.md') && fail()) throw new Error('the host died mid-landing')
   })
 }
 
