@@ -62,12 +62,22 @@ export interface CheckpointRecord {
   plan: Plan
 }
 
+/**
+ * Events a listener hears of only once they are written with the record that says the execution
+ * ended. A session host appends what it hears to the session log: told earlier, a crash before the
+ * record's write would leave an end in the log for a run the next host continues, and ends again.
+ * Written but not yet told when a host dies, they reach the log through its catch-up (catchUpLog).
+ */
+const TOLD_WHEN_DURABLE = new Set<string>(['result-accepted', 'execution-end'])
+
 /** Keeps one execution's record, events and checkpoints in the workspace. */
 export class ExecutionRecorder {
   private seq: number
   private readonly listeners = new Set<ExecutionEventListener>()
   /** Events logged since the last write of the event file. */
   private buffer: string[] = []
+  /** Events of the buffer its listeners hear of only once it is written (see {@link TOLD_WHEN_DURABLE}). */
+  private held: ExecutionEvent[] = []
 
   private constructor(
     private readonly vfs: Vfs,
@@ -140,21 +150,31 @@ export class ExecutionRecorder {
     await this.writeEvents()
   }
 
-  private writeEvents(): Promise<void> {
-    if (this.buffer.length === 0) return Promise.resolve()
+  private async writeEvents(): Promise<void> {
+    if (this.buffer.length === 0) return
     const text = this.buffer.join('')
+    const held = this.held
     this.buffer = []
-    return this.vfs.appendFile(`${this.dir}/events.jsonl`, text)
+    this.held = []
+    await this.vfs.appendFile(`${this.dir}/events.jsonl`, text)
+    for (const event of held) this.tell(event)
   }
 
   /**
-   * Logs an event and tells the listeners at once. Events are buffered and written with the next
-   * `save()`, checkpoint or `flush()`, so a burst of events costs no extra commit; after a crash the
-   * log ends at the last of those, and numbering continues from there.
+   * Logs an event. Events are buffered and written with the next `save()`, checkpoint or `flush()`,
+   * so a burst of events costs no extra commit; after a crash the log ends at the last of those, and
+   * numbering continues from there. Listeners hear of an event at once, except of the end's
+   * ({@link TOLD_WHEN_DURABLE}) and anything after it, which they hear of once written.
    */
   async emit(body: ExecutionEventBody): Promise<ExecutionEvent> {
     const event = { ...body, executionId: this.record.id, seq: ++this.seq, at: Date.now() } as ExecutionEvent
     this.buffer.push(JSON.stringify(event) + '\n')
+    if (this.held.length > 0 || TOLD_WHEN_DURABLE.has(event.type)) this.held.push(event)
+    else this.tell(event)
+    return event
+  }
+
+  private tell(event: ExecutionEvent): void {
     for (const listener of this.listeners) {
       try {
         listener(event)
@@ -162,7 +182,6 @@ export class ExecutionRecorder {
         // A listener's failure must not change the run.
       }
     }
-    return event
   }
 
   /** Where the checkpoint of a plan revision is stored. */
