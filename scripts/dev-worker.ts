@@ -7,6 +7,8 @@
  * for this run, so tokens from an earlier run stop working); WRANGLER_PERSIST_TO (local state,
  * default .wrangler/state). Ctrl-C stops wrangler and its workerd processes.
  */
+// First: refuses to run anything but the sources (scripts/source-only.ts).
+import './source-only.js'
 import { mintToken } from 'agent-vfs/session'
 import { applyLocalMigrations, JWT_SECRET_BINDING, newDevSecret, startWranglerDev, stopGroup } from './wrangler-local.js'
 

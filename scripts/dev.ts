@@ -10,9 +10,12 @@
  * Env: PORT (demo, 5173; the next free one if taken), HOST_PORT (session host, 8787),
  * AGENT_VFS_JWT_SECRET (default: a random one per run), WRANGLER_PERSIST_TO.
  */
+// First: refuses to run anything but the sources (scripts/source-only.ts).
+import './source-only.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'vite'
 import { mintToken } from 'agent-vfs/session'
+import { SOURCE_NODE_ARGS } from './from-source.js'
 import { applyLocalMigrations, JWT_SECRET_BINDING, newDevSecret, root, startWranglerDev, stopGroup, wranglerEnv } from './wrangler-local.js'
 
 const env = process.env
@@ -27,7 +30,7 @@ if (secret.length < 32) {
 /** Starts the session host; resolves with its URL and the process group to stop. */
 async function startHost(): Promise<{ url: string; child: ChildProcess; label: string }> {
   if (node) {
-    const child = spawn(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, 'scripts/serve.ts'], {
+    const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'scripts/serve.ts'], {
       cwd: root,
       detached: true,
       stdio: ['ignore', 'inherit', 'inherit'],

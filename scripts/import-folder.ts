@@ -5,6 +5,8 @@
  *
  *   npm run import-folder -- [--import DIR] [--grep PATTERN] [--data DIR] [--scope NAME]
  */
+// First: refuses to run anything but the sources (scripts/source-only.ts).
+import './source-only.js'
 import { PGlite } from '@electric-sql/pglite'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join, relative, resolve, sep } from 'node:path'

@@ -24,6 +24,8 @@
  * Budgets (docs/usage-budgets.md; none by default): --execution-budget / AGENT_VFS_EXECUTION_BUDGET and
  * --owner-budget / AGENT_VFS_OWNER_BUDGET, each JSON such as '{"tokens":200000,"modelCalls":50}'.
  */
+// First: refuses to run anything but the sources (scripts/source-only.ts).
+import './source-only.js'
 import { serve } from '@hono/node-server'
 import { mkdirSync } from 'node:fs'
 import { hostname } from 'node:os'

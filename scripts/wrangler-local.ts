@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { SOURCE_CONDITION } from './from-source.js'
 
 const run = promisify(execFile)
 export const root = fileURLToPath(new URL('..', import.meta.url))
@@ -31,6 +32,9 @@ export function wranglerEnv(extra: Record<string, string> = {}): NodeJS.ProcessE
     WRANGLER_HIDE_BANNER: 'true',
     CLOUDFLARE_CF_FETCH_ENABLED: 'false',
     NO_COLOR: '1',
+    // The Worker is built from the sources (package.json `agent-vfs:source`), never from a dist/ that a
+    // clone lacks or that an old build left behind; then wrangler's own defaults.
+    WRANGLER_BUILD_CONDITIONS: `${SOURCE_CONDITION},workerd,worker,browser`,
     ...extra,
   }
 }

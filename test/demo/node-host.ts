@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { root } from './serve-demo.js'
+import { SOURCE_NODE_ARGS } from '../../scripts/from-source.js'
 
 /**
  * A fresh PGlite data folder (initdb done, nothing else), made once per PGlite version in .tmp/ and
@@ -63,7 +64,7 @@ async function launch(data: string, port: number, options: { modelDelayMs?: numb
   delete env.AGENT_VFS_JWT_SECRET
   delete env.OPENAI_BASE_URL
   delete env.OPENAI_MODEL
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+  const proc: ChildProcess = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'scripts/serve.ts'], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { freePort, processesMentioning } from '../wrangler-dev/harness.js'
+import { SOURCE_NODE_ARGS } from '../../scripts/from-source.js'
 
 it('npm run dev:worker on fresh local state: migrates D1, prints the URL and a working dev token; SIGTERM stops every process', async () => {
   const state = join(mkdtempSync(join(tmpdir(), 'agent-vfs-dev-worker-')), 'state') // does not exist yet, as on a fresh clone
   const port = await freePort()
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), WRANGLER_PERSIST_TO: state }
   delete env.AGENT_VFS_JWT_SECRET
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev-worker.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const proc = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'scripts/dev-worker.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   try {
     let log = ''
     const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {

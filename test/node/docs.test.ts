@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { blocksOf, docFiles, needsWorkersTypes, relativeLinksOf, root, type DocBlock } from './docs-blocks.js'
+import { SOURCE_NODE_ARGS } from '../../scripts/from-source.js'
 
 const exec = promisify(execFile)
 const blocks = docFiles().flatMap(blocksOf)
@@ -110,7 +111,7 @@ describe('docs', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', AGENT_VFS_DATA: data }
     delete env.DATABASE_URL
     delete env.AGENT_VFS_JWT_SECRET
-    const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+    const server = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'scripts/serve.ts'], {
       cwd: root,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,8 +7,9 @@ import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { mintToken } from '../../src/session/index.js'
 import { season } from '../session/harness.js'
 import { listeningUrl } from '../session/listening.js'
+import { SOURCE_NODE_ARGS } from '../../scripts/from-source.js'
 
-// `scripts/serve.ts` on PGlite (it runs the built package: `npm run build` first) with an execution
+// `scripts/serve.ts` on PGlite (from the sources, as `npm run serve` runs it) with an execution
 // budget; the server is killed with SIGKILL mid-run and a new one on the same data folder resumes it.
 const secret = 'budget-crash-secret-budget-crash-secret-01'
 const data = mkdtempSync(join(tmpdir(), 'agent-vfs-budget-crash-'))
@@ -19,7 +20,7 @@ afterAll(() => {
 })
 
 async function start(): Promise<string> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+  const proc = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'scripts/serve.ts'], {
     env: {
       ...process.env,
       DATABASE_URL: '',

@@ -4,6 +4,7 @@ import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { mintToken } from '../../src/session/index.js'
 import { season } from '../session/harness.js'
 import { listeningUrl } from '../session/listening.js'
+import { SOURCE_NODE_ARGS } from '../../scripts/from-source.js'
 
 // Kill -9 of a real server process (`scripts/serve.ts` on Postgres) while it forks a session or
 // reverts an execution: after a restart the fork is finished (its events and workspace as the
@@ -15,7 +16,7 @@ let token: string
 let server: { proc: ChildProcess; url: string } | undefined
 
 async function start(): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+  const proc = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'scripts/serve.ts'], {
     env: { ...process.env, DATABASE_URL: url, AGENT_VFS_JWT_SECRET: secret, PORT: '0', LEASE_MS: '1500' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -5,6 +5,7 @@ import { mintToken } from '../../src/session/index.js'
 import { season } from '../session/harness.js'
 import { readSse, type SseMessage } from '../session/http-client.js'
 import { listeningUrl } from '../session/listening.js'
+import { SOURCE_NODE_ARGS } from '../../scripts/from-source.js'
 
 // Two real server processes (`scripts/serve.ts`) on one real Postgres.
 const url = process.env.PG_URL
@@ -19,14 +20,14 @@ interface Server {
 const servers: Server[] = []
 
 /**
- * Starts `node --import tsx scripts/serve.ts` (one process: kill -9 kills the server itself). Each model
+ * Starts `node --conditions=agent-vfs:source --import tsx scripts/serve.ts` (one process: kill -9 kills the server itself). Each model
  * call takes 250 ms: after checkpoint r3 the run has ~10 calls left, time enough for a client on a loaded
  * machine to see the checkpoint and kill the server before the run ends. (Two CI runs saw the execution
  * run on the other server: its periodic recover() took the session between the victim's work entry and
  * its lease. Recovery now leaves a fresh entry to the host that wrote it; see docs/recovery.md.)
  */
 async function start(): Promise<Server> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+  const proc = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'scripts/serve.ts'], {
     env: { ...process.env, DATABASE_URL: url, AGENT_VFS_JWT_SECRET: secret, PORT: '0', LEASE_MS: '1500', MODEL_DELAY_MS: '250' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -3,13 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
+import { SOURCE_NODE_ARGS } from '../../scripts/from-source.js'
 
 it('npm run serve in dev mode: PGlite in a folder, 127.0.0.1, a printed token that works; SIGTERM stops it', async () => {
   const data = mkdtempSync(join(tmpdir(), 'agent-vfs-serve-'))
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', AGENT_VFS_DATA: data }
   delete env.DATABASE_URL
   delete env.AGENT_VFS_JWT_SECRET
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const proc = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'scripts/serve.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   try {
     let log = ''
     const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
@@ -50,7 +51,7 @@ it('npm run serve in dev mode: PGlite in a folder, 127.0.0.1, a printed token th
 
 /** Starts `npm run serve` and resolves once it printed its URL (and dev token), or when it exits. */
 function serveProcess(env: NodeJS.ProcessEnv) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const proc = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'scripts/serve.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let log = ''
   proc.stdout!.on('data', d => (log += d))
   proc.stderr!.on('data', d => (log += d))

@@ -6,7 +6,7 @@ declare module '@jitl/quickjs-wasmfile-release-sync/wasm' {
 
 /**
  * The package's private import of QuickJS for Node (package.json `imports`): src/runtimes/quickjs-node/index.ts
- * under the `node` condition, `undefined` under every other.
+ * under the `node` condition, `undefined` under every other (none.ts from the sources, dist/quickjs-none.js built).
  */
 declare module '#quickjs-node' {
   const quickJs: { variant: import('quickjs-emscripten-core').QuickJSSyncVariant; wasmBytes(): Uint8Array } | undefined
