@@ -10,10 +10,20 @@
 // First: refuses to run anything but the sources (scripts/source-only.ts).
 import './source-only.js'
 import { mintToken } from 'agent-vfs/session'
+import { envPort, orExit, parseCli } from './cli-options.js'
 import { applyLocalMigrations, JWT_SECRET_BINDING, newDevSecret, startWranglerDev, stopGroup } from './wrangler-local.js'
 
 const env = process.env
-const port = Number(env.PORT ?? 8787)
+const cli = {
+  command: 'npm run dev:worker',
+  options: {},
+  usage: 'usage: npm run dev:worker     (no options; env: PORT (8787), AGENT_VFS_JWT_SECRET, WRANGLER_PERSIST_TO)',
+}
+if (orExit(() => parseCli(cli, process.argv.slice(2), env)).help) {
+  console.log(cli.usage)
+  process.exit(0)
+}
+const port = orExit(() => envPort(env, 'PORT', 8787))
 const secret = env[JWT_SECRET_BINDING] ?? newDevSecret()
 if (secret.length < 32) {
   console.error(`${JWT_SECRET_BINDING} must be at least 32 characters`)

@@ -15,12 +15,25 @@ import './source-only.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'vite'
 import { mintToken } from 'agent-vfs/session'
+import { envPort, orExit, parseCli } from './cli-options.js'
 import { SOURCE_NODE_ARGS } from './from-source.js'
 import { applyLocalMigrations, JWT_SECRET_BINDING, newDevSecret, root, startWranglerDev, stopGroup, wranglerEnv } from './wrangler-local.js'
 
 const env = process.env
-const node = process.argv.includes('--node')
-const hostPort = Number(env.HOST_PORT ?? 8787)
+const cli = {
+  command: 'npm run dev',
+  options: { node: 'boolean' },
+  usage: `usage: npm run dev [-- --node]     (--node: the Node host of npm run serve instead of the Worker)
+env: PORT (demo, 5173), HOST_PORT (session host, 8787), AGENT_VFS_JWT_SECRET, WRANGLER_PERSIST_TO`,
+} as const
+const flags = orExit(() => parseCli(cli, process.argv.slice(2), env))
+if (flags.help) {
+  console.log(cli.usage)
+  process.exit(0)
+}
+const node = flags.node === true
+const hostPort = orExit(() => envPort(env, 'HOST_PORT', 8787))
+const demoPort = orExit(() => envPort(env, 'PORT', 5173))
 const secret = env[JWT_SECRET_BINDING] ?? newDevSecret()
 if (secret.length < 32) {
   console.error(`${JWT_SECRET_BINDING} must be at least 32 characters`)
@@ -78,7 +91,7 @@ process.once('exit', () => {
 env.AGENT_VFS_DEV_HOST = host.url
 const vite = await createServer({
   configFile: `${root}vite.config.ts`,
-  server: { ...(env.PORT ? { port: Number(env.PORT) } : {}) },
+  server: { ...(env.PORT ? { port: demoPort } : {}) },
 })
 await vite.listen()
 const demo = vite.resolvedUrls?.local[0] ?? `http://127.0.0.1:${vite.config.server.port}/`

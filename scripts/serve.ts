@@ -34,6 +34,8 @@ import { devSecret } from './serve/dev-secret.js'
 import { lockDataFolder } from './serve/lock.js'
 import { checkPortFree } from './serve/port.js'
 import { describePostgresFailure } from './serve/postgres-error.js'
+import { SERVE_CLI } from './serve/usage.js'
+import { envInteger, envPort, orExit, parseCli } from './cli-options.js'
 import { pacedProfile } from '../fixtures/script-appendix/paced.js'
 import { programQuestionProfile } from '../fixtures/script-appendix/program-question.js'
 import { proposeNotesProfile } from '../fixtures/script-appendix/propose-notes.js'
@@ -55,9 +57,15 @@ import {
 } from 'agent-vfs/session'
 
 const env = process.env
-const port = Number(env.PORT ?? 8787)
-const leaseMs = Number(env.LEASE_MS ?? 15_000)
-const delay = Number(env.MODEL_DELAY_MS ?? 0)
+// Every option and number is checked before anything is opened: a wrong one stops with one line.
+const flags = orExit(() => parseCli(SERVE_CLI, process.argv.slice(2), env))
+if (flags.help) {
+  console.log(SERVE_CLI.usage)
+  process.exit(0)
+}
+const port = orExit(() => envPort(env, 'PORT', 8787))
+const leaseMs = orExit(() => envInteger(env, 'LEASE_MS', 15_000, 100, 3_600_000))
+const delay = orExit(() => envInteger(env, 'MODEL_DELAY_MS', 0, 0, 600_000))
 const dataDir = resolve(env.AGENT_VFS_DATA ?? '.agent-vfs')
 
 /** Refuses to start, with a message and exit code 2, instead of a stack trace. */
@@ -68,12 +76,8 @@ function refuse(message: string): never {
 
 /** A setting from `--name=value` / `--name value`, else the env variable; undefined when neither is set. */
 function setting(flag: string, variable: string): string | undefined {
-  const args = process.argv.slice(2)
-  for (const [i, arg] of args.entries()) {
-    if (arg === `--${flag}`) return args[i + 1]
-    if (arg.startsWith(`--${flag}=`)) return arg.slice(flag.length + 3)
-  }
-  return env[variable]
+  const given = flags[flag]
+  return typeof given === 'string' ? given : env[variable]
 }
 
 /** A whole number of at least 0 (`none` is 0), or the default; anything else stops the server with a message. */

@@ -1,5 +1,13 @@
-/** What to tell a person whose DATABASE_URL cannot be used, instead of pg-pool's stack trace. */
-export function describePostgresFailure(url: string, error: unknown): string {
+/**
+ * What to tell a person whose Postgres URL cannot be used, instead of pg-pool's stack trace: where it
+ * came from (`setting`: DATABASE_URL for npm run serve, --store for npm start) and what to do instead.
+ */
+export function describePostgresFailure(
+  url: string,
+  error: unknown,
+  setting = 'DATABASE_URL',
+  instead = 'Unset DATABASE_URL to use PGlite in a folder instead.',
+): string {
   const e = error as { code?: string; message?: string }
   const where = safeUrl(url)
   const why: Record<string, string> = {
@@ -11,7 +19,7 @@ export function describePostgresFailure(url: string, error: unknown): string {
     '3D000': 'the database does not exist: create it (createdb) or fix its name',
   }
   const reason = (e.code && why[e.code]) ?? e.message ?? String(error)
-  return `cannot use Postgres at ${where} (DATABASE_URL): ${reason}${e.code ? ` [${e.code}]` : ''}. Unset DATABASE_URL to use PGlite in a folder instead.`
+  return `cannot use Postgres at ${where} (${setting}): ${reason}${e.code ? ` [${e.code}]` : ''}. ${instead}`
 }
 
 /** The URL without its password. */
