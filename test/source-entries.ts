@@ -24,8 +24,8 @@ export function sourceEntries(overrides: Record<string, string> = {}): { find: R
     const source = sourceOf(target)
     if (typeof source === 'string') entries[pkg.name + subpath.slice(1)] = fileURLToPath(new URL(source, root))
   }
-  // The package's private import of QuickJS for Node (package.json `imports`; tsc sees only its
-  // declaration in src/runtimes/workerd/wasm.d.ts, so it has no source condition).
+  // The package's private import of QuickJS for Node (package.json `imports`, whose `agent-vfs:source`
+  // branch names the same file for Node; tsc sees only its declaration in src/runtimes/workerd/wasm.d.ts).
   entries['#quickjs-node'] = fileURLToPath(new URL('src/runtimes/quickjs-node/index.ts', root))
   Object.assign(entries, overrides)
   return Object.entries(entries).map(([name, path]) => ({
