@@ -29,8 +29,9 @@ const privateImports = Object.keys(pkg.imports ?? {})
  * `prebundled: true` is built by its own script. `isolate: true` is a script that runs in its own
  * JavaScript isolate (a worker thread), where the app's core is not reachable and would not be the same
  * object anyway: it bundles its own copy of the core (entries.test.ts allows exactly these files) and
- * everything else it needs (one CommonJS file, QuickJS's wasm inside), and the entry that starts it carries
- * it as text (see `isolateOptions`), so it is no package export and an app's bundle needs no file beside it.
+ * everything else it needs but QuickJS's wasm, which the host thread sends (one CommonJS file), and the
+ * entry that starts it carries it as text (see `isolateOptions`), so it is no package export and an
+ * app's bundle needs no file beside it.
  */
 const entries = [
   { in: 'src/index.ts', out: 'index', core: true },
@@ -166,14 +167,17 @@ for (const [file, s] of Object.entries(size))
 /**
  * A script for its own isolate (a worker thread): one CommonJS file with everything in it, node: built-ins
  * aside, started as code (`new Worker(code, { eval: true })`, where a script is CommonJS and has no
- * `import.meta`). QuickJS comes as in dist/quickjs-node.js: `#quickjs-node` is the Node module itself,
- * bundled, its wasm inside as base64.
+ * `import.meta`). QuickJS's JavaScript is inside (the `workerd` build, which reads neither
+ * `import.meta.url` nor `require`); its wasm is not: the host thread sends the compiled module
+ * (src/runtimes/node/quickjs-module.ts), so `#quickjs-node` is nothing here. The file itself is not
+ * published (package.json `files`): the entry that starts it carries its text.
  */
 function isolateOptions(entry) {
-  const quickJsNode = {
-    name: 'quickjs-node-bundled',
+  const noQuickJsNode = {
+    name: 'quickjs-node-none',
     setup(b) {
-      b.onResolve({ filter: /^#quickjs-node$/ }, () => ({ path: `${process.cwd()}/src/runtimes/quickjs-node/index.ts` }))
+      b.onResolve({ filter: /^#quickjs-node$/ }, () => ({ path: 'quickjs-none', namespace: 'none' }))
+      b.onLoad({ filter: /.*/, namespace: 'none' }, () => ({ contents: 'export default undefined\n', loader: 'js' }))
     },
   }
   return {
@@ -182,7 +186,7 @@ function isolateOptions(entry) {
     format: 'cjs',
     conditions: ['workerd'],
     external: ['node:*'],
-    plugins: [quickJsNode, wasmBytesInline()],
+    plugins: [noQuickJsNode],
   }
 }
 
