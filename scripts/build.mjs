@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process'
 import { copyFileSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { gzipSync } from 'node:zlib'
+import { OPTIONAL_PEERS, writePeerCheckedEntry } from './optional-peers.mjs'
 import { buildTypeScriptLoader } from './typescript-loader.mjs'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
@@ -123,7 +124,14 @@ const options = entry =>
       }
 // Isolate scripts first: the entries that start them embed their text.
 const bundled = entries.filter(e => !e.internal && !e.prebundled).sort((a, b) => Number(!!b.isolate) - Number(!!a.isolate))
-for (const entry of bundled) await build(options(entry))
+for (const entry of bundled) {
+  const result = await build({ ...options(entry), metafile: true })
+  // An entry with optional peers gets the file Node imports it through (scripts/optional-peers.mjs).
+  if (OPTIONAL_PEERS[entry.out]) {
+    const exports = Object.values(result.metafile.outputs).find(o => o.entryPoint)?.exports ?? []
+    writePeerCheckedEntry(pkg, entry.out, exports)
+  }
+}
 writeFileSync(
   `dist/${internalEntry.out}.js`,
   "// agent-vfs/internal: INTERNAL, no semver promise (docs/internal.md). The core's own bindings, from the\n" +
