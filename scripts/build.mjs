@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process'
 import { copyFileSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { gzipSync } from 'node:zlib'
+import { OPTIONAL_PEERS, writePeerCheckedEntry } from './optional-peers.mjs'
 import { buildTypeScriptLoader } from './typescript-loader.mjs'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
@@ -29,8 +30,9 @@ const privateImports = Object.keys(pkg.imports ?? {})
  * `prebundled: true` is built by its own script. `isolate: true` is a script that runs in its own
  * JavaScript isolate (a worker thread), where the app's core is not reachable and would not be the same
  * object anyway: it bundles its own copy of the core (entries.test.ts allows exactly these files) and
- * everything else it needs (one CommonJS file, QuickJS's wasm inside), and the entry that starts it carries
- * it as text (see `isolateOptions`), so it is no package export and an app's bundle needs no file beside it.
+ * everything else it needs but QuickJS's wasm, which the host thread sends (one CommonJS file), and the
+ * entry that starts it carries it as text (see `isolateOptions`), so it is no package export and an
+ * app's bundle needs no file beside it.
  */
 const entries = [
   { in: 'src/index.ts', out: 'index', core: true },
@@ -122,7 +124,14 @@ const options = entry =>
       }
 // Isolate scripts first: the entries that start them embed their text.
 const bundled = entries.filter(e => !e.internal && !e.prebundled).sort((a, b) => Number(!!b.isolate) - Number(!!a.isolate))
-for (const entry of bundled) await build(options(entry))
+for (const entry of bundled) {
+  const result = await build({ ...options(entry), metafile: true })
+  // An entry with optional peers gets the file Node imports it through (scripts/optional-peers.mjs).
+  if (OPTIONAL_PEERS[entry.out]) {
+    const exports = Object.values(result.metafile.outputs).find(o => o.entryPoint)?.exports ?? []
+    writePeerCheckedEntry(pkg, entry.out, exports)
+  }
+}
 writeFileSync(
   `dist/${internalEntry.out}.js`,
   "// agent-vfs/internal: INTERNAL, no semver promise (docs/internal.md). The core's own bindings, from the\n" +
@@ -166,14 +175,17 @@ for (const [file, s] of Object.entries(size))
 /**
  * A script for its own isolate (a worker thread): one CommonJS file with everything in it, node: built-ins
  * aside, started as code (`new Worker(code, { eval: true })`, where a script is CommonJS and has no
- * `import.meta`). QuickJS comes as in dist/quickjs-node.js: `#quickjs-node` is the Node module itself,
- * bundled, its wasm inside as base64.
+ * `import.meta`). QuickJS's JavaScript is inside (the `workerd` build, which reads neither
+ * `import.meta.url` nor `require`); its wasm is not: the host thread sends the compiled module
+ * (src/runtimes/node/quickjs-module.ts), so `#quickjs-node` is nothing here. The file itself is not
+ * published (package.json `files`): the entry that starts it carries its text.
  */
 function isolateOptions(entry) {
-  const quickJsNode = {
-    name: 'quickjs-node-bundled',
+  const noQuickJsNode = {
+    name: 'quickjs-node-none',
     setup(b) {
-      b.onResolve({ filter: /^#quickjs-node$/ }, () => ({ path: `${process.cwd()}/src/runtimes/quickjs-node/index.ts` }))
+      b.onResolve({ filter: /^#quickjs-node$/ }, () => ({ path: 'quickjs-none', namespace: 'none' }))
+      b.onLoad({ filter: /.*/, namespace: 'none' }, () => ({ contents: 'export default undefined\n', loader: 'js' }))
     },
   }
   return {
@@ -182,7 +194,7 @@ function isolateOptions(entry) {
     format: 'cjs',
     conditions: ['workerd'],
     external: ['node:*'],
-    plugins: [quickJsNode, wasmBytesInline()],
+    plugins: [noQuickJsNode],
   }
 }
 

@@ -11,7 +11,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_MAX_QUEUED, resolveCount, RunQueue, runQue
 import { HostCalls } from './host/host-calls.js'
 import { Journal } from './host/journal.js'
 import { bindTools } from './host/tools.js'
-import { defaultTypeScriptLoader } from './host/typescript.js'
+import { checkDefaultTypeScriptLoader, defaultTypeScriptLoader } from './host/typescript.js'
 import type { GuestError, RunJs, RunJsJob, RunJsOptions, RunJsResult, RunOptions } from './types.js'
 
 /**
@@ -30,7 +30,9 @@ import type { GuestError, RunJs, RunJsJob, RunJsOptions, RunJsResult, RunOptions
 export function createRunJs(options: RunJsOptions): RunJs {
   if (!options || typeof options.vfs !== 'object' || options.vfs === null)
     throw new TypeError('createRunJs: options.vfs (a Vfs or run scope) is required')
-  return createRunner(options)
+  const runner = createRunner(options)
+  if (options.typescript === undefined) checkDefaultTypeScriptLoader()
+  return runner
 }
 
 /** Options of {@link createRunner}: those of `createRunJs` with `vfs` optional, plus a shared pool. */

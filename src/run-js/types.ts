@@ -141,10 +141,11 @@ export interface RunJsOptions {
   engine?: QuickJsEngine
   /**
    * How to load ts-blank-space for programs that are not JavaScript; `false` runs JavaScript only.
-   * Default: a plain dynamic import that bundlers do not follow (fine in Node). In a bundled browser
-   * or Worker app pass `() => import('agent-vfs/run-js/typescript')` (pre-bundled, ~1 MB gzip, loaded
-   * on the first program that is not JavaScript). Without it a TypeScript program fails with a
-   * SyntaxError that says TypeScript is not enabled.
+   * Default: a plain dynamic import that bundlers do not follow (fine in Node with its node_modules;
+   * where it cannot resolve, `createRunJs` says so once on the console). In a bundled app (browser,
+   * Worker, a Node function deployed as one file) pass `() => import('agent-vfs/run-js/typescript')`
+   * (pre-bundled, ~1 MB gzip, loaded on the first program that is not JavaScript). Without it a
+   * TypeScript program fails with a SyntaxError that says TypeScript is not enabled.
    */
   typescript?: TypeScriptLoader | false
   /** Gives programs `external_fetch`, executed by the host under this policy. Default: no network. */

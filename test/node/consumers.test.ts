@@ -35,6 +35,9 @@ const bin = {
   tsc: `${root}node_modules/typescript/bin/tsc`,
 }
 const OLDEST_ZOD = '4.0.0'
+const devVersions = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).devDependencies as Record<string, string>
+/** The optional peers of agent-vfs/session and /worker (test/node/pack.test.ts installs the package without them). */
+const HTTP_PEERS = ['hono', '@hono/zod-openapi'].map(p => `${p}@${devVersions[p]}`)
 /** Another hono 4 than the one the package is developed with: the app's own (hono is a peer range). */
 const APP_HONO = '4.12.34'
 /** The Node 22 the packed package is smoke-tested on (the suite itself runs on Node 24). */
@@ -156,17 +159,22 @@ describe('consumers: the packed package in fresh projects', () => {
     mkdirSync(installed)
     writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'installed', private: true, type: 'module' }))
     // The oldest zod the package allows, as an app on zod 4.0 would have it: npm must not add a second copy.
-    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `zod@${OLDEST_ZOD}`], {
-      cwd: installed,
-      env,
-      timeout: 240_000,
-    })
+    // With the optional peers an app serving HTTP installs (agent-vfs/worker and /session need them).
+    const install = await run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `zod@${OLDEST_ZOD}`, ...HTTP_PEERS],
+      {
+        cwd: installed,
+        env,
+        timeout: 240_000,
+      },
+    )
     installLog = install.stdout + install.stderr
     // An app with its own hono: the session test below installs into it.
     const withHono = join(tmp, 'installed-hono')
     mkdirSync(withHono)
     writeFileSync(join(withHono, 'package.json'), JSON.stringify({ name: 'installed-hono', private: true, type: 'module' }))
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `hono@${APP_HONO}`], {
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `hono@${APP_HONO}`, HTTP_PEERS[1]], {
       cwd: withHono,
       env,
       timeout: 240_000,

@@ -61,11 +61,14 @@ export function blocksOf(file: string): DocBlock[] {
   return out
 }
 
-/** Relative link targets (`[text](target)` and `![alt](target)`) outside code blocks, with their lines. */
-export function relativeLinksOf(file: string): Array<{ line: number; target: string }> {
+/**
+ * Relative link targets (`[text](target)` and `![alt](target)`) outside code blocks, with their lines;
+ * `base` is the folder `file` is relative to (default: this repository; the packed package in pack.test.ts).
+ */
+export function relativeLinksOf(file: string, base = root): Array<{ line: number; target: string }> {
   const out: Array<{ line: number; target: string }> = []
   let fence = false
-  readFileSync(join(root, file), 'utf8')
+  readFileSync(join(base, file), 'utf8')
     .split('\n')
     .forEach((text, i) => {
       if (/^\s*```/.test(text)) fence = !fence

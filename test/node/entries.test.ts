@@ -71,13 +71,15 @@ describe('one core, many entries (dist/)', () => {
     for (const [subpath, target] of exported) {
       const entry = list.find(e => `./${e.in}` === target[SOURCE_CONDITION])
       expect(entry, `${subpath}: no build entry for ${target[SOURCE_CONDITION]}`).toBeDefined()
-      const expected = {
-        [SOURCE_CONDITION]: `./${entry!.in}`,
-        types: `./dist/${entry!.out}.d.ts`,
-        default: `./dist/${entry!.out}.js`,
-      }
+      const main = `./dist/${entry!.out}.js`
+      // An entry with optional peers: Node's import goes through the file that names a missing one
+      // (scripts/optional-peers.mjs); bundlers and require() take the entry itself.
+      const checked = 'node' in target ? { module: main, require: main, node: `./dist/${entry!.out}-node.js` } : {}
+      const expected = { [SOURCE_CONDITION]: `./${entry!.in}`, types: `./dist/${entry!.out}.d.ts`, ...checked, default: main }
       expect(target, subpath).toEqual(expected)
+      expect(Object.keys(target), subpath).toEqual(Object.keys(expected))
     }
+    expect(exported.filter(([, t]) => 'node' in t).map(([subpath]) => subpath)).toEqual(['./mastra', './session', './mcp'])
     // Every built entry is exported, except a script for its own isolate (started by path).
     const sources = new Set(exported.map(([, t]) => t[SOURCE_CONDITION]))
     for (const entry of list) expect(sources.has(`./${entry.in}`) !== entry.flags.includes('isolate'), entry.in).toBe(true)

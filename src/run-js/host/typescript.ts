@@ -11,7 +11,8 @@ export type TypeScriptStripper = (source: string, onError?: (node: unknown) => v
  * Loads the stripper. Default: `import('agent-vfs/run-js/typescript')` (ts-blank-space with
  * `typescript`, pre-bundled into one file of the package, so neither is installed) through a
  * specifier bundlers do not follow, so the 3.5 MB module is never pulled into a bundle by accident:
- * right for Node with its node_modules. In a bundled browser or Worker app pass
+ * right for Node with its node_modules (where it is missing, {@link checkDefaultTypeScriptLoader}
+ * says so at start-up). In a bundled app (browser, Worker, a Node function deployed as one file) pass
  * `() => import('agent-vfs/run-js/typescript')` (a bundler splits it into a lazy chunk), or `false`
  * to run JavaScript only.
  */
@@ -22,6 +23,32 @@ const cache = new WeakMap<TypeScriptLoader, Promise<TypeScriptStripper>>()
 export const defaultTypeScriptLoader: TypeScriptLoader = () => {
   const specifier = 'agent-vfs/run-js/typescript'
   return import(/* @vite-ignore */ specifier) as Promise<{ default: TypeScriptStripper }>
+}
+
+let checkedDefault = false
+
+/**
+ * Says once per process, on the host's console, when the default loader cannot work here: in Node,
+ * when `agent-vfs` does not resolve from this code (an app bundled into one file and deployed without
+ * `node_modules/agent-vfs`), so a developer learns it at start-up, not from a model told to write
+ * JavaScript. It resolves `agent-vfs/package.json` the way the loader resolves its module, and loads
+ * nothing: a JSON import without its attribute fails after resolving (`ERR_IMPORT_ATTRIBUTE_MISSING`),
+ * a CommonJS bundle's `require` reads the small file. Only "not found" is reported.
+ */
+export function checkDefaultTypeScriptLoader(): void {
+  const g = globalThis as { process?: { versions?: { node?: unknown } }; navigator?: { userAgent?: unknown } }
+  if (checkedDefault || typeof g.process?.versions?.node !== 'string' || g.navigator?.userAgent === 'Cloudflare-Workers') return
+  checkedDefault = true
+  const specifier = 'agent-vfs/package.json'
+  import(/* @vite-ignore */ specifier).catch((error: { code?: unknown }) => {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' && error?.code !== 'MODULE_NOT_FOUND') return
+    console.warn(
+      'agent-vfs: run_js cannot load its TypeScript loader here (agent-vfs does not resolve from this code: an app bundled ' +
+        'into one file and deployed without node_modules/agent-vfs?). TypeScript programs will fail and the model will be ' +
+        "told to write plain JavaScript. Bundle the loader with createRunJs({ typescript: () => import('agent-vfs/run-js/typescript') }) " +
+        '(3.5 MB, loaded on the first TypeScript program), or pass typescript: false to run JavaScript only without this warning.',
+    )
+  })
 }
 
 /** Loads the stripper once per loader (a failed load is tried again next time). */

@@ -39,7 +39,13 @@ export interface AbortMessage {
 /** Host → worker: the answer to a call. */
 export type AnswerMessage = { type: 'answer'; call: number } & HostCallAnswer
 
-export type ToWorker = RunMessage | AbortMessage | AnswerMessage
+/**
+ * Host → worker, once, first: the QuickJS wasm compiled in the host thread (see quickjs-module.ts), or
+ * why there is none. A `WebAssembly.Module` crosses by structured clone, sharing the compiled code.
+ */
+export type QuickJsMessage = { type: 'quickjs'; module: WebAssembly.Module } | { type: 'quickjs'; error: string }
+
+export type ToWorker = RunMessage | AbortMessage | AnswerMessage | QuickJsMessage
 
 /** Worker → host: started and warmed up (QuickJS loaded, one instance made). */
 export interface ReadyMessage {

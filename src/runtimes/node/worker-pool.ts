@@ -4,6 +4,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads'
 import type { RunJsError, RunJsExecutor, RunJsJob, RunJsResult } from 'agent-vfs'
 import { DEFAULT_MAX_QUEUED, noteQueueWait, resolveRunJsCount, RunQueue, runJsAbortError, runQueued } from 'agent-vfs/internal'
 import type { AbortMessage, FromWorker, RunMessage, ToWorker } from './protocol.js'
+import { sendQuickJs } from './quickjs-module.js'
 import workerScript from './worker-script.js'
 
 /** Options of {@link workerThreads}. */
@@ -232,14 +233,14 @@ class WorkerPool implements WorkerThreadsExecutor {
   }
 
   private spawn(): Thread {
-    const limits = this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {}
-    const { workerUrl } = this.options
-    const settings = { ...limits, workerData: { nice: this.options.nice ?? DEFAULT_NICE } }
+    const { workerUrl, resourceLimits } = this.options
+    const settings = { ...(resourceLimits ? { resourceLimits } : {}), workerData: { nice: this.options.nice ?? DEFAULT_NICE } }
     const worker = workerUrl === undefined ? new Worker(workerScript(), { ...settings, eval: true }) : new Worker(workerUrl, settings)
     worker.unref() // only a thread running a program keeps the process alive
     let ready!: (ok: boolean) => void
     const thread: Thread = { worker, ready: new Promise<boolean>(resolve => (ready = resolve)), dead: false }
     this.threads.add(thread)
+    sendQuickJs(message => this.post(thread, message))
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'ready') {
         thread.started = true

@@ -1,8 +1,9 @@
 /**
  * The worker-thread side of `workerThreads()`: runs one program at a time with the ordinary in-thread
  * runner, over stand-ins for the workspace and the tools that ask the host thread for everything.
- * Built as one self-contained CommonJS script (dist/run-js-node-worker.js: its own core, QuickJS and its
- * wasm), which dist/run-js-node.js carries as text and starts with `new Worker(code, { eval: true })`.
+ * Built as one self-contained CommonJS script (dist/run-js-node-worker.js: its own core and QuickJS's
+ * JavaScript), which dist/run-js-node.js carries as text and starts with `new Worker(code, { eval: true })`.
+ * The wasm is not in it: the host thread compiles it once and sends the module (quickjs-module.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { setPriority } from 'node:os'
@@ -10,7 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 // Relative imports on purpose: this script runs in its own isolate, where the host's core is not
 // reachable, so it is built with its own copy of the core (scripts/build.mjs, `isolate: true`).
 import { DEFAULT_LIMITS } from '../../run-js/engine/limits.js'
-import { defaultEngine } from '../../run-js/engine/engine.js'
+import { variantEngine } from '../../run-js/engine/engine.js'
 import { InstancePool } from '../../run-js/engine/pool.js'
 import { HOST_VFS_METHODS } from '../../run-js/host/host-calls.js'
 import { createRunner, runnerEnv } from '../../run-js/index.js'
@@ -41,11 +42,19 @@ let nextCall = 0
 /** The run in progress, by id (one at a time): its controller and its calls still waiting for an answer. */
 const running = new Map<number, { controller: AbortController; calls: Set<number> }>()
 
+/** The QuickJS wasm, compiled by the host thread: its first message (quickjs-module.ts). */
+let receiveQuickJs!: (message: Extract<ToWorker, { type: 'quickjs' }>) => void
+const quickJs = new Promise<WebAssembly.Module>((resolve, reject) => {
+  receiveQuickJs = message => ('module' in message ? resolve(message.module) : reject(new Error(message.error)))
+})
+quickJs.catch(() => {}) // each instance that needs it reports the failure
+const engine = variantEngine({ wasmModule: () => quickJs })
+
 /** Module instances by memory limit, shared by every run of this thread. */
 const pools = new Map<number, InstancePool>()
 function poolFor(memoryBytes: number): InstancePool {
   let pool = pools.get(memoryBytes)
-  if (!pool) pools.set(memoryBytes, (pool = new InstancePool(defaultEngine(), memoryBytes)))
+  if (!pool) pools.set(memoryBytes, (pool = new InstancePool(engine, memoryBytes)))
   return pool
 }
 
@@ -186,6 +195,8 @@ port.on('message', (message: ToWorker) => {
       return
     case 'answer':
       return answer(message)
+    case 'quickjs':
+      return receiveQuickJs(message)
     case 'abort': {
       const reason = message.reason === undefined || typeof message.reason === 'string' ? message.reason : rebuild(message.reason)
       running.get(message.run)?.controller.abort(reason)
