@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs'
 
 /** Entry (its `out` in the build list) → the optional peers it loads at run time. */
 export const OPTIONAL_PEERS = {
-  mcp: ['@modelcontextprotocol/sdk'],
+  mcp: ['@modelcontextprotocol/sdk', '@cfworker/json-schema'],
   session: ['hono', '@hono/zod-openapi'],
   mastra: ['@mastra/core'],
 }

@@ -12,6 +12,8 @@
  *
  * Env: PORT (8787), DATABASE_URL, AGENT_VFS_DATA, AGENT_VFS_JWT_SECRET, LEASE_MS (15000),
  * MODEL_DELAY_MS (0; slows every model call, to watch a run live), OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL.
+ * --mcp-origins / AGENT_VFS_MCP_ORIGINS: browser origins that may call /sessions/{id}/mcp, comma-separated
+ * (default none: a request with an Origin header is refused, 403; clients that are not browsers send none).
  *
  * Limits (docs/limits.md; a flag wins over its env variable; `none` or 0 lifts a quota):
  * --max-sessions / AGENT_VFS_MAX_SESSIONS (100 per owner), --max-bytes / AGENT_VFS_MAX_BYTES (1 GiB
@@ -43,7 +45,7 @@ import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { postgresStore, type VfsStore } from 'agent-vfs'
 import { createRunJs, type RunJsTool, type RunVfs } from 'agent-vfs'
 import { workerThreads } from 'agent-vfs/run-js/node'
-import { mountSessionMcp } from 'agent-vfs/mcp'
+import { sessionMcp } from 'agent-vfs/mcp'
 import { checkBudget, type Budget } from 'agent-vfs/agent'
 import {
   createSessionApp,
@@ -125,6 +127,21 @@ const ownerBudget = budgetSetting('owner-budget', 'AGENT_VFS_OWNER_BUDGET')
 const maxJsonBytes = count('max-json-bytes', 'AGENT_VFS_MAX_JSON_BYTES', undefined) || undefined
 const maxUploadBytes = count('max-upload-bytes', 'AGENT_VFS_MAX_UPLOAD_BYTES', undefined) || undefined
 const threadCount = count('run-js-threads', 'AGENT_VFS_RUN_JS_THREADS', undefined)
+const mcp = (() => {
+  const origins = (setting('mcp-origins', 'AGENT_VFS_MCP_ORIGINS') ?? '')
+    .split(',')
+    .map(s => s.trim())
+    .filter(s => s !== '')
+  try {
+    // Checked now, before anything is opened: a malformed origin stops the server with the fix.
+    return sessionMcp({
+      runJs: (vfs, session) => createRunJs({ vfs, ...(threads ? { executor: threads } : {}), tenant: session.owner }),
+      allowedOrigins: origins,
+    })
+  } catch (error) {
+    refuse(`--mcp-origins / AGENT_VFS_MCP_ORIGINS: ${(error as Error).message}`)
+  }
+})()
 // run_js in worker threads by default: a busy program blocks no request. Threads are shared fairly
 // between owners (each program's tenant is its session's owner).
 // From source (tsx), threads start through the same shim the tests use; the published package needs none.
@@ -245,9 +262,7 @@ const app = createSessionApp(host, {
   ...(maxUploadBytes ? { maxUploadBytes } : {}),
 })
 // Every session's workspace as an MCP server at /sessions/{id}/mcp (docs/mcp.md); run_js like the agents'.
-mountSessionMcp(app, host, {
-  runJs: (vfs, session) => createRunJs({ vfs, ...(threads ? { executor: threads } : {}), tenant: session.owner }),
-})
+mcp(app, host)
 const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, async info => {
   console.log(`agent-vfs sessions on http://127.0.0.1:${info.port} (${opened.label}, host ${host.hostId})`)
   const shown =

@@ -1,5 +1,5 @@
 import { isVfsError } from 'agent-vfs'
-import { answerPending, listExecutionIds, listPending, readExecution, readPending } from 'agent-vfs/agent'
+import { answerPending, listExecutionIds, readExecution } from 'agent-vfs/agent'
 import { SessionError } from './errors.js'
 import type { SessionHost } from './host-api.js'
 import { refuse, type HostParts } from './host-parts.js'
@@ -7,6 +7,7 @@ import { admit } from './state.js'
 import type { SessionMessage } from './types.js'
 import { answerProposal, pendingProposal } from './proposal-answers.js'
 import { PROPOSAL_ID } from './proposals.js'
+import { listLivePending, readLivePending } from './live-pending.js'
 
 const MAX_MESSAGE = 100_000
 
@@ -50,14 +51,14 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
     async pending(sessionId) {
       const { ws } = await parts.open(sessionId)
       const proposal = await pendingProposal(parts, sessionId, ws)
-      return [...(await listPending(ws)), ...(proposal ? [proposal] : [])]
+      return [...(await listLivePending(ws)), ...(proposal ? [proposal] : [])]
     },
 
     async answer(sessionId, pendingId, answer) {
       if (typeof pendingId === 'string' && PROPOSAL_ID.test(pendingId)) return answerProposal(parts, sessionId, pendingId, answer)
       const record = await parts.requireOpen(sessionId)
       const { ws } = await parts.open(sessionId)
-      const pending = typeof pendingId === 'string' && /^e\d{4,}-p\d+$/.test(pendingId) ? await readPending(ws, pendingId) : undefined
+      const pending = await readLivePending(ws, pendingId)
       const open = pending ? { pending: { kind: pending.kind, answered: pending.answer !== undefined } } : {}
       const facts = { status: record.status, ...open }
       refuse(admit('answer', facts), `Nothing is pending with id ${JSON.stringify(String(pendingId).slice(0, 64))}`)

@@ -10,6 +10,11 @@ export interface EdgeEnv {
   DB: D1Database
   /** The HS256 secret of the bearer JWTs (32+ characters): `wrangler secret put AGENT_VFS_JWT_SECRET`, or `.dev.vars` for `wrangler dev`. */
   AGENT_VFS_JWT_SECRET?: string
+  /**
+   * Browser origins that may call `/sessions/{id}/mcp`, comma-separated (`https://app.example.com`,
+   * or `*`), added to `sessionMcp({ allowedOrigins })`. Unset: a request with an `Origin` header is refused (403).
+   */
+  AGENT_VFS_MCP_ORIGINS?: string
 }
 
 /** Options of {@link createEdgeApp}: the Worker and every `SessionObject` of the same script use them. */
@@ -51,7 +56,7 @@ export interface EdgeOptions {
    * Serves `/sessions/{id}/mcp`, every session's workspace as an MCP server (docs/mcp.md):
    * `sessionMcp({ runJs })` from `agent-vfs/mcp`. Default: none, and nothing of the MCP SDK in the Worker.
    */
-  mcp?: (app: Hono<{ Variables: { owner: string } }>, host: SessionHost) => void
+  mcp?: (app: Hono<{ Variables: { owner: string } }>, host: SessionHost, settings: { allowedOrigins: string[] }) => void
 }
 
 let configured: EdgeOptions | undefined
@@ -81,4 +86,12 @@ export function jwtSecret(env: EdgeEnv): string {
     )
   }
   return secret
+}
+
+/** The origins of `AGENT_VFS_MCP_ORIGINS` (comma-separated; the MCP mount checks each one). */
+export function mcpOrigins(env: EdgeEnv): string[] {
+  return (env.AGENT_VFS_MCP_ORIGINS ?? '')
+    .split(',')
+    .map(s => s.trim())
+    .filter(s => s !== '')
 }

@@ -14,7 +14,7 @@ import {
 } from 'agent-vfs/session'
 import { adopted, answer, forkAcross, forkSourceOf, type Answer } from './forks.js'
 import { d1OwnerIndex } from './d1-owner-index.js'
-import { edgeOptions, jwtSecret, type EdgeEnv } from './options.js'
+import { edgeOptions, jwtSecret, mcpOrigins, type EdgeEnv } from './options.js'
 import { SocketHub } from './sockets.js'
 
 /** The namespace of the host's scopes inside the object's own SQLite storage. */
@@ -102,7 +102,7 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       ...(options.maxJsonBytes !== undefined ? { maxJsonBytes: options.maxJsonBytes } : {}),
     })
     // After the app's auth and body limits, like every session route.
-    options.mcp?.(app, this.#hostOf())
+    options.mcp?.(app, this.#hostOf(), { allowedOrigins: mcpOrigins(this.env) })
     return app
   }
 

@@ -9,6 +9,8 @@ export interface McpTarget {
   token(owner: string): Promise<string>
   /** Whether run_js is served. */
   runJs: boolean
+  /** A browser origin the host was configured to allow (`allowedOrigins` / AGENT_VFS_MCP_ORIGINS). */
+  allowedOrigin: string
 }
 
 /** An MCP client of the SDK on a session's endpoint, with the owner's bearer token. */
@@ -48,6 +50,53 @@ export function sessionMcpSuite(target: McpTarget): void {
     return ((await res.json()) as { id: string }).id
   }
   const connect = async (id: string, owner = 'ana') => mcpClient(target.url(), id, await target.token(owner))
+
+  it('sends text results as plain text, not as JSON of the text (what Claude Code, Cursor and the Inspector show)', async () => {
+    const id = await newSession()
+    const client = await connect(id)
+    await client.callTool({ name: 'write_file', arguments: { path: '/work/q.md', content: 'one "quoted"\n\ttabbed\n' } })
+    const read = (await client.callTool({ name: 'read_file', arguments: { path: '/work/q.md' } })) as CallToolResult
+    expect(read.isError).toBeFalsy()
+    expect(read.content).toHaveLength(1)
+    const text = (read.content[0] as { text: string }).text
+    expect(text).toMatch(/^\/work\/q\.md: lines 1-2 of 2\n/)
+    expect(text).toContain('one "quoted"')
+    expect(text).toContain('\t\ttabbed')
+    expect(text).not.toContain('\\n')
+    expect(read.structuredContent).toBeUndefined()
+    await client.close()
+  })
+
+  it('refuses a browser page of a foreign origin (DNS rebinding) with a 403 JSON error; no Origin (a desktop client) and an allowed one pass', async () => {
+    const id = await newSession()
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'origin-test', version: '1' } },
+    })
+    const post = async (origin?: string) =>
+      fetch(`${target.url()}/sessions/${id}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${await target.token('ana')}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(origin !== undefined ? { origin } : {}),
+        },
+        body: initialize,
+      })
+    const allowedHost = new URL(target.allowedOrigin).host
+    for (const origin of ['http://evil.example', 'null', `http://${allowedHost}`, `${target.allowedOrigin}.evil.example`, target.url()]) {
+      const res = await post(origin)
+      expect({ origin, status: res.status }).toEqual({ origin, status: 403 })
+      const body = (await res.json()) as { error: { code: string; message: string } }
+      expect(body.error.code).toBe('forbidden-origin')
+      expect(body.error.message).toMatch(/AGENT_VFS_MCP_ORIGINS|allowedOrigins/)
+    }
+    expect((await post()).status).toBe(200)
+    expect((await post(target.allowedOrigin)).status).toBe(200)
+  })
 
   it('lists the workspace tools; a file written over MCP is the file the HTTP API serves, and the other way round', async () => {
     const id = await newSession()
@@ -101,7 +150,7 @@ export function sessionMcpSuite(target: McpTarget): void {
     await client.close()
   })
 
-  it("refuses without a valid token (401) and hides another owner's session (404)", async () => {
+  it("refuses without a valid token (401, with the WWW-Authenticate a client expects) and hides another owner's session (404)", async () => {
     const id = await newSession('ana')
     const noToken = await fetch(`${target.url()}/sessions/${id}/mcp`, {
       method: 'POST',
@@ -109,6 +158,16 @@ export function sessionMcpSuite(target: McpTarget): void {
       headers: { 'content-type': 'application/json' },
     })
     expect(noToken.status).toBe(401)
+    // RFC 6750 / the MCP authorization spec: a bearer challenge, and no OAuth metadata to chase (there is no authorization server).
+    expect(noToken.headers.get('www-authenticate')).toMatch(/^Bearer realm="agent-vfs"/)
+    expect(noToken.headers.get('www-authenticate')).not.toMatch(/resource_metadata/)
+    const badToken = await fetch(`${target.url()}/sessions/${id}/mcp`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer a.b.c' },
+    })
+    expect(badToken.status).toBe(401)
+    expect(badToken.headers.get('www-authenticate')).toMatch(/^Bearer realm="agent-vfs", error="invalid_token"/)
     await expect(mcpClient(target.url(), id, undefined)).rejects.toThrow(/401|unauthorized|token/i)
     await expect(mcpClient(target.url(), id, 'a.b.c')).rejects.toThrow(/401|invalid/i)
     await expect(connect(id, 'bob')).rejects.toThrow(/404|not found|no session/i)
@@ -185,6 +244,10 @@ export function sessionMcpSuite(target: McpTarget): void {
       )
       expect(ran.isError).toBe(false)
       expect(JSON.parse(ran.text)).toMatchObject({ success: true, result: expect.arrayContaining(['js.txt']) })
+      // A structured result: the object as structuredContent, its JSON as the text rendering.
+      const again = (await client.callTool({ name: 'run_js', arguments: { code: 'return 1 + 1' } })) as CallToolResult
+      expect(again.structuredContent).toMatchObject({ success: true, result: 2 })
+      expect(JSON.parse((again.content[0] as { text: string }).text)).toEqual(again.structuredContent)
       expect(await (await api('GET', `/sessions/${id}/file?path=/work/js.txt`, 'ana')).text()).toBe('from js')
       const state = textOf(await client.callTool({ name: 'run_js', arguments: { code: "await vfs.write('/state/x.json', '{}')" } }))
       expect(state.isError).toBe(true)

@@ -13,7 +13,7 @@ const secret = 'test-secret-test-secret-test-secret-mcp0'
 async function startHost(store: VfsStore, port = 0): Promise<{ host: SessionHost; url: string; stop(): Promise<void> }> {
   const host = createSessionHost({ store, agents: { appendix: scriptAppendixProfile() }, pollMs: 50 })
   const app = createSessionApp(host, { auth: { secret }, maxJsonBytes: 64 * 1024 })
-  mountSessionMcp(app, host, { runJs: view => createRunJs({ vfs: view }) })
+  mountSessionMcp(app, host, { runJs: view => createRunJs({ vfs: view }), allowedOrigins: ['https://allowed.example'] })
   const server: ServerType = await new Promise(resolve => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, () => resolve(s))
   })
@@ -51,7 +51,12 @@ beforeAll(async () => {
 afterAll(() => running.stop())
 
 describe('MCP out on the Node host', () => {
-  sessionMcpSuite({ url: () => running.url, token: owner => mintToken(secret, owner), runJs: true })
+  sessionMcpSuite({
+    url: () => running.url,
+    token: owner => mintToken(secret, owner),
+    runJs: true,
+    allowedOrigin: 'https://allowed.example',
+  })
 
   it('bounds the body at the door like every JSON route (413)', async () => {
     const { id, token } = await anaSession()

@@ -13,6 +13,7 @@ import { connectMcpTools, runJsTools, withMcpServers, type McpServerConfig, type
 import { createSessionHost } from '../../src/session/index.js'
 import { freshRun } from '../agent/workspace.js'
 import { startDocsServer } from '../mcp/docs-server.js'
+import { expectRemoteArgumentsValidated } from '../mcp/remote-validation.js'
 
 let docs: Awaited<ReturnType<typeof startDocsServer>>
 let mcp: McpTools
@@ -74,7 +75,12 @@ describe('connectMcpTools', () => {
       message: expect.stringMatching(/1500 ms/),
     })
     expect(Date.now() - started).toBeLessThan(15_000)
-    await expect(mcp.tools.mcp_docs_search.execute({ q: 1 })).rejects.toMatchObject({ code: 'failed' })
+    // Checked against the published schema before it leaves (the server never sees it).
+    await expect(mcp.tools.mcp_docs_search.execute({ q: 1 })).rejects.toMatchObject({ code: 'invalid-input' })
+  })
+
+  it("checks arguments against the server's published schema before sending: what does not fit never reaches it", async () => {
+    await expectRemoteArgumentsValidated()
   })
 
   it("the run's signal ends a call at once", async () => {

@@ -159,7 +159,7 @@ describe('the packed package', () => {
     )
     const v = pkg.devDependencies
     expect(messages).toEqual({
-      mcp: `ERR_MODULE_NOT_FOUND: agent-vfs/mcp needs @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk@${v['@modelcontextprotocol/sdk']}`,
+      mcp: `ERR_MODULE_NOT_FOUND: agent-vfs/mcp needs @modelcontextprotocol/sdk and @cfworker/json-schema: npm install @modelcontextprotocol/sdk@${v['@modelcontextprotocol/sdk']} @cfworker/json-schema@${v['@cfworker/json-schema']}`,
       session: `ERR_MODULE_NOT_FOUND: agent-vfs/session needs hono and @hono/zod-openapi: npm install hono@${v.hono} @hono/zod-openapi@${v['@hono/zod-openapi']}`,
       mastra: `ERR_MODULE_NOT_FOUND: agent-vfs/mastra needs @mastra/core: npm install @mastra/core@${v['@mastra/core']}`,
     })
@@ -193,6 +193,7 @@ describe('the packed package', () => {
       `hono@${HONO_FLOOR}`,
       `@hono/zod-openapi@${v['@hono/zod-openapi']}`,
       `@modelcontextprotocol/sdk@${v['@modelcontextprotocol/sdk']}`,
+      `@cfworker/json-schema@${v['@cfworker/json-schema']}`,
     ])
     expect(log).not.toMatch(/ERESOLVE|overriding peer dependency/i)
     expect(installedPackages(dir).filter(p => p === 'hono')).toEqual(['hono'])

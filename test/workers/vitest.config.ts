@@ -27,7 +27,14 @@ export default defineConfig(async () => {
         wrangler: { configPath: `${root}/wrangler.toml` },
         // Read by apply-migrations.ts, which runs before every test file (storage is per file).
         // AGENT_VFS_JWT_SECRET: the Worker secret of the session API (test/workers/edge-*.test.ts sign with it).
-        miniflare: { bindings: { TEST_MIGRATIONS: migrations, AGENT_VFS_JWT_SECRET: 'test-only-secret-test-only-secret-0123' } },
+        // AGENT_VFS_MCP_ORIGINS: the browser origin /sessions/{id}/mcp allows (test/workers/edge-mcp.test.ts).
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            AGENT_VFS_JWT_SECRET: 'test-only-secret-test-only-secret-0123',
+            AGENT_VFS_MCP_ORIGINS: 'https://allowed.example',
+          },
+        },
       }),
     ],
     test: {

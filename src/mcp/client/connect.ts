@@ -2,7 +2,7 @@ import type { ToolSet } from 'agent-vfs/agent'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import { noSchemaCompiler } from '../schema-validator.js'
+import { schemaValidator } from '../schema-validator.js'
 import { agentToolName, checkServers, DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MAX_RESULT_CHARS, type McpServerConfig } from './config.js'
 import { remoteTool } from './remote-tool.js'
 
@@ -38,7 +38,7 @@ export async function connectMcpTools(options: McpToolsOptions): Promise<McpTool
   try {
     const tools: ToolSet = {}
     for (const server of options.servers) {
-      const client = new Client({ name: 'agent-vfs', version: '1' }, { jsonSchemaValidator: noSchemaCompiler })
+      const client = new Client({ name: 'agent-vfs', version: '1' }, { jsonSchemaValidator: schemaValidator })
       clients.push(client)
       const listed = await connectAndList(client, server, options)
       for (const name of server.allow) {

@@ -3,6 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { McpError, ErrorCode, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { MAX_SCHEMA_CHARS } from './config.js'
+import { inputCheck } from '../schema-validator.js'
 
 /** What a remote tool needs to be called: its server's client and bounds. */
 export interface RemoteToolTarget {
@@ -14,16 +15,19 @@ export interface RemoteToolTarget {
 
 /**
  * A remote MCP tool as an {@link AgentTool}: the model reads the server's own description and input
- * schema; the input goes to the server as it is (the server validates it). It names no workspace
+ * schema; the input is checked against that schema here (the SDK's workerd-safe validator), then sent. It names no workspace
  * paths (`access: 'none'`), so policy rules decide it by its name. A call ends at its timeout or
  * when the run's signal aborts, whichever comes first; a result longer than the bound, a tool error
  * and a dead server are {@link ToolError}s that say what happened and what to do.
  */
 export function remoteTool(target: RemoteToolTarget, tool: Tool): AgentTool<Record<string, unknown>, unknown> {
-  const { $schema: _s, $id: _i, id: _id, ...schema } = (tool.inputSchema ?? { type: 'object' }) as Record<string, unknown>
+  const published = (tool.inputSchema ?? { type: 'object' }) as Record<string, unknown>
+  const { $schema: _s, $id: _i, id: _id, ...schema } = published
   if (JSON.stringify(schema).length > MAX_SCHEMA_CHARS)
     throw new TypeError(`MCP server ${target.server}: the input schema of ${tool.name} is larger than ${MAX_SCHEMA_CHARS} characters`)
   const label = `${target.server}.${tool.name}`
+  // Checked here, before the input leaves: many servers trust their clients to follow the schema.
+  const check = inputCheck(published)
   return {
     description: `${tool.description ?? tool.title ?? tool.name} (MCP server ${target.server})`.slice(0, 4000),
     // Any object passes here; its schema is what the model is shown (toolSpecs reads the metadata).
@@ -33,6 +37,18 @@ export function remoteTool(target: RemoteToolTarget, tool: Tool): AgentTool<Reco
     async execute(input, options = {}) {
       if (input === null || typeof input !== 'object' || Array.isArray(input))
         throw new ToolError('invalid-input', `${label} takes an object.`, 'call it with the fields its schema describes.')
+      let verdict: ReturnType<typeof check>
+      try {
+        verdict = check(input)
+      } catch (error) {
+        throw new ToolError('failed', `${label}: its input schema cannot be checked (${String(error).slice(0, 200)}).`, 'do without it.')
+      }
+      if (!verdict.valid)
+        throw new ToolError(
+          'invalid-input',
+          `${label} refused before sending: the input does not fit its schema: ${String(verdict.errorMessage).slice(0, 1000)}`,
+          'call it again with the fields and types its schema describes.',
+        )
       let result: CallToolResult
       try {
         result = (await target.client().callTool({ name: tool.name, arguments: input }, undefined, {

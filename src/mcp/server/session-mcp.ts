@@ -5,6 +5,7 @@ import type { Hono } from 'hono'
 import { workspaceMcpServer } from './workspace-server.js'
 import { serveStatelessMcp } from './stateless-http.js'
 import { wrapTools } from '../wrap-tools.js'
+import { allowedOriginSet, originRefusal } from './origins.js'
 
 /** Options of {@link mountSessionMcp}. */
 export interface SessionMcpOptions {
@@ -16,6 +17,18 @@ export interface SessionMcpOptions {
   limits?: Partial<ToolLimits>
   /** Sessions whose read ledgers (which file versions a client has read, for edit_file) this host keeps. Default 1,000. */
   ledgers?: number
+  /**
+   * Browser origins that may call the endpoint (`https://app.example.com`, or `*` for any page).
+   * Default none: a request with a foreign `Origin` header is refused (403 `forbidden-origin`),
+   * against DNS rebinding; clients that are not browsers send no `Origin` and pass.
+   */
+  allowedOrigins?: readonly string[]
+}
+
+/** What a host adds to a mount's options from its environment (the Worker: `AGENT_VFS_MCP_ORIGINS`). */
+export interface SessionMcpSettings {
+  /** Allowed as well as the options' own `allowedOrigins`. */
+  allowedOrigins?: readonly string[]
 }
 
 /** What a client is told when it connects. */
@@ -34,7 +47,10 @@ const INSTRUCTIONS =
  */
 export function mountSessionMcp(app: Hono<{ Variables: { owner: string } }>, host: SessionHost, options: SessionMcpOptions = {}): void {
   const ledgers = new LedgerCache(options.ledgers ?? 1000)
+  const origins = allowedOriginSet(options.allowedOrigins)
   app.all('/sessions/:id/mcp', async c => {
+    const refused = originRefusal(c.req.raw, origins)
+    if (refused) return refused
     const id = c.req.param('id')
     const owner = c.get('owner')
     // Not found, for a missing session and for another owner's alike.
@@ -58,14 +74,20 @@ export function mountSessionMcp(app: Hono<{ Variables: { owner: string } }>, hos
 }
 
 /** Mounts `/sessions/:id/mcp` on a session app: what a host that builds its app itself takes (`createEdgeApp({ mcp })`). */
-export type SessionMcpMount = (app: Hono<{ Variables: { owner: string } }>, host: SessionHost) => void
+export type SessionMcpMount = (app: Hono<{ Variables: { owner: string } }>, host: SessionHost, settings?: SessionMcpSettings) => void
 
 /**
  * {@link mountSessionMcp} with its options bound, for `createEdgeApp({ mcp: sessionMcp({ runJs }) })`:
- * a Worker that passes none bundles nothing of the MCP SDK.
+ * a Worker that passes none bundles nothing of the MCP SDK. The host's settings add to the
+ * options (the Worker's `AGENT_VFS_MCP_ORIGINS` to `allowedOrigins`).
  */
 export function sessionMcp(options: SessionMcpOptions = {}): SessionMcpMount {
-  return (app, host) => mountSessionMcp(app, host, options)
+  allowedOriginSet(options.allowedOrigins)
+  return (app, host, settings) =>
+    mountSessionMcp(app, host, {
+      ...options,
+      allowedOrigins: [...(options.allowedOrigins ?? []), ...(settings?.allowedOrigins ?? [])],
+    })
 }
 
 /** The tools, each call that may write followed by `after` (the owner's bytes), whether it succeeded or not. */

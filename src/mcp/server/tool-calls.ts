@@ -15,15 +15,17 @@ export function listedTools(tools: ToolSet): Tool[] {
 
 /**
  * Calls one tool as runTask would (the tool validates its input itself) and answers as MCP wants:
- * the JSON result as text (and as structured content when it is an object), or `isError` with the
- * tool's message, which says what to do next.
+ * a string result as the text itself (clients show it as it is: never JSON of the text, whose
+ * quotes and `\n` escapes they would show), an object as `structuredContent` with its JSON as the
+ * text rendering (other values as JSON text), or `isError` with the tool's message, which says what
+ * to do next.
  */
 export async function callListedTool(tools: ToolSet, name: string, input: unknown, signal: AbortSignal): Promise<CallToolResult> {
   const tool = Object.prototype.hasOwnProperty.call(tools, name) ? tools[name] : undefined
   if (!tool) return failed(`There is no tool "${name}". Next: use one of: ${Object.keys(tools).join(', ')}.`)
   try {
     const value = await tool.execute(input ?? {}, { abortSignal: signal })
-    const text = JSON.stringify(value ?? null)
+    const text = typeof value === 'string' ? value : JSON.stringify(value ?? null)
     if (text.length > MAX_RESULT_CHARS)
       return failed(`The result has ${text.length} characters, more than ${MAX_RESULT_CHARS}. Next: ask for less (a range, a limit).`)
     const structured = value !== null && typeof value === 'object' && !Array.isArray(value)

@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { callListedTool, listedTools } from './tool-calls.js'
 import { listResources, readResource, RESOURCE_PREFIX } from './resources.js'
-import { noSchemaCompiler } from '../schema-validator.js'
+import { schemaValidator } from '../schema-validator.js'
 
 /** Options of {@link workspaceMcpServer}. */
 export interface WorkspaceMcpServerOptions {
@@ -36,9 +36,8 @@ export function workspaceMcpServer(options: WorkspaceMcpServerOptions): Server {
     { name: options.name ?? 'agent-vfs', version: '1' },
     {
       capabilities: { tools: {}, resources: {} },
-      // The server validates nothing with JSON Schema (the tools parse their own input); a compiling
-      // validator (ajv) would generate code, which Workers forbid.
-      jsonSchemaValidator: noSchemaCompiler,
+      // The tools parse their own input; the SDK's validator is the workerd-safe one (ajv generates code, which Workers forbid).
+      jsonSchemaValidator: schemaValidator,
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
   )

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { sign, verify } from 'hono/jwt'
 import { errorResponse } from './errors.js'
 
@@ -18,18 +18,29 @@ export function bearerAuth(auth: SessionAuth): MiddlewareHandler<AuthEnv> {
     const upgrade = c.req.header('upgrade')?.toLowerCase() === 'websocket'
     const header = c.req.header('authorization') ?? (upgrade ? bearerFromProtocols(c.req.header('sec-websocket-protocol')) : '')
     const m = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(header)
-    if (!m) return errorResponse(c, 401, 'unauthorized', malformed(header))
+    if (!m) return unauthorized(c, malformed(header), /^Bearer /i.test(header))
     let sub: unknown
     try {
       sub = (await verify(m[1], auth.secret, 'HS256')).sub
     } catch {
-      return errorResponse(c, 401, 'unauthorized', 'the token is invalid or expired')
+      return unauthorized(c, 'the token is invalid or expired', true)
     }
-    if (typeof sub !== 'string' || sub === '' || sub.length > 256)
-      return errorResponse(c, 401, 'unauthorized', 'the token has no usable sub')
+    if (typeof sub !== 'string' || sub === '' || sub.length > 256) return unauthorized(c, 'the token has no usable sub', true)
     c.set('owner', sub)
     await next()
   }
+}
+
+/**
+ * A 401 with the bearer challenge RFC 6750 (and the MCP authorization spec, for `/sessions/{id}/mcp`)
+ * asks for: `Bearer realm="agent-vfs"`, plus `error="invalid_token"` when a bearer token was sent
+ * and refused. No `resource_metadata`: the tokens come from whoever runs the host, there is no
+ * authorization server, so a client must not start an OAuth flow; the message says what to send.
+ */
+function unauthorized(c: Context, message: string, tokenRefused: boolean): Response {
+  const error = tokenRefused ? `, error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"` : ''
+  c.header('WWW-Authenticate', `Bearer realm="agent-vfs"${error}`)
+  return errorResponse(c, 401, 'unauthorized', message)
 }
 
 /** What is wrong with an Authorization header that is not `Bearer <jwt>`. */
