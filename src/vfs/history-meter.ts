@@ -6,6 +6,8 @@ import type { VfsQuota } from './types.js'
 
 /** What `HistoryUsage.bytes` adds per stored before-image besides its content (the adapters' estimate). */
 const BLOB_OVERHEAD = 64
+/** Room counted for a change's actor tag before its commit records the real one. */
+const ACTOR_ALLOWANCE = 64
 
 /**
  * The bytes a workspace's history holds, as the store's `history.usage()` counts them, kept current
@@ -57,7 +59,8 @@ export class HistoryMeter {
       const oldSize = old?.kind === 'file' ? old.data.length : 0
       live += (node?.kind === 'file' ? node.data.length : 0) - oldSize
       if (old?.kind === 'file') images += oldSize + BLOB_OVERHEAD
-      history += 48 + p.length + 128
+      // A change row as changeRowBytes counts it: hashes of file content before and after, and room for an actor tag.
+      history += 48 + p.length + (old?.kind === 'file' ? 64 : 0) + (node?.kind === 'file' ? 64 : 0) + ACTOR_ALLOWANCE
     }
     history += images
     const path = changes[0]?.[0]
