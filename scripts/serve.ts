@@ -280,6 +280,16 @@ const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, async in
   await host.recover().catch(e => console.error('recover failed:', e))
 })
 const recovering = setInterval(() => void host.recover().catch(() => undefined), leaseMs)
+// History retention (docs/history.md): one bounded pass every lease period, never two at once.
+let collecting = false
+const retaining = setInterval(() => {
+  if (collecting) return
+  collecting = true
+  void host
+    .collectHistory()
+    .catch(e => console.error('history retention failed:', e))
+    .finally(() => (collecting = false))
+}, leaseMs)
 
 let stopping = false
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -287,6 +297,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return
     stopping = true
     clearInterval(recovering)
+    clearInterval(retaining)
     await host.stop()
     await threads?.close()
     server.close()

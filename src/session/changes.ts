@@ -4,6 +4,7 @@ import { SessionError } from './errors.js'
 import type { HostParts } from './host-parts.js'
 import { API_ACTOR } from './actors.js'
 import { UPLOAD_ROOTS } from './workspace.js'
+import { storedBytes } from './usage.js'
 
 /** What {@link SessionChanges.history} reads. */
 export interface SessionHistoryQuery {
@@ -69,7 +70,7 @@ export function changeMethods(parts: HostParts): { changes: SessionChanges } {
   const landed = async (sessionId: string, result: LandResult): Promise<LandResult> => {
     if (result.ok) {
       const { record, ws } = await parts.open(sessionId)
-      await ctx.recordBytes(record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
+      await ctx.recordBytes(record.owner, sessionId, storedBytes(ws.usage())).catch(() => undefined)
     }
     return result
   }

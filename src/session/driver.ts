@@ -11,7 +11,7 @@ import { catchUpLog } from './log-catch-up.js'
 import { acquireLease, releaseLease } from './leases.js'
 import { decide, type Decision, type NextStep } from './state.js'
 import { segmentOf } from './storage.js'
-import { budgetOptions, recordSessionUsage } from './usage.js'
+import { budgetOptions, recordSessionUsage, storedBytes } from './usage.js'
 import { applyProposal, openProposal, settleIfEmpty } from './proposals.js'
 
 /** A step that does something. */
@@ -253,7 +253,7 @@ export class SessionDriver {
       if (proposing) await settleIfEmpty(await ctx.workspaces.base(sessionId), executionId).catch(() => undefined)
       await Promise.all([...appends, ctx.fileEvents.settled(sessionId)])
       // What the execution wrote counts against the owner's byte quota from now on.
-      await ctx.recordBytes(meta.record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
+      await ctx.recordBytes(meta.record.owner, sessionId, storedBytes(ws.usage())).catch(() => undefined)
       // And what it spent counts against the owner's budget.
       await recordSessionUsage(ctx, meta.record.owner, sessionId, ws).catch(() => undefined)
     }
@@ -274,7 +274,8 @@ export class SessionDriver {
     const base = await this.ctx.workspaces.base(sessionId)
     const outcome = await applyProposal(base, executionId)
     await this.ctx.fileEvents.settled(sessionId)
-    if (outcome.status === 'landed') await this.ctx.recordBytes(meta.record.owner, sessionId, base.usage().bytes).catch(() => undefined)
+    if (outcome.status === 'landed')
+      await this.ctx.recordBytes(meta.record.owner, sessionId, storedBytes(base.usage())).catch(() => undefined)
   }
 
   /** Delivers queued messages (steers only, or any) to an execution and logs each delivery. */

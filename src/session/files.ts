@@ -5,6 +5,7 @@ import { SessionError } from './errors.js'
 import type { SessionHost, UploadFile } from './host-api.js'
 import type { HostParts } from './host-parts.js'
 import type { SessionRecord } from './types.js'
+import { storedBytes } from './usage.js'
 import { UPLOAD_ROOTS } from './workspace.js'
 
 /** The host's file uploads: writes and deletes in an open session's workspace. */
@@ -28,10 +29,13 @@ export function fileMethods(parts: HostParts): Pick<SessionHost, 'writeFiles' | 
 
     async recordUsage(sessionId) {
       const { record, ws } = await parts.open(sessionId)
-      await parts.ctx.recordBytes(record.owner, sessionId, ws.usage().bytes)
+      await parts.ctx.recordBytes(record.owner, sessionId, storedBytes(ws.usage()))
     },
   }
 }
+
+/** What one change adds to history besides the content it replaced and its path (the workspace's estimate, history-meter.ts). */
+const HISTORY_ROW_BYTES = 176
 
 /** A path a person may write: normalised, under an upload root (never /state), not a root itself. */
 export function uploadPath(path: unknown): string {
@@ -58,8 +62,9 @@ async function writeUpload(ctx: HostContext, record: SessionRecord, open: () => 
   const datas = files.map(f => (typeof f.data === 'string' ? encoder.encode(f.data) : f.data))
   const max = ctx.settings.quota.maxBytes
   if (max !== undefined) {
-    let bytes = ws.usage().bytes
-    for (const [i, p] of paths.entries()) bytes += datas[i].byteLength - ((await ws.exists(p)) ? (await ws.stat(p)).size : 0)
+    // A file replaced stays in history (its bytes move there): an upload adds its own size, whatever it replaces.
+    let bytes = storedBytes(ws.usage())
+    for (const [i, p] of paths.entries()) bytes += datas[i].byteLength + HISTORY_ROW_BYTES + p.length
     // Reserved in the index before the write, atomically with the owner's total.
     await ctx.index.setBytes(record.owner, sessionId, bytes, max)
   }
@@ -68,10 +73,10 @@ async function writeUpload(ctx: HostContext, record: SessionRecord, open: () => 
     await Promise.all(paths.map((p, i) => ws.seed(p, datas[i])))
   } catch (error) {
     // The write failed: the reservation gives way to what the workspace holds.
-    if (max !== undefined) await ctx.recordBytes(record.owner, sessionId, ws.usage().bytes).catch(() => undefined)
+    if (max !== undefined) await ctx.recordBytes(record.owner, sessionId, storedBytes(ws.usage())).catch(() => undefined)
     throw error
   }
-  await ctx.recordBytes(record.owner, sessionId, ws.usage().bytes)
+  await ctx.recordBytes(record.owner, sessionId, storedBytes(ws.usage()))
   return paths
 }
 
@@ -81,5 +86,5 @@ async function deleteUpload(ctx: HostContext, record: SessionRecord, ws: RunVfs,
   const base = withActor(await ctx.workspaces.base(record.id), API_ACTOR)
   if (!(await ws.exists(p))) throw new SessionError('not-found', `There is no file ${JSON.stringify(p)}`)
   await base.deleteFile(p)
-  await ctx.recordBytes(record.owner, record.id, ws.usage().bytes)
+  await ctx.recordBytes(record.owner, record.id, storedBytes(ws.usage()))
 }

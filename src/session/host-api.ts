@@ -1,3 +1,4 @@
+import type { HistoryRetentionOptions, HistoryRetentionReport } from './history-retention.js'
 import type { RunVfs, VfsStore } from 'agent-vfs'
 import type { ExecutionEvent, ExecutionRecord, PendingAnswer } from 'agent-vfs/agent'
 import type { TailListener } from './log-tail.js'
@@ -165,6 +166,11 @@ export interface SessionHost {
   /** Resumes executions whose host died (lease expired). Resolves to the sessions it took on. */
   recover(): Promise<string[]>
   gc(options: GcOptions): Promise<GcReport>
+  /**
+   * One bounded pass of history retention over the sessions (history-retention.ts; defaults in
+   * DEFAULT_HISTORY_RETENTION): `npm run serve` runs it every lease period, the Worker in each alarm.
+   */
+  collectHistory(options?: HistoryRetentionOptions): Promise<HistoryRetentionReport>
   /** Resolves when this host has no work in progress on the session (tests, shutdown). */
   settled(sessionId: string): Promise<void>
   /** Stops taking work; does not wait for running executions. */

@@ -9,6 +9,7 @@ import type { SessionHost, SessionHostOptions } from './host-api.js'
 import { HostParts } from './host-parts.js'
 import { lifecycleMethods } from './lifecycle.js'
 import { maintenanceMethods } from './maintenance.js'
+import { historyRetention } from './history-retention.js'
 import { storeOwnerIndex } from './owner-index.js'
 import { readingMethods } from './reading.js'
 import { combineSignals, localSignals } from './signals.js'
@@ -66,6 +67,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     remoteForks: remoteForks(parts),
     ...usageMethods(parts),
     ...maintenanceMethods(parts, id => lifecycle.delete(id)),
+    collectHistory: historyRetention(ctx),
     settled: sessionId => driver.settled(sessionId),
     async stop() {
       driver.stop()

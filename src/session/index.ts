@@ -27,6 +27,7 @@ export { LiveCursor } from './observe-live.js'
 export type { TailEvent, TailListener } from './log-tail.js'
 export { SEGMENT_EVENTS, SESSION_ID, newSessionId, storedSessionIds } from './storage.js'
 export { storeOwnerIndex, DEFAULT_OWNER_QUOTA, type OwnerIndex } from './owner-index.js'
+export { DEFAULT_HISTORY_RETENTION, type HistoryRetentionOptions, type HistoryRetentionReport } from './history-retention.js'
 export type {
   SessionStatus,
   SessionRecord,
@@ -55,6 +56,7 @@ export { traceRequests } from './http/request-spans.js'
 export {
   sumUsage,
   zeroUsage,
+  storedBytes,
   type UsageTotals,
   type ExecutionUsage,
   type SessionUsage,

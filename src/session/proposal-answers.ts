@@ -12,6 +12,7 @@ import {
   type SessionPending,
 } from './proposals.js'
 import { admit } from './state.js'
+import { storedBytes } from './usage.js'
 
 /** The newest execution's proposal, when it has ended and waits for review (see proposals.ts). */
 export async function pendingProposal(parts: HostParts, sessionId: string, ws: RunVfs): Promise<SessionPending | undefined> {
@@ -53,7 +54,7 @@ export async function answerProposal(
   await ctx.storage.markWork({ sessionId, owner: session.owner, reason: 'answer' })
   const outcome = await applyProposal(base, executionId)
   await ctx.fileEvents.settled(sessionId)
-  if (outcome.status === 'landed') await ctx.recordBytes(session.owner, sessionId, base.usage().bytes).catch(() => undefined)
+  if (outcome.status === 'landed') await ctx.recordBytes(session.owner, sessionId, storedBytes(base.usage())).catch(() => undefined)
   await ctx.emit(sessionId, { type: 'pending-answered', pendingId, answer: { decision, outcome } })
   void driver.kick(sessionId)
   return outcome

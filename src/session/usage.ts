@@ -1,5 +1,5 @@
 import { listExecutionIds, readExecution, type Budget, type BudgetUsage, type ExecutionRecord, type SharedBudget } from 'agent-vfs/agent'
-import type { RunVfs } from 'agent-vfs'
+import type { RunVfs, VfsUsage } from 'agent-vfs'
 import type { HostContext } from './context.js'
 
 /**
@@ -33,7 +33,12 @@ export interface SessionUsage {
   sessionId: string
   total: UsageTotals
   executions: ExecutionUsage[]
+  /** Bytes the session stores now: its files, and its history (what writes replaced, kept for diff and undo). Both count against the owner's `maxBytes`. */
+  storage: { files: number; history: number }
 }
+
+/** What a workspace charges its owner's `maxBytes`: its files and its history. */
+export const storedBytes = (usage: VfsUsage): number => usage.bytes + (usage.historyBytes ?? 0)
 
 /** An owner's usage: the sum over every session they ran (deleted ones included), and each live session's. */
 export interface OwnerUsage {
@@ -90,7 +95,13 @@ export async function readSessionUsage(sessionId: string, ws: RunVfs): Promise<S
     const r = await readExecution(ws, id)
     if (r) executions.push(executionUsage(r))
   }
-  return { sessionId, total: executions.reduce((sum, e) => sumUsage(sum, e), zeroUsage()), executions }
+  const stored = ws.usage()
+  return {
+    sessionId,
+    total: executions.reduce((sum, e) => sumUsage(sum, e), zeroUsage()),
+    executions,
+    storage: { files: stored.bytes, history: stored.historyBytes ?? 0 },
+  }
 }
 
 /** In budget units. */

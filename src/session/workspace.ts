@@ -24,7 +24,7 @@ export const UPLOAD_ROOTS = RUN_ROOTS.filter(r => r !== 'state').map(r => `/${r}
 export class Workspaces {
   private readonly open = new Map<string, Promise<{ base: VersionedVfs; view: RunVfs; unwatch?: () => void }>>()
 
-  private readonly quotas = new Map<string, { maxBytes?: number }>()
+  private readonly quotas = new Map<string, { maxStoredBytes?: number }>()
 
   constructor(
     private readonly store: VfsStore,
@@ -64,7 +64,8 @@ export class Workspaces {
     // so an instance opened when the owner held more (or less) elsewhere does not keep that cap.
     let quota = this.quotas.get(sessionId)
     if (!quota) this.quotas.set(sessionId, (quota = {}))
-    if (maxBytes !== undefined) quota.maxBytes = maxBytes
+    // The owner's bytes are files and history together (docs/limits.md): a write that would keep more is EQUOTA.
+    if (maxBytes !== undefined) quota.maxStoredBytes = maxBytes
     if (!entry) {
       entry = this.openBase(sessionId, quota).then(async base => {
         // Before the watch: what this instance commits is noticed by the watch, never twice; and after
@@ -80,7 +81,7 @@ export class Workspaces {
   }
 
   /** A session's own scope, or (a fork) the branch of the original's workspace it was given. */
-  private async openBase(sessionId: string, quota: { maxBytes?: number }): Promise<VersionedVfs> {
+  private async openBase(sessionId: string, quota: { maxStoredBytes?: number }): Promise<VersionedVfs> {
     const fork = await this.forkOf?.(sessionId)
     if (fork) return this.forkBranch(fork)
     return openVfs({ store: this.store, namespace: this.namespace, scope: scopeNames.workspace(sessionId), quota })
@@ -94,6 +95,11 @@ export class Workspaces {
     if (fork.baseScope === undefined) return (await this.base(fork.from)).openBranch(fork.branch)
     const base = await openVfs({ store: this.store, namespace: this.namespace, scope: fork.baseScope })
     return base.openBranch(fork.branch)
+  }
+
+  /** Whether this host holds the session's workspace in memory now. */
+  isOpen(sessionId: string): boolean {
+    return this.open.has(sessionId)
   }
 
   /** Drops the cached instance (after writes elsewhere, or to free memory). */

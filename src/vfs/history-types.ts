@@ -129,10 +129,17 @@ export interface RevertOptions {
 }
 
 /**
- * How much history to keep; `gc` drops only what is outside every rule given (and never what a
- * live branch still reads). With no rule, everything is kept.
+ * How much history to keep; `gc` drops only what is outside every keep rule given, then the oldest
+ * versions past `maxBytes`, and never what a live branch still reads. With no rule, everything is kept.
  */
 export interface Retention {
+  /**
+   * At most this many bytes of history (as `usage().historyBytes` counts them): the oldest versions
+   * go first, even those a keep rule would keep (never a live branch's base).
+   */
+  maxBytes?: number
+  /** At most this many commits dropped by one call (a bounded pass); `GcResult.more` says whether more is due. */
+  maxCommits?: number
   /** Keep the points of the last N commits rebuildable. */
   keepVersions?: number
   /** Keep the points of the last N days rebuildable (by commit time). */
@@ -148,6 +155,8 @@ export interface GcResult {
   horizon: number
   removedChanges: number
   removedBlobs: number
+  /** True when `maxCommits` stopped this call before all the policy drops. */
+  more: boolean
 }
 
 export interface BranchOptions {

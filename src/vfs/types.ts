@@ -112,16 +112,28 @@ export interface GrepResult {
   filesSearched: number
 }
 
-/** Limits on one scope. Exceeding one fails the write with EQUOTA and writes nothing. */
+/**
+ * Limits on one scope. Exceeding one fails the write with EQUOTA and writes nothing. History (what
+ * each write replaced, kept so it can be diffed and undone) is counted as the store's
+ * `history.usage()` counts it; `gc()` frees it. See docs/history.md, "Retention and quota".
+ */
 export interface VfsQuota {
+  /** Bytes of files. */
   maxBytes?: number
   maxFiles?: number
+  /** Bytes of history: a write that replaces or deletes content past it fails. */
+  maxHistoryBytes?: number
+  /** Bytes of files and history together (what the hosts charge an owner); a delete always passes. */
+  maxStoredBytes?: number
 }
 
 /** Bytes and files a scope holds now, pending writes included. */
 export interface VfsUsage {
+  /** Bytes of files. */
   bytes: number
   files: number
+  /** Bytes of history (before-images and change rows; 0 for a store that keeps none). Absent from views that cannot tell. */
+  historyBytes?: number
 }
 
 /**

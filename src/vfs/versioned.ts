@@ -90,7 +90,9 @@ export class VersionedStoreVfs extends StoreVfs implements VersionedVfs {
 
   async gc(retention: Retention): Promise<GcResult> {
     const pinned = (await this.branches()).map(b => b.baseVersion)
-    return collectGarbage(this.storeBelow, this.namespace, this.scope, this.version, retention, pinned)
+    const result = await collectGarbage(this.storeBelow, this.namespace, this.scope, this.version, retention, pinned)
+    await this.historyMeter.recount()
+    return result
   }
 
   branch(options: BranchOptions = {}): Promise<VfsBranch> {

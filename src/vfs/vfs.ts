@@ -10,6 +10,7 @@ import { normalizePath } from '../contract/paths.js'
 import type { ScopeSnapshot, VfsStore } from '../contract/store.js'
 import { dirNode, nodeText, Tree, type Node } from './tree.js'
 import { fileChanges } from './file-change.js'
+import { HistoryMeter } from './history-meter.js'
 import { checkQuota, checkVersion, missingParents, parentRead } from './write-checks.js'
 // prettier-ignore
 import type {
@@ -34,6 +35,8 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   private refreshAgain = false
   /** For each refresh() in progress: paths this instance committed while the snapshot loaded, and their version. */
   private readonly loading = new Set<Map<string, number>>()
+  /** History's bytes, for `usage()` and the history quotas. */
+  protected readonly historyMeter: HistoryMeter
 
   constructor(
     private readonly store: VfsStore,
@@ -41,6 +44,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     readonly scope: string,
     private readonly quota: VfsQuota = {},
   ) {
+    this.historyMeter = new HistoryMeter(store, namespace, scope)
     this.commits = new CommitQueue(
       () => this.tree,
       store,
@@ -50,6 +54,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
         for (const seen of this.loading) for (const p of paths) seen.set(p, version)
         this.durableVersion = Math.max(this.durableVersion, version)
         this.ownVersions.add(version)
+        this.historyMeter.recorded(record)
         if (this.ownVersions.size > 256) this.ownVersions.delete(this.ownVersions.values().next().value!)
         this.emit({ type: 'commit', version, paths, changes: fileChanges(record, version) })
       },
@@ -76,6 +81,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
       })
     }
     this.replaceTree(await this.store.load(this.namespace, this.scope))
+    await this.historyMeter.recount()
     this.hydrated = true
     if (heardDuringLoad) this.refreshInBackground()
   }
@@ -159,7 +165,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   }
 
   usage(): VfsUsage {
-    return { bytes: this.tree.bytes, files: this.tree.files }
+    return { bytes: this.tree.bytes, files: this.tree.files, historyBytes: this.historyMeter.bytes }
   }
 
   // ---- writes --------------------------------------------------------------------------------
@@ -246,6 +252,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     let snapshot: ScopeSnapshot
     try {
       snapshot = await this.store.load(this.namespace, this.scope)
+      await this.historyMeter.recount()
     } finally {
       this.loading.delete(committedMeanwhile)
     }
@@ -342,10 +349,13 @@ export class StoreVfs implements Vfs, ReadsTextNow {
    * when they are durable. Internal to src/vfs (land.ts lands reverts and branches through it).
    */
   enqueueChanges(changes: Array<[string, Node | null]>, deps: Dependencies = {}): Promise<number> {
+    const history = this.historyMeter.admit(this.tree, this.quota, changes)
     for (const [p] of changes) this.commits.touch(p)
     for (const [p, node] of changes) this.tree.set(p, node)
     const paths = changes.map(([p]) => p)
-    return this.commits.enqueue(paths, deps, this.writingAs)
+    const settled = this.commits.enqueue(paths, deps, this.writingAs)
+    this.historyMeter.hold(history, settled)
+    return settled
   }
 
   /** A write's promise: it settles when durable (its value, the version, is not part of the API). */

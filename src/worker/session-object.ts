@@ -196,6 +196,9 @@ export class SessionObject extends DurableObject<EdgeEnv> {
     const record = await host.get(id).catch(() => undefined)
     if (!record) return
     if (record.status === 'closed') return this.#retain(record)
+    // History retention (docs/history.md): one bounded pass over this object's session; more to do, another alarm.
+    const history = await host.collectHistory({ only: [id] }).catch(() => undefined)
+    if (history?.more) await this.#armAt(Date.now() + this.#tickMs())
     await host.recover()
     const budget = edgeOptions().alarm?.budgetMs ?? 20_000
     let timer: ReturnType<typeof setTimeout> | undefined

@@ -3,7 +3,7 @@ import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import type { VfsStore } from '../../src/contract/store.js'
 import { EventLog } from '../../src/session/event-log.js'
-import { createSessionHost, SEGMENT_EVENTS, type AgentProfile, type SessionEvent } from '../../src/session/index.js'
+import { createSessionHost, SEGMENT_EVENTS, storedBytes, type AgentProfile, type SessionEvent } from '../../src/session/index.js'
 import { completions, expectContiguous, gatedAppendix, until, uploadSeason } from './harness.js'
 
 const appendix = scriptAppendixProfile()
@@ -226,20 +226,21 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
 
   it('enforces per-owner quotas: sessions and bytes; a refused upload writes nothing', async () => {
     const store = await getStore()
-    const host = createSessionHost({ store, agents: { appendix }, namespace: ns(), quota: { maxSessions: 2, maxBytes: 1000 } })
+    const host = createSessionHost({ store, agents: { appendix }, namespace: ns(), quota: { maxSessions: 2, maxBytes: 2000 } })
     const a = await host.create({ owner: 'q', profile: 'appendix' })
     const b = await host.create({ owner: 'q', profile: 'appendix' })
     await expect(host.create({ owner: 'q', profile: 'appendix' })).rejects.toMatchObject({ code: 'quota' })
     await host.create({ owner: 'other', profile: 'appendix' })
-    await host.writeFiles(a.id, [{ path: '/work/a.txt', data: 'x'.repeat(600) }])
+    // The quota counts files and their history (each change's row, each replaced content).
+    await host.writeFiles(a.id, [{ path: '/work/a.txt', data: 'x'.repeat(1000) }])
     await expect(
       host.writeFiles(b.id, [
-        { path: '/work/b.txt', data: 'y'.repeat(300) },
-        { path: '/work/c.txt', data: 'z'.repeat(200) },
+        { path: '/work/b.txt', data: 'y'.repeat(400) },
+        { path: '/work/c.txt', data: 'z'.repeat(600) },
       ]),
     ).rejects.toMatchObject({ code: 'quota' })
     expect(await (await host.workspace(b.id)).exists('/work/b.txt')).toBe(false)
-    await host.writeFiles(b.id, [{ path: '/work/b.txt', data: 'y'.repeat(300) }])
+    await host.writeFiles(b.id, [{ path: '/work/b.txt', data: 'y'.repeat(400) }])
     await host.delete(a.id)
     // What an execution writes counts too: a run that fills the workspace leaves no room for uploads.
     const big = createSessionHost({ store, agents: { appendix }, namespace: ns(), quota: { maxBytes: 400_000 } })
@@ -248,13 +249,14 @@ export function describeDurability(getStore: () => Promise<VfsStore>) {
     const uploaded = (await big.workspace(c.id)).usage().bytes
     await big.send(c.id, { text: APPENDIX_INSTRUCTIONS })
     await until(big, c.id, ['idle'])
-    const used = (await big.workspace(c.id)).usage().bytes
-    expect(used).toBeGreaterThan(uploaded)
+    expect((await big.workspace(c.id)).usage().bytes).toBeGreaterThan(uploaded)
+    const used = storedBytes((await big.workspace(c.id)).usage())
     const d = await big.create({ owner: 'q', profile: 'appendix' })
     await expect(big.writeFiles(d.id, [{ path: '/work/x.bin', data: new Uint8Array(400_000 - used + 1) }])).rejects.toMatchObject({
       code: 'quota',
     })
-    await big.writeFiles(d.id, [{ path: '/work/x.bin', data: new Uint8Array(400_000 - used) }])
+    // Less the history rows of the new file and its folder.
+    await big.writeFiles(d.id, [{ path: '/work/x.bin', data: new Uint8Array(400_000 - used - 400) }])
     await host.create({ owner: 'q', profile: 'appendix' })
   })
 

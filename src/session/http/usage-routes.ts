@@ -21,6 +21,9 @@ const SessionUsage = z
     sessionId: z.string(),
     total: Totals,
     executions: z.array(Totals.extend({ id: z.string(), status: z.string(), budgetExceeded: z.unknown().optional() })),
+    storage: z
+      .object({ files: z.number(), history: z.number() })
+      .openapi({ description: "Bytes stored now: files, and history (what writes replaced); both count against the owner's maxBytes" }),
   })
   .openapi('SessionUsage')
 const OwnerUsage = z
