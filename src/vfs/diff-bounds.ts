@@ -5,8 +5,8 @@ import type { DiffLimits } from './history-types.js'
  * it synchronously: two 8,000-line files whose every line differs took tens of seconds on the event
  * loop, freezing every other request of the host (issue 27). So each file's line diff stops at an
  * edit length and a time, the whole diff has a time budget, and the line diffs of a whole process
- * take turns in one lane with a macrotask between turns: a request that arrives meanwhile waits for
- * one file's diff at most, never for ten. Past a bound a file is listed with sizes and hashes and
+ * take turns in one lane that rests between turns as long as each ran: a request that arrives
+ * meanwhile waits for about one file's diff, never for ten. Past a bound a file is listed with sizes and hashes and
  * says why it has no line diff.
  */
 export const DIFF_LIMITS: Required<DiffLimits> = {
@@ -42,15 +42,26 @@ export const OMITTED_MESSAGES = {
 
 let lane: Promise<unknown> = Promise.resolve()
 
-/** A macrotask turn: what lets the host read and answer other requests between two line diffs. */
-const nextTurn = () => new Promise<void>(resolve => setTimeout(resolve, 0))
+/** A macrotask turn of `ms` (0: the next one): what lets the host read and answer other requests between two line diffs. */
+const pause = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms))
 
 /**
- * Runs one synchronous line diff in the process-wide lane, after a macrotask turn: concurrent diffs
- * (ten requests for the same worst case) interleave with everything else instead of queueing it.
+ * Runs one synchronous line diff in the process-wide lane: concurrent diffs (ten requests for the
+ * same worst case) take turns, and after each turn the lane rests as long as the turn ran, so other
+ * work (a request needs several I/O turns to be answered) gets at least half of the event loop.
  */
 export function inDiffLane<T>(work: () => T): Promise<T> {
-  const run = lane.then(nextTurn).then(work)
-  lane = run.catch(() => undefined)
+  let ran = 0
+  const run = lane
+    .then(() => pause(0))
+    .then(() => {
+      const started = Date.now()
+      try {
+        return work()
+      } finally {
+        ran = Date.now() - started
+      }
+    })
+  lane = run.catch(() => undefined).then(() => pause(ran))
   return run
 }

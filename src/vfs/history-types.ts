@@ -99,7 +99,7 @@ export interface DiffOmitted {
  * Bounds on the line diffs of one diff (defaults in parentheses; see docs/limits.md). Past one, a
  * file is listed with sizes, hashes and `omitted` instead of a hang: model- and request-chosen
  * inputs must not freeze a shared host. Line diffs of a whole process also take turns (one at a
- * time, a macrotask between), so concurrent diffs never stall other work for more than one file's.
+ * time, resting after each turn as long as it ran), so concurrent diffs hardly stall other work.
  */
 export interface DiffLimits {
   /** Bytes of either side above which a file gets no line diff (256 KiB). */
