@@ -13,12 +13,15 @@ export { vfsRegistry, type VfsRegistry, type VfsRegistryOptions } from './vfs/re
 export { scopeRun, defaultRunRoots, type RunVfs, type RunRoot, type ScopeRunOptions } from './vfs/run-view.js'
 export { restrict, type RestrictOptions } from './vfs/restrict.js'
 export { withActor } from './vfs/actor.js'
+export { DIFF_LIMITS } from './vfs/diff-bounds.js'
 export type {
   ChangeActor,
   FileChange,
   HistoryEntry,
   HistoryQuery,
   DiffEntry,
+  DiffOmitted,
+  DiffLimits,
   VfsDiff,
   DiffOptions,
   RevertTarget,

@@ -12,7 +12,7 @@ import { acquireLease, releaseLease } from './leases.js'
 import { decide, type Decision, type NextStep } from './state.js'
 import { segmentOf } from './storage.js'
 import { budgetOptions, recordSessionUsage, storedBytes } from './usage.js'
-import { applyProposal, openProposal, settleIfEmpty } from './proposals.js'
+import { applyProposal, openProposal, settleProposal } from './proposals.js'
 
 /** A step that does something. */
 type Step = Exclude<NextStep, { kind: 'none' }>
@@ -250,7 +250,7 @@ export class SessionDriver {
     } finally {
       this.active.delete(sessionId)
       ctx.live.endExecution(sessionId, executionId)
-      if (proposing) await settleIfEmpty(await ctx.workspaces.base(sessionId), executionId).catch(() => undefined)
+      if (proposing) await settleProposal(await ctx.workspaces.base(sessionId), executionId).catch(() => undefined)
       await Promise.all([...appends, ctx.fileEvents.settled(sessionId)])
       // What the execution wrote counts against the owner's byte quota from now on.
       await ctx.recordBytes(meta.record.owner, sessionId, storedBytes(ws.usage())).catch(() => undefined)

@@ -100,21 +100,44 @@ export async function openProposal(base: VersionedVfs, executionId: string): Pro
   return branch
 }
 
-/** After the execution ended: a proposal that changes nothing is settled at once (nothing to review). */
-export async function settleIfEmpty(base: VersionedVfs, executionId: string): Promise<void> {
+const reviewPath = (executionId: string) => `${PROPOSALS_DIR}/${executionId}.diff.json`
+
+/**
+ * After the execution ended: a proposal that changes nothing is settled at once (nothing to review);
+ * any other gets its diff computed here, once, and stored beside its record: what `GET …/pending`
+ * shows, on every read, without diffing again (a diff is bounded, but not free: issue 27).
+ */
+export async function settleProposal(base: VersionedVfs, executionId: string): Promise<void> {
   const record = await readProposal(base, executionId)
   if (!record || record.answer || record.outcome) return
   const branch = await branchOrNone(base, record.branch)
-  if (branch && (await branch.diffBase({ patches: false })).entries.length > 0) return
+  const diff = branch ? await branch.diffBase({ patches: true }) : undefined
+  if (diff && diff.entries.length > 0) {
+    await base.writeFile(reviewPath(executionId), JSON.stringify(diff))
+    return
+  }
   await branch?.discard()
   await writeProposal(base, { ...record, outcome: { status: 'empty' } })
 }
 
-/** What the reviewer is shown: an approval whose payload is the diff of the branch against its base. */
+/** The diff stored when the proposal was settled; undefined if none was (the host died first). */
+async function storedReview(base: VersionedVfs, executionId: string): Promise<VfsDiff | undefined> {
+  try {
+    return JSON.parse(await base.readFile(reviewPath(executionId), 'utf8')) as VfsDiff
+  } catch (error) {
+    if (isVfsError(error, 'ENOENT')) return undefined
+    throw error
+  }
+}
+
+/**
+ * What the reviewer is shown: an approval whose payload is the diff of the branch against its base,
+ * as stored when the execution ended (computed, bounded, only if a host died before storing it).
+ */
 export async function proposalPending(base: VersionedVfs, record: ProposalRecord): Promise<SessionPending | undefined> {
   const branch = await branchOrNone(base, record.branch)
   if (!branch) return undefined
-  const diff = await branch.diffBase({ patches: true })
+  const diff = (await storedReview(base, record.executionId)) ?? (await branch.diffBase({ patches: true }))
   // Files, not the folders the diff also lists: the sentence is for a person.
   const files = diff.entries.filter(e => e.kind === 'file').length
   return {

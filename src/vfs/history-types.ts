@@ -73,13 +73,43 @@ export interface DiffEntry {
   /** Bytes at each end (absent at the end where the entry does not exist). */
   sizeBefore?: number
   sizeAfter?: number
-  /** True when either side is not valid UTF-8 text (or is too large to diff): sizes only, no patch. */
+  /** True when either side is not valid UTF-8 text: sizes and hashes only, no patch. */
   binary: boolean
-  /** A unified line diff (the `diff` package's `createTwoFilesPatch`), for text files when patches are asked for. */
+  /** A unified line diff (the `diff` package's `formatPatch`), for text files when patches are asked for. */
   patch?: string
-  /** Lines added and removed, for text files. */
+  /** Lines added and removed, for text files with a line diff. */
   added?: number
   removed?: number
+  /** Why a text file has no line diff: it was past a bound of {@link DiffLimits}. Sizes and hashes say what changed. */
+  omitted?: DiffOmitted
+  /** SHA-256 (hex) of each side's content, for a file shown without a line diff (binary or `omitted`). */
+  hashBefore?: string
+  hashAfter?: string
+}
+
+/** A text file listed without its line diff, and why. */
+export interface DiffOmitted {
+  /** `size`: a side is over `maxBytes`; `edits`: over `maxEditLength`; `time`: over `fileTimeoutMs`; `budget`: the diff's `budgetMs` was spent. */
+  reason: 'size' | 'edits' | 'time' | 'budget'
+  /** The same in words, e.g. "too large to show line by line (over the size bound)". */
+  message: string
+}
+
+/**
+ * Bounds on the line diffs of one diff (defaults in parentheses; see docs/limits.md). Past one, a
+ * file is listed with sizes, hashes and `omitted` instead of a hang: model- and request-chosen
+ * inputs must not freeze a shared host. Line diffs of a whole process also take turns (one at a
+ * time, resting after each turn as long as it ran), so concurrent diffs hardly stall other work.
+ */
+export interface DiffLimits {
+  /** Bytes of either side above which a file gets no line diff (256 KiB). */
+  maxBytes?: number
+  /** Lines added + removed above which a file's line diff is abandoned (1,000). Holds without a clock. */
+  maxEditLength?: number
+  /** Milliseconds one file's line diff may run, synchronously (50). */
+  fileTimeoutMs?: number
+  /** Milliseconds all line diffs of one diff may take together; later files get none (2,000). */
+  budgetMs?: number
 }
 
 /** The difference between two points of a workspace (or a branch and its base), sorted by path. */
@@ -89,7 +119,7 @@ export interface VfsDiff {
   entries: DiffEntry[]
 }
 
-export interface DiffOptions {
+export interface DiffOptions extends DiffLimits {
   /** Compute line patches for text files. Default true. */
   patches?: boolean
   /** Lines of context in patches. Default 3. */

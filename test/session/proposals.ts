@@ -120,6 +120,12 @@ export function describeProposals(getStore: () => Promise<VfsStore>) {
     expect(p.proposal.diff.entries.length).toBeGreaterThan(files)
     expect(p.input.files).toBe(files)
     expect(p.reason).toContain(`changes to ${files} file(s)`)
+    // The diff was computed once, when the execution ended, and stored beside the proposal's record
+    // (issue 27): every read of the pending list shows that, without diffing again.
+    await host.settled(id)
+    const stored = await call('GET', `/sessions/${id}/file?path=/state/proposals/e0001.diff.json`)
+    expect(stored.status).toBe(200)
+    expect((await call('GET', `/sessions/${id}/pending`)).body[0].proposal.diff).toEqual(JSON.parse(stored.text))
 
     const answered = await call('POST', `/sessions/${id}/pending/e0001-proposal`, { decision: 'approve' })
     expect(answered.status).toBe(200)

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
+import { worstCaseTexts } from '../hostile/diff-worst-case.js'
 import { call, createSession, events, expectJson, token, uploadSeason, waitStatus } from './edge-harness.js'
 
 // The history routes on the Worker: each session object serves them over its own Durable Object
@@ -43,4 +44,25 @@ describe('history routes of a session object', () => {
     expect(await (await call('GET', `/sessions/${fork.id}/file?path=/outputs/appendix.md`, ana)).text()).toBe('edited')
     expect((await call('GET', `/sessions/${s.id}/diff?from=seq:x`, ana)).status).toBe(400)
   })
+
+  // Issue 27, case 1: a file PUT twice, 8,000 lines each time, every line different. Without bounds
+  // the line diff ran tens of seconds inside the session object; now it answers with the file
+  // listed by sizes and hashes and why it has no line diff.
+  it('a worst-case diff answers with the "too large" marker', async () => {
+    const { before, after } = worstCaseTexts()
+    const s = await createSession(ana)
+    await expectJson(call('PUT', `/sessions/${s.id}/file?path=/work/big.txt`, ana, before), 201)
+    const history = await expectJson<any>(call('GET', `/sessions/${s.id}/history?path=/work/big.txt`, ana), 200)
+    const from = history.entries.at(-1).version
+    await expectJson(call('PUT', `/sessions/${s.id}/file?path=/work/big.txt`, ana, after), 201)
+    const started = Date.now()
+    const diff = await expectJson<any>(call('GET', `/sessions/${s.id}/diff?from=${from}`, ana), 200)
+    expect(Date.now() - started).toBeLessThan(20_000)
+    const entry = diff.entries.find((e: any) => e.path === '/work/big.txt')
+    expect(entry).toMatchObject({ status: 'changed', binary: false, sizeBefore: before.length, sizeAfter: after.length })
+    expect(entry.patch).toBeUndefined()
+    expect(entry.omitted.message).toMatch(/line by line/)
+    expect(entry.hashAfter).toMatch(/^[0-9a-f]{64}$/)
+    expect((await call('GET', '/sessions', ana)).status).toBe(200)
+  }, 60_000)
 })

@@ -13,6 +13,10 @@ export interface DiffEntry {
   removed?: number
   sizeBefore?: number
   sizeAfter?: number
+  /** A text file past a diff bound: no patch, and why (docs/limits.md#diffs). */
+  omitted?: { reason: 'size' | 'edits' | 'time' | 'budget'; message: string }
+  hashBefore?: string
+  hashAfter?: string
 }
 
 /** A file a revert could not undo: someone changed it since. */
