@@ -9,7 +9,7 @@ import type { HostContext } from './context.js'
 import { readFacts } from './facts.js'
 import { catchUpLog } from './log-catch-up.js'
 import { acquireLease, releaseLease } from './leases.js'
-import { decide, type Decision, type NextStep } from './state.js'
+import { decide, shownStatus, type Decision, type NextStep } from './state.js'
 import { segmentOf } from './storage.js'
 import { budgetOptions, recordSessionUsage } from './usage.js'
 import { applyProposal, openProposal, settleIfEmpty } from './proposals.js'
@@ -300,14 +300,25 @@ export class SessionDriver {
     }
   }
 
-  /** Sets the status the state machine gives the stored state. */
-  async settleStatus(sessionId: string): Promise<void> {
-    const ws = await this.workspace(sessionId)
-    const facts = await readFacts(this.ctx, sessionId, ws)
-    if (!facts) return
-    const { status, step } = decide(facts)
-    // Work left (a lost lease, a stopped host) shows as running only while an execution is on.
-    await this.ctx.setStatus(sessionId, step.kind === 'start' ? 'idle' : status, facts.last?.id)
+  /**
+   * Stores the status (and the execution the session is on) that the state machine gives what is
+   * stored now ({@link shownStatus}). The record is read before the facts and written only if it is
+   * still at the version read, else read again: a settle on facts older than another writer's never
+   * overwrites what that writer stored. `touch` (a request's acknowledgement) writes the record even
+   * when nothing changes, for the same reason. `refresh` reads the workspace from the store first
+   * (another process may run the session) unless this host runs it.
+   */
+  async settleStatus(sessionId: string, options: { touch?: boolean; refresh?: boolean } = {}): Promise<void> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const meta = await this.ctx.meta(sessionId)
+      if (!meta) return
+      const ws = await this.workspace(sessionId)
+      if (options.refresh && !this.active.has(sessionId)) await ws.refresh()
+      const facts = await readFacts(this.ctx, sessionId, ws, meta)
+      if (!facts) return
+      const { status, executionId } = shownStatus(facts)
+      if (await this.ctx.setStatus(sessionId, status, executionId, { version: meta.version, touch: options.touch ?? false })) return
+    }
   }
 
   /** Removes every scope of a deleted session that a late write may have brought back. */

@@ -31,6 +31,7 @@ export type {
   SessionStatus,
   SessionRecord,
   SessionMessage,
+  SentMessage,
   MessageMode,
   SessionEvent,
   SessionEventBody,

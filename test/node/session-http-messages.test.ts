@@ -14,16 +14,24 @@ import {
   type SessionHost,
 } from '../../src/session/index.js'
 import { season } from '../session/harness.js'
+import { heldSetup } from '../session/held-setup.js'
 
 const secret = 'messages-secret-messages-secret-0123456'
 let host: SessionHost
 let app: ReturnType<typeof createSessionApp>
 let token: string
+// Each held profile's setup waits until its test opens it: the session has acknowledged work and nothing runs yet.
+const held = heldSetup(scriptAppendixProfile())
+const heldAborted = heldSetup(scriptAppendixProfile())
 
 beforeAll(async () => {
   host = createSessionHost({
     store: memoryStore(),
-    agents: { asking: scriptAppendixProfile({ askFirst: true, approveRunJs: true }) },
+    agents: {
+      asking: scriptAppendixProfile({ askFirst: true, approveRunJs: true }),
+      held: held.profile,
+      'held-aborted': heldAborted.profile,
+    },
     pollMs: 20,
   })
   app = createSessionApp(host, { auth: { secret } })
@@ -46,6 +54,16 @@ const call = async (
     status: res.status,
     body: (await res.json()) as { error?: { code: string; message: string } } & Record<string, unknown>,
   }
+}
+
+/** A new session of `profile` with the season uploaded. */
+async function seasonSession(profile: string): Promise<string> {
+  const id = (await call('POST', '/sessions', { profile })).body.id as string
+  await host.writeFiles(
+    id,
+    Object.entries(season()).map(([path, data]) => ({ path: `/context/${path}`, data })),
+  )
+  return id
 }
 
 async function waitingSession(status: string): Promise<{ id: string; pendingId: string; mode: unknown }> {
@@ -97,6 +115,36 @@ describe('HTTP error messages', () => {
     )
     expect(await message({ authorization: `Bearer ${token.slice(0, -2)}xx` })).toBe('the token is invalid or expired')
   })
+})
+
+describe('acknowledged work shows at once (issue 28)', () => {
+  it('from the 202 to a first message the session is running on e0001, in GET, in the list and in the 202 itself', async () => {
+    const id = await seasonSession('held')
+    const sent = await call('POST', `/sessions/${id}/messages`, { text: 'Write the appendix' })
+    expect(sent.status).toBe(202)
+    // The execution's setup is still held: a client polling "until idle" must not stop here.
+    expect((await call('GET', `/sessions/${id}`)).body).toMatchObject({ status: 'running', executionId: 'e0001' })
+    const page = (await call('GET', '/sessions?limit=100')).body as { items: Array<{ id: string; status: string }> }
+    expect(page.items.find(s => s.id === id)?.status).toBe('running')
+    // The message waits to be handed to its execution; the session already runs the execution it starts.
+    expect(sent.body).toMatchObject({ n: 1, mode: 'task', state: 'queued', session: { status: 'running', executionId: 'e0001' } })
+    held.open()
+    for (let i = 0; i < 3000 && (await host.get(id)).status !== 'idle'; i++) await new Promise(r => setTimeout(r, 20))
+    expect((await host.executions(id)).map(e => [e.id, e.status])).toEqual([['e0001', 'completed']])
+    // One move to running and one back: no idle in between.
+    const statuses = (await host.events(id, { after: 0 })).filter(e => e.type === 'status').map(e => (e as { status: string }).status)
+    expect(statuses).toEqual(['running', 'idle'])
+  }, 120_000)
+
+  it('work acknowledged but not started yet can be aborted: its execution ends interrupted', async () => {
+    const id = await seasonSession('held-aborted')
+    expect((await call('POST', `/sessions/${id}/messages`, { text: 'Write the appendix' })).status).toBe(202)
+    const abort = await call('POST', `/sessions/${id}/abort`)
+    expect([abort.status, abort.body.error?.message]).toEqual([202, undefined])
+    heldAborted.open()
+    for (let i = 0; i < 3000 && (await host.get(id)).status !== 'idle'; i++) await new Promise(r => setTimeout(r, 20))
+    expect((await host.executions(id)).map(e => [e.id, e.status])).toEqual([['e0001', 'interrupted']])
+  }, 120_000)
 })
 
 it('/openapi.json of the Node host gives every operation a summary, the same document sessionOpenApiDocument builds', async () => {
