@@ -13,7 +13,7 @@ import {
   usageRoutes,
   type SessionHost,
 } from '../../src/session/index.js'
-import { season } from '../session/harness.js'
+import { season, until } from '../session/harness.js'
 import { heldSetup } from '../session/held-setup.js'
 
 const secret = 'messages-secret-messages-secret-0123456'
@@ -23,6 +23,12 @@ let token: string
 // Each held profile's setup waits until its test opens it: the session has acknowledged work and nothing runs yet.
 const held = heldSetup(scriptAppendixProfile())
 const heldAborted = heldSetup(scriptAppendixProfile())
+// A profile whose setup always fails: the execution a message asks for can never start.
+const brokenProfile = {
+  setup: () => {
+    throw new Error('the model endpoint is not configured')
+  },
+}
 
 beforeAll(async () => {
   host = createSessionHost({
@@ -31,6 +37,7 @@ beforeAll(async () => {
       asking: scriptAppendixProfile({ askFirst: true, approveRunJs: true }),
       held: held.profile,
       'held-aborted': heldAborted.profile,
+      broken: brokenProfile,
     },
     pollMs: 20,
   })
@@ -129,11 +136,22 @@ describe('acknowledged work shows at once (issue 28)', () => {
     // The message waits to be handed to its execution; the session already runs the execution it starts.
     expect(sent.body).toMatchObject({ n: 1, mode: 'task', state: 'queued', session: { status: 'running', executionId: 'e0001' } })
     held.open()
-    for (let i = 0; i < 3000 && (await host.get(id)).status !== 'idle'; i++) await new Promise(r => setTimeout(r, 20))
+    await until(host, id, ['idle'])
     expect((await host.executions(id)).map(e => [e.id, e.status])).toEqual([['e0001', 'completed']])
     // One move to running and one back: no idle in between.
     const statuses = (await host.events(id, { after: 0 })).filter(e => e.type === 'status').map(e => (e as { status: string }).status)
     expect(statuses).toEqual(['running', 'idle'])
+  }, 120_000)
+
+  it('a start that fails before its execution begins shows idle again, its message kept as the task of e0001 (not running without end)', async () => {
+    const id = await seasonSession('broken')
+    expect((await call('POST', `/sessions/${id}/messages`, { text: 'Write the appendix' })).status).toBe(202)
+    await until(host, id, ['idle'])
+    const events = await host.events(id, { after: 0 })
+    expect(events.find(e => e.type === 'error')).toMatchObject({ code: 'profile-error', message: 'the model endpoint is not configured' })
+    // Handed to e0001 as its task (start-orphan in state.ts): it starts on the next message, answer or recovery.
+    expect((await host.messages(id)).map(m => [m.state, m.executionId])).toEqual([['delivered', 'e0001']])
+    expect(await host.executions(id)).toEqual([])
   }, 120_000)
 
   it('work acknowledged but not started yet can be aborted: its execution ends interrupted', async () => {
@@ -142,7 +160,7 @@ describe('acknowledged work shows at once (issue 28)', () => {
     const abort = await call('POST', `/sessions/${id}/abort`)
     expect([abort.status, abort.body.error?.message]).toEqual([202, undefined])
     heldAborted.open()
-    for (let i = 0; i < 3000 && (await host.get(id)).status !== 'idle'; i++) await new Promise(r => setTimeout(r, 20))
+    await until(host, id, ['idle'])
     expect((await host.executions(id)).map(e => [e.id, e.status])).toEqual([['e0001', 'interrupted']])
   }, 120_000)
 })
