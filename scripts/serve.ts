@@ -42,6 +42,7 @@ import { pacedProfile } from '../fixtures/script-appendix/paced.js'
 import { programQuestionProfile } from '../fixtures/script-appendix/program-question.js'
 import { proposeNotesProfile } from '../fixtures/script-appendix/propose-notes.js'
 import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
+import { DEMO_STREAM } from '../fixtures/script-appendix/stream.js'
 import { postgresStore, type VfsStore } from 'agent-vfs'
 import { createRunJs, type RunJsTool, type RunVfs } from 'agent-vfs'
 import { workerThreads } from 'agent-vfs/run-js/node'
@@ -235,8 +236,11 @@ const opened = await openStore()
 const host = createSessionHost({
   store: opened.store,
   agents: {
-    appendix: slowed(scriptAppendixProfile(openAi ? { openAi } : {})),
-    'appendix-asking': slowed(scriptAppendixProfile({ askFirst: true, approveRunJs: true, ...(openAi ? { openAi } : {}) })),
+    // The scripted model streams its text in pieces (?live=1 shows it growing); a real one streams as it does.
+    appendix: slowed(scriptAppendixProfile(openAi ? { openAi } : { stream: DEMO_STREAM })),
+    'appendix-asking': slowed(
+      scriptAppendixProfile({ askFirst: true, approveRunJs: true, ...(openAi ? { openAi } : { stream: DEMO_STREAM }) }),
+    ),
     'program-question': slowed(programQuestionProfile()),
     'propose-notes': slowed(proposeNotesProfile()),
   },

@@ -152,12 +152,20 @@ export class HostContext {
     }
   }
 
-  /** Changes the session record; resolves to the new record (undefined if the session is gone). */
-  update(sessionId: string, change: (record: SessionRecord) => SessionRecord | undefined): Promise<SessionRecord | undefined> {
+  /**
+   * Changes the session record; resolves to the new record (undefined if the session is gone).
+   * With `version`, only if the record is still at that version (else it resolves to undefined and
+   * writes nothing).
+   */
+  update(
+    sessionId: string,
+    change: (record: SessionRecord) => SessionRecord | undefined,
+    version?: number,
+  ): Promise<SessionRecord | undefined> {
     return this.storage
       .updateMeta<SessionRecord | undefined>(sessionId, records => {
         const current = records.get(SESSION_PATH)?.value as SessionRecord | undefined
-        if (!current) return { ops: [], value: undefined }
+        if (!current || (version !== undefined && versionOf(records, SESSION_PATH) !== version)) return { ops: [], value: undefined }
         const next = change(current)
         if (!next) return { ops: [], value: current }
         const record = { ...next, updatedAt: Date.now() }
@@ -192,22 +200,38 @@ export class HostContext {
     return { record, moved }
   }
 
-  /** Sets the status (when the move is allowed: never out of `closed`) and logs a `status` event when it changed. */
-  async setStatus(sessionId: string, status: SessionStatus, executionId?: string): Promise<void> {
+  /**
+   * Sets the status (when the move is allowed: never out of `closed`) and logs a `status` event when
+   * it changed. With `version`, only if the record is still at that version; with `touch`, the record
+   * is written even when nothing changes (its version moves, so a settle on older facts cannot
+   * overwrite it: see SessionDriver.settleStatus). Resolves to false when `version` did not match.
+   */
+  async setStatus(
+    sessionId: string,
+    status: SessionStatus,
+    executionId?: string,
+    when: { version?: number; touch?: boolean } = {},
+  ): Promise<boolean> {
     let changed = false
     let owner: string | undefined
-    await this.update(sessionId, r => {
-      owner = r.owner
-      if (!canMove(r.status, status) || (r.status === status && (executionId === undefined || r.executionId === executionId)))
-        return undefined
-      changed = r.status !== status
-      return { ...r, status, ...(executionId ? { executionId } : {}) }
-    })
+    const record = await this.update(
+      sessionId,
+      r => {
+        owner = r.owner
+        const same = r.status === status && (executionId === undefined || r.executionId === executionId)
+        if (!canMove(r.status, status) || (same && !when.touch)) return undefined
+        changed = r.status !== status
+        return { ...r, status, ...(executionId ? { executionId } : {}) }
+      },
+      when.version,
+    )
+    if (!record) return when.version === undefined
     // What maxRunningExecutions counts: set when a run starts (never refused here: a resume or an
     // answer goes on), cleared whenever the session settles in any other status, even unchanged.
     if (owner !== undefined && (status !== 'running' || changed))
       await this.index.setRunning?.(owner, sessionId, status === 'running').catch(() => undefined)
     if (changed) await this.emit(sessionId, { type: 'status', status })
+    return true
   }
 }
 

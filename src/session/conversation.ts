@@ -39,8 +39,11 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
       // Durable intent: the message, then its work entry, then the acknowledgement (see docs/recovery.md).
       await ctx.storage.markWork({ sessionId, owner: record.owner, reason: 'message' })
       await ctx.emit(sessionId, { type: 'message', n: message.n, text, mode: message.mode })
+      // The status shows the acknowledged work from now on (running on the execution it starts), not once a run begins.
+      await driver.settleStatus(sessionId, { touch: true, refresh: true })
       void driver.kick(sessionId)
-      return message
+      const { status, executionId } = (await ctx.require(sessionId)).record
+      return { ...message, session: { status, ...(executionId !== undefined ? { executionId } : {}) } }
     },
 
     async messages(sessionId) {
@@ -70,6 +73,7 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
       }
       await ctx.storage.markWork({ sessionId, owner: record.owner, reason: 'answer' })
       await ctx.emit(sessionId, { type: 'pending-answered', pendingId, answer })
+      await driver.settleStatus(sessionId, { touch: true, refresh: true })
       void driver.kick(sessionId)
     },
 
@@ -102,6 +106,7 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
       )
       await ctx.storage.putRequest(sessionId, 'resume', last!.id)
       await ctx.storage.markWork({ sessionId, owner: record.owner, reason: 'resume', executionId: last!.id })
+      await driver.settleStatus(sessionId, { touch: true, refresh: true })
       void driver.kick(sessionId)
     },
   }

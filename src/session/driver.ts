@@ -9,7 +9,7 @@ import type { HostContext } from './context.js'
 import { readFacts } from './facts.js'
 import { catchUpLog } from './log-catch-up.js'
 import { acquireLease, releaseLease } from './leases.js'
-import { decide, type Decision, type NextStep } from './state.js'
+import { decide, shownStatus, type Decision, type NextStep } from './state.js'
 import { segmentOf } from './storage.js'
 import { budgetOptions, recordSessionUsage, storedBytes } from './usage.js'
 import { applyProposal, openProposal, settleProposal } from './proposals.js'
@@ -94,7 +94,14 @@ export class SessionDriver {
           if (this.stopped || lost) break
           const step = await this.next(sessionId)
           if (!step) break
-          await this.run(sessionId, step)
+          try {
+            await this.run(sessionId, step)
+          } catch (error) {
+            // A start that failed before its execution began (the profile's setup threw) waits for the next
+            // kick as idle: shown running, the Worker's alarm and lazy recovery would retry it without end.
+            if (step.kind === 'start') await this.settleStatus(sessionId, { stalled: true }).catch(() => undefined)
+            throw error
+          }
         }
         await this.settleStatus(sessionId)
       } finally {
@@ -301,14 +308,27 @@ export class SessionDriver {
     }
   }
 
-  /** Sets the status the state machine gives the stored state. */
-  async settleStatus(sessionId: string): Promise<void> {
-    const ws = await this.workspace(sessionId)
-    const facts = await readFacts(this.ctx, sessionId, ws)
-    if (!facts) return
-    const { status, step } = decide(facts)
-    // Work left (a lost lease, a stopped host) shows as running only while an execution is on.
-    await this.ctx.setStatus(sessionId, step.kind === 'start' ? 'idle' : status, facts.last?.id)
+  /**
+   * Stores the status (and the execution the session is on) that the state machine gives what is
+   * stored now ({@link shownStatus}). The record is read before the facts and written only if it is
+   * still at the version read, else read again: a settle on facts older than another writer's never
+   * overwrites what that writer stored. `touch` (a request's acknowledgement) writes the record even
+   * when nothing changes, for the same reason. `refresh` reads the workspace from the store first
+   * (another process may run the session) unless this host runs it. `stalled`: a start this host
+   * could not make shows as idle (it is tried again on the next message, answer or recovery).
+   */
+  async settleStatus(sessionId: string, options: { touch?: boolean; refresh?: boolean; stalled?: boolean } = {}): Promise<void> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const meta = await this.ctx.meta(sessionId)
+      if (!meta) return
+      const ws = await this.workspace(sessionId)
+      if (options.refresh && !this.active.has(sessionId)) await ws.refresh()
+      const facts = await readFacts(this.ctx, sessionId, ws, meta)
+      if (!facts) return
+      const stalled = options.stalled === true && decide(facts).step.kind === 'start'
+      const { status, executionId } = stalled ? { status: 'idle' as const, executionId: facts.last?.id } : shownStatus(facts)
+      if (await this.ctx.setStatus(sessionId, status, executionId, { version: meta.version, touch: options.touch ?? false })) return
+    }
   }
 
   /** Removes every scope of a deleted session that a late write may have brought back. */

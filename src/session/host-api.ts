@@ -12,7 +12,17 @@ import type { ForkPoint } from './fork.js'
 import type { ProposalOutcome, SessionPending } from './proposals.js'
 import type { ForkSource } from './fork-copy.js'
 import type { RemoteForks } from './fork-remote.js'
-import type { AgentProfile, EventLine, Heartbeat, OwnerQuota, Page, SessionEvent, SessionMessage, SessionRecord } from './types.js'
+import type {
+  AgentProfile,
+  EventLine,
+  Heartbeat,
+  OwnerQuota,
+  Page,
+  SessionEvent,
+  SessionMessage,
+  SentMessage,
+  SessionRecord,
+} from './types.js'
 
 /** The public shape of a session host: its options and methods (see host.ts for `createSessionHost`). */
 
@@ -98,8 +108,12 @@ export interface SessionHost {
   close(sessionId: string): Promise<SessionRecord>
   reopen(sessionId: string): Promise<SessionRecord>
   delete(sessionId: string): Promise<void>
-  /** Sends a message: starts an execution, or is queued as a follow-up, or (`steer`) goes to the running execution at its next window. */
-  send(sessionId: string, message: { text: string; steer?: boolean }): Promise<SessionMessage>
+  /**
+   * Sends a message: starts an execution, or is queued as a follow-up, or (`steer`) goes to the
+   * running execution at its next window. Once it resolves, the session's status shows the work
+   * (`running` on the execution it starts), in `get` and `list` too.
+   */
+  send(sessionId: string, message: { text: string; steer?: boolean }): Promise<SentMessage>
   messages(sessionId: string): Promise<SessionMessage[]>
   /** Unanswered approvals and questions, and (with `proposal`: its diff) an ended execution's proposed changes. */
   pending(sessionId: string): Promise<SessionPending[]>

@@ -32,6 +32,7 @@ export type {
   SessionStatus,
   SessionRecord,
   SessionMessage,
+  SentMessage,
   MessageMode,
   SessionEvent,
   SessionEventBody,

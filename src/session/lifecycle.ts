@@ -65,8 +65,13 @@ export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' |
     async get(sessionId, owner) {
       const meta = await ctx.require(sessionId, owner)
       const { lease } = meta
-      // Lazy recovery: a running session whose host stopped renewing its lease.
-      const orphaned = !lease || lease.expiresAt < Date.now() || (ctx.settings.exclusive && lease.holder !== ctx.settings.hostId)
+      // Lazy recovery: a running session whose host stopped renewing its lease. Without a lease, a
+      // record written within the last lease period is work just acknowledged: its host takes the lease next.
+      const { exclusive, hostId, leaseMs } = ctx.settings
+      const now = Date.now()
+      const orphaned = lease
+        ? lease.expiresAt < now || (exclusive && lease.holder !== hostId)
+        : exclusive || meta.record.updatedAt + leaseMs < now
       if (meta.record.status === 'running' && orphaned) void driver.kick(sessionId)
       return meta.record
     },

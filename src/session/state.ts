@@ -151,6 +151,17 @@ export function decide(facts: SessionFacts): Decision {
   throw new Error('unreachable: the last row always applies')
 }
 
+/**
+ * What the session record shows for the stored facts: the status {@link decide} gives them, and the
+ * execution the session is on: the one a start begins (so from the moment a message that starts an
+ * execution is acknowledged, the session is `running` on it), else the newest.
+ */
+export function shownStatus(facts: SessionFacts): { status: SessionStatus; executionId?: string } {
+  const { step, status } = decide(facts)
+  const executionId = step.kind === 'start' ? step.executionId : facts.last?.id
+  return { status, ...(executionId !== undefined ? { executionId } : {}) }
+}
+
 /** Requests a person makes of a session. */
 export type SessionRequest = 'send' | 'answer' | 'abort' | 'resume' | 'close' | 'reopen'
 

@@ -41,10 +41,23 @@ export interface SessionMessage {
   text: string
   mode: MessageMode
   at: number
-  /** queued: waits for the running execution to end; delivered: handed to an execution (as its task or as a steer). */
+  /**
+   * queued: stored, not handed to an execution yet (a task or follow-up is handed over when its
+   * execution starts, at once when nothing runs; a steer at the running execution's next window);
+   * delivered: handed to the execution `executionId` (as its task or as a steer).
+   */
   state: 'queued' | 'delivered'
-  /** The execution the message started or steered. */
+  /** The execution the message started or steered (once delivered). */
   executionId?: string
+}
+
+/**
+ * What sending a message answers (HTTP: the 202's body): the message as stored (`state: 'queued'`)
+ * and the session as the acknowledgement left it: `running` on the execution the message starts
+ * (its record appears when the execution starts) or resumes, or the status it waits in.
+ */
+export interface SentMessage extends SessionMessage {
+  session: { status: SessionStatus; executionId?: string }
 }
 
 /**

@@ -9,7 +9,7 @@ import { useDemoRig } from './demo-rig.js'
 // The workspace's history in the demo, against the Node host (npm run serve): the file tree follows
 // files-changed events (a write by another client shows without a refresh), an execution's Changes
 // with text diffs, Undo refused with its conflicts after a later edit, "Fork from here" opening the
-// fork, and Undo in the fork putting the execution's files back.
+// fork, and Undo in the fork putting the execution's files back (a preview open on a file it removes says so).
 const rig = useDemoRig()
 const FLOW = 'flow-changes'
 let input: InputFolder
@@ -67,10 +67,16 @@ it('Changes, Undo with conflicts, fork from here, Undo in the fork; the tree sta
   await fork.locator('[data-testid="timeline-item"][data-type="session-forked"]').waitFor()
   await ui.waitTree(page, ['/outputs/appendix.md'])
   expect(await ui.treePaths(page)).not.toContain('/context/from-another-client.md')
+  // A file open in the preview that the Undo removes: the preview says it is gone (issue 28: it kept showing it).
+  await ui.openFile(page, '/outputs/assets.json')
   const forkEnd = fork.locator('[data-testid="timeline-item"][data-type="execution-end"]')
   await forkEnd.getByTestId('undo-execution').click()
   await forkEnd.getByTestId('undo-result').waitFor()
   await page.waitForFunction(() => !document.querySelector('[data-testid="file-item"][data-path="/outputs/assets.json"]'))
+  const preview = page.locator('[data-testid="file-preview"][data-path="/outputs/assets.json"]')
+  await preview.getByTestId('preview-deleted').waitFor()
+  expect(await preview.getByTestId('preview-download').count()).toBe(0)
+  expect(await preview.getByTestId('preview-json').count()).toBe(0)
   await stage(page, FLOW, '03-fork-undone')
   // The refused Undo's 409 is the browser's to log; nothing else may be.
   expect(errors.filter(e => !/Failed to load resource: the server responded with a status of 409/.test(e))).toEqual([])

@@ -13,17 +13,32 @@ import {
   usageRoutes,
   type SessionHost,
 } from '../../src/session/index.js'
-import { season } from '../session/harness.js'
+import { season, until } from '../session/harness.js'
+import { heldSetup } from '../session/held-setup.js'
 
 const secret = 'messages-secret-messages-secret-0123456'
 let host: SessionHost
 let app: ReturnType<typeof createSessionApp>
 let token: string
+// Each held profile's setup waits until its test opens it: the session has acknowledged work and nothing runs yet.
+const held = heldSetup(scriptAppendixProfile())
+const heldAborted = heldSetup(scriptAppendixProfile())
+// A profile whose setup always fails: the execution a message asks for can never start.
+const brokenProfile = {
+  setup: () => {
+    throw new Error('the model endpoint is not configured')
+  },
+}
 
 beforeAll(async () => {
   host = createSessionHost({
     store: memoryStore(),
-    agents: { asking: scriptAppendixProfile({ askFirst: true, approveRunJs: true }) },
+    agents: {
+      asking: scriptAppendixProfile({ askFirst: true, approveRunJs: true }),
+      held: held.profile,
+      'held-aborted': heldAborted.profile,
+      broken: brokenProfile,
+    },
     pollMs: 20,
   })
   app = createSessionApp(host, { auth: { secret } })
@@ -46,6 +61,16 @@ const call = async (
     status: res.status,
     body: (await res.json()) as { error?: { code: string; message: string } } & Record<string, unknown>,
   }
+}
+
+/** A new session of `profile` with the season uploaded. */
+async function seasonSession(profile: string): Promise<string> {
+  const id = (await call('POST', '/sessions', { profile })).body.id as string
+  await host.writeFiles(
+    id,
+    Object.entries(season()).map(([path, data]) => ({ path: `/context/${path}`, data })),
+  )
+  return id
 }
 
 async function waitingSession(status: string): Promise<{ id: string; pendingId: string; mode: unknown }> {
@@ -97,6 +122,47 @@ describe('HTTP error messages', () => {
     )
     expect(await message({ authorization: `Bearer ${token.slice(0, -2)}xx` })).toBe('the token is invalid or expired')
   })
+})
+
+describe('acknowledged work shows at once (issue 28)', () => {
+  it('from the 202 to a first message the session is running on e0001, in GET, in the list and in the 202 itself', async () => {
+    const id = await seasonSession('held')
+    const sent = await call('POST', `/sessions/${id}/messages`, { text: 'Write the appendix' })
+    expect(sent.status).toBe(202)
+    // The execution's setup is still held: a client polling "until idle" must not stop here.
+    expect((await call('GET', `/sessions/${id}`)).body).toMatchObject({ status: 'running', executionId: 'e0001' })
+    const page = (await call('GET', '/sessions?limit=100')).body as { items: Array<{ id: string; status: string }> }
+    expect(page.items.find(s => s.id === id)?.status).toBe('running')
+    // The message waits to be handed to its execution; the session already runs the execution it starts.
+    expect(sent.body).toMatchObject({ n: 1, mode: 'task', state: 'queued', session: { status: 'running', executionId: 'e0001' } })
+    held.open()
+    await until(host, id, ['idle'])
+    expect((await host.executions(id)).map(e => [e.id, e.status])).toEqual([['e0001', 'completed']])
+    // One move to running and one back: no idle in between.
+    const statuses = (await host.events(id, { after: 0 })).filter(e => e.type === 'status').map(e => (e as { status: string }).status)
+    expect(statuses).toEqual(['running', 'idle'])
+  }, 120_000)
+
+  it('a start that fails before its execution begins shows idle again, its message kept as the task of e0001 (not running without end)', async () => {
+    const id = await seasonSession('broken')
+    expect((await call('POST', `/sessions/${id}/messages`, { text: 'Write the appendix' })).status).toBe(202)
+    await until(host, id, ['idle'])
+    const events = await host.events(id, { after: 0 })
+    expect(events.find(e => e.type === 'error')).toMatchObject({ code: 'profile-error', message: 'the model endpoint is not configured' })
+    // Handed to e0001 as its task (start-orphan in state.ts): it starts on the next message, answer or recovery.
+    expect((await host.messages(id)).map(m => [m.state, m.executionId])).toEqual([['delivered', 'e0001']])
+    expect(await host.executions(id)).toEqual([])
+  }, 120_000)
+
+  it('work acknowledged but not started yet can be aborted: its execution ends interrupted', async () => {
+    const id = await seasonSession('held-aborted')
+    expect((await call('POST', `/sessions/${id}/messages`, { text: 'Write the appendix' })).status).toBe(202)
+    const abort = await call('POST', `/sessions/${id}/abort`)
+    expect([abort.status, abort.body.error?.message]).toEqual([202, undefined])
+    heldAborted.open()
+    await until(host, id, ['idle'])
+    expect((await host.executions(id)).map(e => [e.id, e.status])).toEqual([['e0001', 'interrupted']])
+  }, 120_000)
 })
 
 it('/openapi.json of the Node host gives every operation a summary, the same document sessionOpenApiDocument builds', async () => {

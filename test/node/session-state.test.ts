@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { admit, canMove, decide, REQUEST_MOVES, requestMove, STATUS_MOVES, TRANSITIONS } from '../../src/session/state.js'
+import { admit, canMove, decide, REQUEST_MOVES, requestMove, shownStatus, STATUS_MOVES, TRANSITIONS } from '../../src/session/state.js'
 import type { SessionFacts, TransitionName } from '../../src/session/state.js'
 import type { SessionMessage, SessionStatus } from '../../src/session/types.js'
 
@@ -127,6 +127,20 @@ describe('session state machine', () => {
       message: msg(1, { mode: 'steer' }),
       executionId: 'e0001',
     })
+  })
+
+  it('shows acknowledged work at once: running on the execution a queued message starts, else on the newest', () => {
+    expect(shownStatus(facts({ messages: [msg(1, { mode: 'task' })] }))).toEqual({ status: 'running', executionId: 'e0001' })
+    expect(shownStatus(facts({ last: { id: 'e0001', status: 'completed' }, messages: [msg(2)] }))).toEqual({
+      status: 'running',
+      executionId: 'e0002',
+    })
+    expect(shownStatus(facts({ last: { id: 'e0001', status: 'interrupted' }, messages: [msg(2)] }))).toEqual({
+      status: 'running',
+      executionId: 'e0001',
+    })
+    expect(shownStatus(facts({ last: { id: 'e0001', status: 'completed' } }))).toEqual({ status: 'idle', executionId: 'e0001' })
+    expect(shownStatus(facts())).toEqual({ status: 'idle' })
   })
 
   it('a suspended execution whose pending action is gone waits, as idle', () => {

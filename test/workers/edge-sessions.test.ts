@@ -2,16 +2,19 @@ import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { APPENDIX_INSTRUCTIONS, FOLLOW_UP_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { completions, expectContiguous, gatedAppendix } from '../session/harness.js'
+import { heldSetup } from '../session/held-setup.js'
 import { appendixProfile, call, configureEdge, createSession, events, expectJson, token, uploadSeason, waitStatus } from './edge-harness.js'
 
 // The session lifecycle inside SessionObject, end to end through the Worker (D1 index, routing,
 // the object's own hono app) on the script-appendix profile, run_js on the workerd engine.
 const steerGate = gatedAppendix(3, { base: appendixProfile() })
 const abortGate = gatedAppendix(5, { base: appendixProfile() })
+// Its setup waits until the test opens it: acknowledged work, nothing running yet.
+const held = heldSetup(appendixProfile())
 let ana: string
 
 beforeAll(async () => {
-  configureEdge({ agents: { steered: steerGate.profile, aborted: abortGate.profile } })
+  configureEdge({ agents: { steered: steerGate.profile, aborted: abortGate.profile, held: held.profile } })
   ana = await token('ana')
 })
 
@@ -50,6 +53,22 @@ describe('sessions in Durable Objects', () => {
     expect(row.bytes).toBeGreaterThan(1000)
     const page = await expectJson<any>(call('GET', '/sessions', ana), 200)
     expect(page.items.find((x: any) => x.id === s.id)).toMatchObject({ status: 'idle', executions: 2 })
+  })
+
+  it('from the 202 to a first message the session is running on e0001: GET, the D1 list and the 202 say so (issue 28)', async () => {
+    const s = await createSession(ana, 'held', 'held')
+    await uploadSeason(ana, s.id)
+    const sent = await expectJson(call('POST', `/sessions/${s.id}/messages`, ana, { text: APPENDIX_INSTRUCTIONS }), 202)
+    // The execution's setup is still held: a client polling "until idle" must not stop here.
+    expect(await expectJson(call('GET', `/sessions/${s.id}`, ana), 200)).toMatchObject({ status: 'running', executionId: 'e0001' })
+    const page = await expectJson<any>(call('GET', '/sessions?limit=100', ana), 200)
+    expect(page.items.find((x: any) => x.id === s.id)).toMatchObject({ status: 'running' })
+    expect(sent).toMatchObject({ n: 1, mode: 'task', state: 'queued', session: { status: 'running', executionId: 'e0001' } })
+    held.open()
+    await waitStatus(ana, s.id, ['idle'])
+    const executions = await expectJson<any[]>(call('GET', `/sessions/${s.id}/executions`, ana), 200)
+    expect(executions.map(e => [e.id, e.status])).toEqual([['e0001', 'completed']])
+    expect((await events(ana, s.id)).filter(e => e.type === 'status').map(e => (e as any).status)).toEqual(['running', 'idle'])
   })
 
   it('waits for an answer, then approvals; answering resumes the execution', async () => {

@@ -9,6 +9,7 @@ import { pacedProfile } from '../../fixtures/script-appendix/paced.js'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import { programQuestionProfile } from '../../fixtures/script-appendix/program-question.js'
 import { proposeNotesProfile } from '../../fixtures/script-appendix/propose-notes.js'
+import { DEMO_STREAM } from '../../fixtures/script-appendix/stream.js'
 import type { Env } from './env.js'
 import { fileRoutes } from './file-routes.js'
 
@@ -30,8 +31,9 @@ const modelDelay = () => Number((env as Partial<Env>).MODEL_DELAY_MS ?? 0)
  */
 export const sessions = createEdgeApp({
   agents: {
-    appendix: pacedProfile(scriptAppendixProfile({ runJs }), modelDelay),
-    'appendix-asking': pacedProfile(scriptAppendixProfile({ askFirst: true, approveRunJs: true, runJs }), modelDelay),
+    // The scripted model streams its text in pieces, so the demo's timeline shows it growing (?live=1).
+    appendix: pacedProfile(scriptAppendixProfile({ runJs, stream: DEMO_STREAM }), modelDelay),
+    'appendix-asking': pacedProfile(scriptAppendixProfile({ askFirst: true, approveRunJs: true, runJs, stream: DEMO_STREAM }), modelDelay),
     'program-question': programQuestionProfile({ runJs }),
     'propose-notes': proposeNotesProfile({ runJs }),
   },

@@ -31,8 +31,17 @@ export class ApiError extends Error {
       413: 'Nothing was written: upload fewer or smaller files.',
       502: 'The host, or a proxy in front of it, dropped the request (a request over its size limit can end so).',
     }
-    return `${this.message}${hint[this.status] ? ` ${hint[this.status]}` : ''} (${this.status || 'network'} ${this.code})`
+    return `${asSentence(this.message)}${hint[this.status] ? ` ${hint[this.status]}` : ''} (${this.status || 'network'} ${this.code})`
   }
+}
+
+/**
+ * `text` ending as a sentence does (a full stop unless it ends in `.`, `!`, `?` or `…`): server
+ * messages have no final stop, and the UI writes its own hints after them.
+ */
+export function asSentence(text: string): string {
+  const trimmed = text.trim()
+  return trimmed === '' || /[.!?…]["')\]]*$/.test(trimmed) ? trimmed : `${trimmed}.`
 }
 
 /**

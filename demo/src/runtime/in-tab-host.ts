@@ -4,6 +4,7 @@ import { pacedProfile } from '../../../fixtures/script-appendix/paced.js'
 import { scriptAppendixProfile, type ScriptAppendixProfileOptions } from '../../../fixtures/script-appendix/profile.js'
 import { programQuestionProfile } from '../../../fixtures/script-appendix/program-question.js'
 import { proposeNotesProfile } from '../../../fixtures/script-appendix/propose-notes.js'
+import { DEMO_STREAM } from '../../../fixtures/script-appendix/stream.js'
 import { DEMO_PROFILES, type DemoSettings } from '../api/settings.js'
 import { IN_TAB_OWNER } from './protocol.js'
 import { browserSecret } from './secret.js'
@@ -37,7 +38,7 @@ export async function openInTabHost(options: InTabHostOptions): Promise<InTabHos
   let settings = options.settings
   // The model is chosen per execution run, so a change of settings reaches the next run without a restart.
   // The offline model writes its text a little at a time, as a real one would: the timeline shows it streaming.
-  const stream = { chunkChars: 2, chunkDelayMs: 30 }
+  const stream = DEMO_STREAM
   const profile = (extra: ScriptAppendixProfileOptions): AgentProfile => ({
     description: scriptAppendixProfile(extra).description,
     setup: e => pacedProfile(scriptAppendixProfile({ ...extra, ...currentModel(settings) }), options.modelDelayMs).setup(e),

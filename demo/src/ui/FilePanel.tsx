@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { ApiError, type SessionClient } from '../api/client.js'
+import { ApiError, asSentence, type SessionClient } from '../api/client.js'
 import type { FileEntry } from '../api/types.js'
 import { checkUpload, fromDrop, fromFolderInput, fromInput, type UploadItem } from './upload-files.js'
 
@@ -87,7 +87,7 @@ export function FilePanel(props: {
       setMessage({ ok: true, text: `Uploaded ${paths.length} file(s) to ${dir}.` })
       props.onChanged()
     } catch (error) {
-      const text = error instanceof ApiError ? error.describe() : String((error as Error)?.message ?? error)
+      const text = error instanceof ApiError ? error.describe() : asSentence(String((error as Error)?.message ?? error))
       setMessage({ ok: false, text: `Nothing was uploaded. ${text}` })
     } finally {
       setBusy(false)

@@ -15,6 +15,7 @@ type Loaded =
   | { kind: 'image'; url: string }
   | { kind: 'binary' }
   | { kind: 'too-large' }
+  | { kind: 'deleted' }
 
 /** Shows one workspace file: Markdown rendered (sanitised), JSON as a tree, code and text with line numbers, images; download. */
 export function FilePreview({
@@ -22,12 +23,15 @@ export function FilePreview({
   sessionId,
   path,
   version,
+  deleted = false,
   onClose,
 }: {
   client: SessionClient
   sessionId: string
   path: string
   version?: number
+  /** The file is no longer in the workspace (an Undo, the agent or another client removed it): said so, nothing fetched. */
+  deleted?: boolean
   onClose(): void
 }) {
   const [blob, setBlob] = useState<Blob | undefined>()
@@ -43,6 +47,10 @@ export function FilePreview({
   useEffect(() => {
     let live = true
     let url: string | undefined
+    if (deleted) {
+      setLoaded({ kind: 'deleted' })
+      return
+    }
     setLoaded({ kind: 'loading' })
     client.readFile(sessionId, path).then(
       async b => {
@@ -58,17 +66,17 @@ export function FilePreview({
       live = false
       if (url) URL.revokeObjectURL(url)
     }
-  }, [client, sessionId, path, version])
+  }, [client, sessionId, path, version, deleted])
 
   const name = path.slice(path.lastIndexOf('/') + 1)
   return (
-    <section class="panel preview" aria-labelledby="preview-heading" data-testid="file-preview" data-path={path}>
+    <section class="panel preview" aria-labelledby="preview-heading" data-testid="file-preview" data-path={path} data-deleted={deleted}>
       <div class="panel-head">
         <h2 id="preview-heading" title={path} tabIndex={-1} ref={heading}>
           {path}
         </h2>
         <div class="actions">
-          {download && (
+          {download && !deleted && (
             <a class="button" href={download} download={name} data-testid="preview-download">
               Download
             </a>
@@ -80,6 +88,11 @@ export function FilePreview({
       </div>
       <div class="preview-body">
         {loaded.kind === 'loading' && <p class="hint">Loading…</p>}
+        {loaded.kind === 'deleted' && (
+          <p class="note" role="status" data-testid="preview-deleted">
+            Deleted: this file is no longer in the workspace (an Undo or a later change removed it).
+          </p>
+        )}
         {loaded.kind === 'error' && (
           <p class="note error" role="alert">
             {loaded.message}

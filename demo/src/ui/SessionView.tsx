@@ -229,7 +229,14 @@ export function SessionView({
             onChanged={() => void refreshFiles()}
           />
           {preview && (
-            <LazyPreview client={client} sessionId={sessionId} path={preview} version={version} onClose={() => setPreview(undefined)} />
+            <LazyPreview
+              client={client}
+              sessionId={sessionId}
+              path={preview}
+              version={version}
+              deleted={files !== undefined && !files.some(f => f.path === preview)}
+              onClose={() => setPreview(undefined)}
+            />
           )}
         </div>
       </div>

@@ -126,7 +126,10 @@ export const sessionRoutes = {
     path: '/sessions/{id}/messages',
     security,
     request: { params: S.IdParams, ...body(S.SendMessage) },
-    responses: { 202: json(S.Message, 'Accepted: started, queued, or (steer) handed to the running execution'), ...errors },
+    responses: {
+      202: json(S.SentMessage, 'Accepted and stored: it starts an execution, waits for the running one to end, or (steer) goes to it'),
+      ...errors,
+    },
   }),
   listMessages: createRoute({
     method: 'get',

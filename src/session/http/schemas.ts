@@ -43,10 +43,19 @@ export const Message = z
     text: z.string(),
     mode: z.enum(['task', 'follow-up', 'steer']),
     at: z.number(),
-    state: z.enum(['queued', 'delivered']),
+    state: z.enum(['queued', 'delivered']).openapi({
+      description:
+        "queued: stored, not handed to an execution yet (a task or follow-up when its execution starts, at once if nothing runs; a steer at the running execution's next window); delivered: handed to `executionId`",
+    }),
     executionId: z.string().optional(),
   })
   .openapi('Message')
+export const SentMessage = Message.extend({
+  session: z.object({ status: Session.shape.status, executionId: z.string().optional() }).openapi({
+    description:
+      'The session as the acknowledgement left it (what GET /sessions/{id} says from now on): `running` on the execution the message starts (its record appears when it starts) or resumes, or the status it waits in',
+  }),
+}).openapi('SentMessage')
 export const SendMessage = z
   .object({ text: z.string().min(1).max(100_000), steer: z.boolean().optional() })
   .strict()
