@@ -5,6 +5,7 @@ import { defaultEngine } from '../../src/internal.js'
 import { DirectCalls } from '../../src/run-js/engine/direct.js'
 import { NameTable } from '../../src/run-js/engine/names.js'
 import { memoryPages } from '../../src/run-js/engine/limits.js'
+import { PROGRAM_FILE } from '../../src/run-js/guest/guest-error.js'
 import { Intrinsics } from '../../src/run-js/guest/intrinsics.js'
 import { describeRunJsHostile } from '../hostile/run-js.js'
 import { describeRunJs } from '../run-js/suite.js'
@@ -76,7 +77,20 @@ describe('run_js direct calls (engine/direct.ts) and the public API agree', () =
         expect(k.typeof(h)).toBe(type)
       }
       const s = scope.manage(ctx.newString('héllo'))
-      expect(k.numberAt(s, scope.manage(ctx.newString('length')))).toBe(5)
+      const length = scope.manage(ctx.newString('length'))
+      expect(k.numberAt(s, length)).toBe(5)
+      // Strings into the guest (engine/heap-utf8.ts when direct): ASCII, Latin-1 (one byte a character
+      // in V8, two in UTF-8), two-byte, astral pairs, large, empty; as quickjs-emscripten makes them.
+      for (const text of ['', 'plain', 'héllo', 'naïve — “quotes”', '日本語', 'emoji 😀 pair', 'a'.repeat(70_000) + 'é' + '😀'.repeat(9)]) {
+        const h = scope.manage(k.newString(text))
+        expect(ctx.getString(h)).toBe(text)
+        expect(k.numberAt(h, length)).toBe(text.length)
+      }
+      // A program with a lone surrogate in its source reads it as QuickJS always has (emscripten's copy).
+      const source = `'\ud800x'.charCodeAt(0) + ':' + '\ud800x'.length + ':' + 'é😀'.length` // the escape makes a raw lone surrogate
+      expect((source as unknown as { isWellFormed(): boolean }).isWellFormed()).toBe(false)
+      const lone = k.evalCode(source, PROGRAM_FILE)
+      expect(ctx.dump(scope.manage(lone.value!))).toBe('55296:2:3')
       // Promises and the job pump.
       const deferred = k.newPromise()
       const then = scope.manage(ctx.unwrapResult(ctx.evalCode(`(p) => p.then(v => { globalThis.got = v; throw new RangeError('late') })`)))
