@@ -1,6 +1,6 @@
 import { Scope } from 'quickjs-emscripten-core'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_LIMITS, memoryStore } from '../../src/index.js'
+import { createRunJs, DEFAULT_LIMITS, memoryStore, openVfs } from '../../src/index.js'
 import { defaultEngine } from '../../src/internal.js'
 import { DirectCalls } from '../../src/run-js/engine/direct.js'
 import { NameTable } from '../../src/run-js/engine/names.js'
@@ -106,4 +106,33 @@ describe('run_js direct calls (engine/direct.ts) and the public API agree', () =
       rt.dispose()
     })
   }
+})
+
+describe('run_js: a call of a name the guest API does not have says which names exist', () => {
+  it('vfs.ls, vfs.readFile, vfs["ls"], console.print, an unknown external_ tool; other errors unchanged', async () => {
+    const vfs = await openVfs({ store: memoryStore(), namespace: 'names', scope: 's' })
+    const runJs = createRunJs({ vfs, archiveDir: false, tools: { search: async () => 1 } })
+    const vfsNames = 'vfs has read, readBytes, write, list, stat, exists, remove, glob, grep'
+    const cases: Array<[string, { name: string; message: string; line?: number }]> = [
+      [`const a = 1\nreturn await vfs.ls('/')`, { name: 'TypeError', message: `vfs.ls is not a function: ${vfsNames}`, line: 2 }],
+      [`return (await vfs.readFile('/a.txt')).length`, { name: 'TypeError', message: `vfs.readFile is not a function: ${vfsNames}` }],
+      [`await vfs.list('/')\nreturn vfs [ 'ls' ] ('/')`, { name: 'TypeError', message: `vfs.ls is not a function: ${vfsNames}`, line: 2 }],
+      [`console.print('x')`, { name: 'TypeError', message: 'console.print is not a function: console has log, info, warn, error, debug' }],
+      [
+        `return external_serch({ q: 1 })`,
+        { name: 'ReferenceError', message: "'external_serch' is not defined: the tools are external_search" },
+      ],
+      // Not a call of an unknown API name: QuickJS's own words.
+      [`const f = undefined; return f()`, { name: 'TypeError', message: 'not a function' }],
+      [`return null.x`, { name: 'TypeError', message: "cannot read property 'x' of null" }],
+    ]
+    for (const [program, error] of cases) {
+      const r = await runJs.run(program)
+      expect(r.success, program).toBe(false)
+      expect(r.error, program).toMatchObject(error)
+    }
+    // Without tools the message says so.
+    const bare = await createRunJs({ vfs, archiveDir: false }).run('return external_x()')
+    expect(bare.error?.message).toBe("'external_x' is not defined: this run has no tools")
+  })
 })
