@@ -11,6 +11,7 @@
  * not stopped, an execution that does not complete) still fail it; no figure is judged.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -25,6 +26,8 @@ export interface Measurement {
   target?: string
   /** What the baseline is. */
   baselineLabel?: string
+  /** The machine's 1-minute load average when the figure was taken (2 cores, shared: see RESULTS.md). */
+  load?: number
 }
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results')
@@ -37,11 +40,25 @@ export function size<T>(full: T, tiny: T): T {
   return smoke ? tiny : full
 }
 
-/** The filter given on the command line (`npm run bench -- vfs.grep`); empty matches everything. */
+/**
+ * The filter given on the command line (`npm run bench -- vfs.grep`); empty matches everything. It
+ * selects measurements whose name starts with it: `vfs.` selects `vfs.read.1kb` but not
+ * `runjs.vfs.read.calls`, `runjs.vfs.read.1mb` selects it and `runjs.vfs.read.1mb.bare`.
+ */
 export const filter = process.argv.slice(2).find(a => !a.startsWith('-')) ?? ''
 
+/** Whether the measurement `name` is selected by the filter (its name starts with the filter). */
 export function wanted(name: string): boolean {
-  return filter === '' || name.includes(filter)
+  return name.startsWith(filter)
+}
+
+/**
+ * Whether the filter may select some measurement named `prefix…` (a group a suite sets up once:
+ * `runjs.bomb` for `runjs.bomb.typed`, or all of them for `runjs`). Each measurement in the group is
+ * still checked with {@link wanted}.
+ */
+export function wantedAny(prefix: string): boolean {
+  return prefix.startsWith(filter) || filter.startsWith(prefix)
 }
 
 /** Median wall time in ms of `fn` over `rounds` runs after `warmup` runs. `setup` runs untimed before each. */
@@ -68,25 +85,29 @@ export async function compareMedian(
   baseline: () => unknown | Promise<unknown>,
   options: { rounds?: number; warmup?: number; setup?: () => unknown | Promise<unknown> } = {},
 ): Promise<{ ours: number; baseline: number }> {
-  const o: number[] = []
-  const b: number[] = []
+  const [o, b] = await interleavedMedians([ours, baseline], options)
+  return { ours: o, baseline: b }
+}
+
+/** Median wall time in ms of each of `fns`, run in turns round by round (ours and several baselines alike). */
+export async function interleavedMedians(
+  fns: ReadonlyArray<() => unknown | Promise<unknown>>,
+  options: { rounds?: number; warmup?: number; setup?: () => unknown | Promise<unknown> } = {},
+): Promise<number[]> {
+  const times = fns.map((): number[] => [])
   let { rounds = 5, warmup = 1 } = options
   const { setup } = options
   if (smoke) [rounds, warmup] = [1, 0]
   for (let i = 0; i < warmup + rounds; i++) {
-    for (const [fn, out] of [
-      [ours, o],
-      [baseline, b],
-    ] as const) {
+    for (let f = 0; f < fns.length; f++) {
       if (setup) await setup()
       const t0 = performance.now()
-      await fn()
+      await fns[f]()
       const t = performance.now() - t0
-      if (i >= warmup) out.push(t)
+      if (i >= warmup) times[f].push(t)
     }
   }
-  const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]
-  return { ours: median(o), baseline: median(b) }
+  return times.map(xs => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)])
 }
 
 /** A results file (`bench/results/<file>`), merged by measurement name so filtered runs keep the rest. */
@@ -100,8 +121,14 @@ export class Results {
     }
   }
 
-  add(m: Omit<Measurement, 'ratio'>): Measurement {
-    const full: Measurement = { ...m, ours: round(m.ours), baseline: round(m.baseline), ratio: round(m.ours / m.baseline) }
+  add(m: Omit<Measurement, 'ratio' | 'load'>): Measurement {
+    const full: Measurement = {
+      ...m,
+      ours: round(m.ours),
+      baseline: round(m.baseline),
+      ratio: round(m.ours / m.baseline),
+      load: round(loadavg()[0]),
+    }
     printRow(full)
     if (smoke) return full // smoke figures mean nothing: keep the recorded ones
     this.byName.set(full.name, full)
@@ -121,11 +148,13 @@ let headerPrinted = false
 function printRow(m: Measurement): void {
   if (!headerPrinted) {
     if (smoke) console.log('(smoke: tiny sizes, one round; the figures below are not recorded)')
-    console.log(`${'name'.padEnd(34)} ${'ours'.padStart(12)} ${'baseline'.padStart(12)} ${'ratio'.padStart(8)}  unit (better)  target`)
+    console.log(
+      `${'name'.padEnd(34)} ${'ours'.padStart(12)} ${'baseline'.padStart(12)} ${'ratio'.padStart(8)} ${'load'.padStart(6)}  unit (better)  target`,
+    )
     headerPrinted = true
   }
   console.log(
-    `${m.name.padEnd(34)} ${String(m.ours).padStart(12)} ${String(m.baseline).padStart(12)} ${m.ratio.toFixed(3).padStart(8)}  ${m.unit} (${m.better})  ${m.target ?? ''}`,
+    `${m.name.padEnd(34)} ${String(m.ours).padStart(12)} ${String(m.baseline).padStart(12)} ${m.ratio.toFixed(3).padStart(8)} ${String(m.load ?? '').padStart(6)}  ${m.unit} (${m.better})  ${m.target ?? ''}`,
   )
 }
 

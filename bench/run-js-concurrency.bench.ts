@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url'
 import { createRunJs, memoryStore, openVfs, type RunJsOptions, type Vfs } from '../src/index.js'
 import { workerThreads, type WorkerThreadsExecutor } from '../src/runtimes/node/index.js'
 import { MEMORY_BOMBS } from '../test/run-js/bombs.js'
-import { Results, size, smoke, wanted, type Measurement } from './harness.js'
+import { Results, size, smoke, wantedAny, type Measurement } from './harness.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const results = new Results('run-js-concurrency.json')
@@ -155,7 +155,7 @@ async function measureOwners(threads: WorkerThreadsExecutor, tenants: boolean): 
 
 async function fair(threads: WorkerThreadsExecutor) {
   const prefix = 'runjs.concurrency.fair'
-  if (!wanted(prefix)) return
+  if (!wantedAny(prefix)) return
   const base = await measureOwners(threads, false)
   const ours = await measureOwners(threads, true)
   // The same watch with no program at all, as long as ours took: what the machine's load alone stalls the thread.
@@ -206,7 +206,7 @@ function add(m: Omit<Measurement, 'ratio'>) {
 
 async function scenario(name: string, threads: WorkerThreadsExecutor) {
   const prefix = `runjs.concurrency.${name}`
-  if (!wanted(prefix)) return
+  if (!wantedAny(prefix)) return
   const { hostile, limits } = workloads[name]
   const base = await measure({ limits, concurrency: Infinity }, hostile)
   const configs: Record<string, Outcome> = {
@@ -282,7 +282,7 @@ function writeTable() {
 const threadCount = process.env.RUNJS_THREADS ? Number(process.env.RUNJS_THREADS) : undefined
 // From source, threads start through the tsx shim; the published package needs no workerUrl.
 const threads = workerThreads({ size: threadCount, workerUrl: new URL('../test/run-js/worker-thread-dev.mjs', import.meta.url) })
-if (wanted('runjs.concurrency') || wanted('runjs.concurrency.fair')) await threads.warm()
+if (wantedAny('runjs.concurrency')) await threads.warm()
 try {
   await scenario('bombs', threads)
   await scenario('loops', threads)

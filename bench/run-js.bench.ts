@@ -5,20 +5,26 @@
  * - `runjs.run.overhead`: setup + `return 1` + teardown, ms per run (target ≥ 30× faster);
  * - `runjs.run.overhead.bare`: the same `return 1+1` run against bare QuickJS in this process (a new
  *   context on a kept runtime, eval, dispose), with every run_js limit on (target ≤ 1.5×, issue 20);
+ * - `runjs.run.overhead.cf`: the same, against `@cf-wasm/quickjs`'s `evalCode` (target ≤ 1.5×, issue 33);
  * - `runjs.vfs.read.calls`: sequential awaited `vfs.read` of a small file, calls/s (target ≥ 1.5×);
  * - `runjs.vfs.calls.bare`: sequential awaited `vfs.exists` (the asynchronous bridge) against a bare
  *   `newFunction` + deferred promise in the same QuickJS, calls/s (target ≥ 0.8×);
  * - `runjs.resume.replay`: resuming a program parked after 100 writes against running it once (≤ 2×);
  * - `runjs.vfs.read.1mb`: a 1 MB file through `vfs.read`, MB/s, against the same QuickJS sandbox with
  *   a JSON-wrapped bridge (bench/baselines/json-bridge.ts; target ≥ 1.5×);
+ * - `runjs.vfs.read.1mb.bare`: the same reads against a bare QuickJS host function returning the same
+ *   1 MiB string (ours / bare in MB/s, higher is better; target ≥ 1.0, issue 33);
  * - `runjs.cold.js` / `runjs.cold.ts`: a fresh Node process until the first result is printed (target ≤ 1.2×);
  * - `runjs.bomb.<kind>`: time until a memory bomb is stopped (64 MiB limit / 64 MB old space), and
  *   `runjs.bomb.<kind>.rss`: process RSS growth it left behind;
  * - `runjs.rss.2000runs`: RSS growth over 2,000 consecutive runs, archives excluded (with archiving
  *   every script is a new file kept in memory, printed separately).
  *
- * `npm run bench -- runjs` runs only these; RUNJS_BENCH_RUNS lowers the 2,000 (e.g. on a busy machine).
+ * `npm run bench -- runjs` runs only these (the filter is a name prefix: `runjs.vfs.read.1mb` runs that
+ * and its `.bare` row); RUNJS_BENCH_RUNS lowers the 2,000 (e.g. on a busy machine), RUNJS_RSS_BASELINE_MS
+ * bounds the Worker baseline of `runjs.rss.2000runs` (60 s).
  */
+import { getQuickJSWASMModule as getCfQuickJs } from '@cf-wasm/quickjs'
 import { build } from 'esbuild'
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -30,7 +36,7 @@ import { memoryPages } from '../src/run-js/engine/limits.js'
 import { runWithJsonBridge } from './baselines/json-bridge.js'
 import { runInWorker } from './baselines/worker-vm.js'
 import { MEMORY_BOMBS } from '../test/run-js/bombs.js'
-import { compareMedian, Results, size, smoke, wanted, type Measurement } from './harness.js'
+import { compareMedian, interleavedMedians, Results, size, smoke, wanted, wantedAny, type Measurement } from './harness.js'
 
 const results = new Results('run-js.json')
 const recorded: Measurement[] = []
@@ -84,45 +90,75 @@ async function overhead() {
   console.log(`  (with archiving of every script: ${((performance.now() - t0) / archivedRuns).toFixed(3)} ms per run)`)
 }
 
+/**
+ * `runjs.run.overhead.bare` and `runjs.run.overhead.cf`: a fresh isolated run of `return 1+1`, every
+ * run_js limit on, against two bare engines in this process, the three in turns round by round:
+ * quickjs-emscripten-core (a new context on a kept runtime, same variant, same capped memory: eval,
+ * dispose) and `@cf-wasm/quickjs`'s `evalCode` (its own module; a runtime and context per call).
+ */
 async function overheadBare() {
-  if (!wanted('runjs.run.overhead.bare')) return
+  const names = ['runjs.run.overhead.bare', 'runjs.run.overhead.cf'] as const
+  if (!names.some(wanted)) return
   const vfs = await workspace()
   // Every limit on (the defaults: capped memory, stack, deadline, interrupt budget, log and result caps).
   const runJs = createRunJs({ vfs, archiveDir: false })
   const module = await defaultEngine().instantiate(new WebAssembly.Memory(memoryPages(DEFAULT_LIMITS.memoryBytes)))
   const rt = module.newRuntime()
+  const source = '(() => { return 1+1 })()'
   const bare = () => {
     const ctx = rt.newContext()
-    const r = ctx.evalCode('(() => { return 1+1 })()')
+    const r = ctx.evalCode(source)
     const v = r.error ? undefined : ctx.getNumber(r.value)
     r.dispose()
     ctx.dispose()
     if (v !== 2) throw new Error('bad bare run')
   }
+  const cfModule = await getCfQuickJs()
+  const cf = () => {
+    if (cfModule.evalCode(source) !== 2) throw new Error('bad @cf-wasm/quickjs run')
+  }
   const n = 200
-  for (let i = 0; i < 1000; i++) {
+  for (let i = 0; i < size(1000, 2); i++) {
     await runJs.run('return 1+1')
     bare()
+    cf()
   }
-  const { ours, baseline } = await compareMedian(
-    async () => {
-      for (let i = 0; i < n; i++) if ((await runJs.run('return 1+1')).result !== 2) throw new Error('bad run')
-    },
-    async () => {
-      for (let i = 0; i < n; i++) bare()
-    },
+  const ourRuns = async () => {
+    for (let i = 0; i < n; i++) if ((await runJs.run('return 1+1')).result !== 2) throw new Error('bad run')
+  }
+  const [ours, baseline, cfBaseline] = await interleavedMedians(
+    [
+      ourRuns,
+      () => {
+        for (let i = 0; i < n; i++) bare()
+      },
+      () => {
+        for (let i = 0; i < n; i++) cf()
+      },
+    ],
     // Many short rounds: on a shared machine one round in several lands on a busy moment.
     { rounds: 15, warmup: 1 },
   )
-  add({
-    name: 'runjs.run.overhead.bare',
-    unit: 'ms per run',
-    better: 'lower',
-    ours: ours / n,
-    baseline: baseline / n,
-    target: 'ratio <= 1.5',
-    baselineLabel: 'bare QuickJS in this process: new context on a kept runtime, eval `return 1+1`, dispose',
-  })
+  if (wanted(names[0]))
+    add({
+      name: names[0],
+      unit: 'ms per run',
+      better: 'lower',
+      ours: ours / n,
+      baseline: baseline / n,
+      target: 'ratio <= 1.5',
+      baselineLabel: 'bare QuickJS in this process: new context on a kept runtime, eval `return 1+1`, dispose',
+    })
+  if (wanted(names[1]))
+    add({
+      name: names[1],
+      unit: 'ms per run',
+      better: 'lower',
+      ours: ours / n,
+      baseline: cfBaseline / n,
+      target: 'ratio <= 1.5',
+      baselineLabel: "@cf-wasm/quickjs 0.2.6 in this process: its module's evalCode of `return 1+1` (a runtime and context per call)",
+    })
   rt.dispose()
 }
 
@@ -274,36 +310,78 @@ async function resumeReplay() {
 }
 
 async function read1mb() {
-  if (!wanted('runjs.vfs.read.1mb')) return
+  const wantJson = wanted('runjs.vfs.read.1mb')
+  if (!wantJson && !wanted('runjs.vfs.read.1mb.bare')) return
   const vfs = await workspace()
   const runJs = createRunJs({ vfs, archiveDir: false })
   const reads = size(40, 2)
   const program = `let n = 0; for (let i = 0; i < ${reads}; i++) n += (await vfs.read('/big.txt')).length; return n`
-  const { ours, baseline } = await compareMedian(
-    async () => {
-      const r = await runJs.run(program)
-      if (r.result !== reads * BIG) throw new Error(`bad read: ${JSON.stringify(r.error)}`)
-    },
-    async () => {
-      if ((await runWithJsonBridge(program, vfs)) !== reads * BIG) throw new Error('bad read')
-    },
-    { rounds: 5, warmup: 1 },
-  )
+  const ours = async () => {
+    const r = await runJs.run(program)
+    if (r.result !== reads * BIG) throw new Error(`bad read: ${JSON.stringify(r.error)}`)
+  }
+  const json = async () => {
+    if ((await runWithJsonBridge(program, vfs)) !== reads * BIG) throw new Error('bad read')
+  }
+  const bare = await bareReader(await vfs.readFile('/big.txt', 'utf8'), reads)
+  // Ours, the JSON bridge and bare QuickJS in turns, round by round (the JSON bridge only when its row is wanted).
+  const [o, b, j] = await interleavedMedians(wantJson ? [ours, bare.run, json] : [ours, bare.run], { rounds: 5, warmup: 1 })
+  bare.dispose()
   const mb = BIG / (1024 * 1024)
+  const rate = (ms: number) => (reads * mb) / (ms / 1000)
+  if (j !== undefined)
+    add({
+      name: 'runjs.vfs.read.1mb',
+      unit: 'MB/s',
+      better: 'higher',
+      ours: rate(o),
+      baseline: rate(j),
+      target: 'ratio >= 1.5',
+      baselineLabel: 'same QuickJS sandbox, file contents JSON-wrapped across the bridge',
+    })
   add({
-    name: 'runjs.vfs.read.1mb',
+    name: 'runjs.vfs.read.1mb.bare',
     unit: 'MB/s',
     better: 'higher',
-    ours: (reads * mb) / (ours / 1000),
-    baseline: (reads * mb) / (baseline / 1000),
-    target: 'ratio >= 1.5',
-    baselineLabel: 'same QuickJS sandbox, file contents JSON-wrapped across the bridge',
+    ours: rate(o),
+    baseline: rate(b),
+    target: 'ratio >= 1.0 (ours / bare, higher is better)',
+    baselineLabel:
+      'bare QuickJS in this process (quickjs-emscripten-core, same variant and capped memory): a context per run, one newFunction returning the same 1 MiB host string, the same program, jobs pumped',
   })
+}
+
+/**
+ * The bare baseline of `runjs.vfs.read.1mb.bare`: the same program in a fresh context of a kept
+ * runtime, `vfs.read` a plain host function that returns the file's text (held by the host, as the
+ * workspace holds it) with `ctx.newString`; the program's promise is pumped until it settles.
+ */
+async function bareReader(text: string, reads: number): Promise<{ run: () => void; dispose: () => void }> {
+  const module = await defaultEngine().instantiate(new WebAssembly.Memory(memoryPages(DEFAULT_LIMITS.memoryBytes)))
+  const rt = module.newRuntime()
+  const source = `(async () => { let n = 0; for (let i = 0; i < ${reads}; i++) n += (await read('/big.txt')).length; return n })()`
+  const run = () => {
+    const ctx = rt.newContext()
+    const read = ctx.newFunction('read', path => {
+      if (ctx.getString(path) !== '/big.txt') throw new Error('bad path')
+      return ctx.newString(text)
+    })
+    ctx.setProp(ctx.global, 'read', read)
+    read.dispose()
+    const promise = ctx.unwrapResult(ctx.evalCode(source))
+    rt.executePendingJobs().dispose()
+    const state = ctx.getPromiseState(promise)
+    promise.dispose()
+    if (state.type !== 'fulfilled' || ctx.getNumber(state.value) !== reads * text.length) throw new Error('bad bare read')
+    state.value.dispose()
+    ctx.dispose()
+  }
+  return { run, dispose: () => rt.dispose() }
 }
 
 /** Bundles a tiny entry next to node_modules and times fresh `node` processes running it. */
 async function cold() {
-  if (!wanted('runjs.cold')) return
+  if (!wantedAny('runjs.cold')) return
   // Inside the repository but not under node_modules: the entries import agent-vfs by its own name.
   const dir = join(root, '.tmp', 'bench-cold')
   mkdirSync(dir, { recursive: true })
@@ -342,6 +420,7 @@ console.log(JSON.stringify(r.result)); process.exit(0)`,
     ['runjs.cold.js', js, 'js'],
     ['runjs.cold.ts', ts, 'ts'],
   ] as const) {
+    if (!wanted(name)) continue
     const o: number[] = []
     const b: number[] = []
     // Eleven pairs, interleaved: process start-up swings with the machine's load more than anything here.
@@ -363,7 +442,7 @@ console.log(JSON.stringify(r.result)); process.exit(0)`,
 }
 
 async function bombs() {
-  if (!wanted('runjs.bomb')) return
+  if (!wantedAny('runjs.bomb')) return
   // The test suite's bombs; benchmark names use `typed` for typed arrays.
   const kinds = Object.fromEntries(
     Object.entries(MEMORY_BOMBS).map(([kind, program]) => [kind === 'typed arrays' ? 'typed' : kind, program]),
@@ -372,7 +451,7 @@ async function bombs() {
   const runJs = createRunJs({ vfs, archiveDir: false, limits: { timeMs: 60_000 } })
   await runJs.run('return 1')
   for (const [kind, program] of Object.entries(kinds)) {
-    if (!wanted(`runjs.bomb.${kind}`)) continue
+    if (!wantedAny(`runjs.bomb.${kind}`)) continue
     const measure = async (fn: () => Promise<{ success: boolean; error?: { message: string } }>) => {
       gc()
       const before = rssMb()
@@ -439,7 +518,15 @@ async function rss2000() {
   await runInWorker(program, { vfs })
   gc()
   const b0 = rssMb()
-  for (let i = 0; i < runs; i++) await runInWorker(program, { vfs })
+  // A Worker per run costs 35–300 ms on a busy machine: 2,000 of them took ~10 minutes. The baseline
+  // gets a time budget (RUNJS_RSS_BASELINE_MS, 60 s) and says how many runs fitted in it.
+  const budgetMs = Number(process.env.RUNJS_RSS_BASELINE_MS ?? size(60_000, 5_000))
+  const started = performance.now()
+  let baselineRuns = 0
+  while (baselineRuns < runs && performance.now() - started < budgetMs) {
+    await runInWorker(program, { vfs })
+    baselineRuns++
+  }
   gc()
   await new Promise(resolve => setTimeout(resolve, 200))
   gc()
@@ -451,7 +538,7 @@ async function rss2000() {
     ours,
     baseline,
     target: 'flat (a few MB)',
-    baselineLabel: WORKER,
+    baselineLabel: `${WORKER}${baselineRuns < runs ? `: ${baselineRuns} runs (its ${budgetMs / 1000} s budget)` : ''}`,
   })
 }
 

@@ -41,13 +41,15 @@ import { generateEpisodes } from '../fixtures/script-appendix/generator.js'
 import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { scopeNames } from '../src/session/storage.js'
 import { listen, readSse } from '../test/session/http-client.js'
-import { compareMedian, Results, size, smoke, wanted } from './harness.js'
+import { compareMedian, Results, size, smoke, wanted, wantedAny } from './harness.js'
 import { observerClients } from './observer-clients.js'
 
 const results = new Results('session.json')
 const SESSIONS = Number(process.env.SESSION_BENCH_SESSIONS ?? 100)
 const EVENTS = Number(process.env.SESSION_BENCH_EVENTS ?? 1000)
 const OBSERVERS = Number(process.env.SESSION_BENCH_OBSERVERS ?? 50)
+// Nothing selected (`npm run bench -- runjs`): no database, no server.
+if (!['session.append', 'session.catchup', 'session.events', 'session.observers'].some(wantedAny)) process.exit(0)
 const url = process.env.PG_URL
 if (!url) throw new Error('PG_URL is not set: run scripts/postgres.sh start')
 const noAgent: AgentProfile = {
@@ -118,7 +120,7 @@ if (wanted('session.append.pglite')) {
   await db.close()
 }
 
-if (wanted('session.catchup.10k.postgres')) {
+if (wantedAny('session.catchup.10k.postgres')) {
   const space = namespace()
   const host = createSessionHost({ store: pgStore, agents: { a: noAgent }, namespace: space })
   const { id } = await host.create({ owner: 'bench', profile: 'a' })
@@ -179,7 +181,7 @@ if (wanted('session.catchup.10k.postgres')) {
   })
 }
 
-if (wanted('session.events') || wanted('session.catchup.1k.sse')) {
+if (wantedAny('session.events') || wanted('session.catchup.1k.sse')) {
   const space = namespace()
   const host: SessionHost = createSessionHost({ store: pgStore, agents: { a: noAgent }, namespace: space, pollMs: 200 })
   const secret = 'bench-secret-bench-secret-bench-secret-00'
@@ -275,7 +277,7 @@ if (wanted('session.events') || wanted('session.catchup.1k.sse')) {
   await host.stop()
   await server.close()
 }
-if (wanted('session.observers')) await observersBench()
+if (wantedAny('session.observers')) await observersBench()
 await pool.end()
 void memoryStore
 

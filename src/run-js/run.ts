@@ -9,6 +9,7 @@ import { abortError, failure, preview, TIMEOUT } from './host/result.js'
 import { ProgramRun, UNDEFINED_RESULT, type ProgramEnv } from './program-run.js'
 import { explainNotStripped, stripperFor, stripWith, type TypeScriptLoader } from './host/typescript.js'
 import { Journal } from './host/journal.js'
+import { explainUnknownName } from './host/unknown-name.js'
 import type { RunJsError, RunJsImports, RunJsResult, RunOptions } from './types.js'
 import type { Vfs } from '../vfs/types.js'
 
@@ -179,7 +180,7 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
     case 'host':
       return hostFailure(programRun, scriptPath)
     case 'error':
-      return failure(outcome.error, logs, scriptPath)
+      return failure(explainUnknownName(outcome.error, code, env.tools), logs, scriptPath)
     case 'suspended': {
       // Whatever the host was still doing for the program finishes and is journaled before the
       // journal is handed out, so that a resumed run replays it instead of doing it again.

@@ -36,29 +36,22 @@ describe('strings larger than a run can hold', () => {
   }, 60_000)
 
   it('a host failure that is not a stack overflow is reported as what it was, and the next run gets a new engine', async () => {
-    // An engine whose contexts fail on the host when handed one particular string: a stand-in for
-    // any exception out of wasm while a host call settles.
+    // An engine whose module fails on the host when handed one particular string: a stand-in for
+    // any exception out of wasm while a host call settles. Every guest string is made by the
+    // module's QTS_NewString, through quickjs-emscripten's API or run_js's direct calls alike.
     let instances = 0
+    type Ffi = { QTS_NewString(ctx: number, chars: number): number; module: { UTF8ToString(ptr: number): string } }
     const engine: QuickJsEngine = {
       async instantiate(memory) {
         instances++
         const module = await defaultEngine().instantiate(memory)
-        return {
-          newRuntime(...args) {
-            const rt = module.newRuntime(...args)
-            const newContext = rt.newContext.bind(rt)
-            rt.newContext = (...b) => {
-              const ctx = newContext(...b)
-              const newString = ctx.newString.bind(ctx)
-              ctx.newString = (s: string) => {
-                if (s === '"boom"') throw new Error('simulated trap')
-                return newString(s)
-              }
-              return ctx
-            }
-            return rt
-          },
+        const ffi = (module as unknown as { ffi: Ffi }).ffi
+        const newString = ffi.QTS_NewString
+        ffi.QTS_NewString = (ctx, chars) => {
+          if (ffi.module.UTF8ToString(chars) === '"boom"') throw new Error('simulated trap')
+          return newString(ctx, chars)
         }
+        return module
       },
     }
     const run = createRunJs({

@@ -1,10 +1,11 @@
 import { Scope } from 'quickjs-emscripten-core'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_LIMITS, memoryStore } from '../../src/index.js'
+import { createRunJs, DEFAULT_LIMITS, memoryStore, openVfs } from '../../src/index.js'
 import { defaultEngine } from '../../src/internal.js'
 import { DirectCalls } from '../../src/run-js/engine/direct.js'
 import { NameTable } from '../../src/run-js/engine/names.js'
 import { memoryPages } from '../../src/run-js/engine/limits.js'
+import { PROGRAM_FILE } from '../../src/run-js/guest/guest-error.js'
 import { Intrinsics } from '../../src/run-js/guest/intrinsics.js'
 import { describeRunJsHostile } from '../hostile/run-js.js'
 import { describeRunJs } from '../run-js/suite.js'
@@ -76,7 +77,20 @@ describe('run_js direct calls (engine/direct.ts) and the public API agree', () =
         expect(k.typeof(h)).toBe(type)
       }
       const s = scope.manage(ctx.newString('héllo'))
-      expect(k.numberAt(s, scope.manage(ctx.newString('length')))).toBe(5)
+      const length = scope.manage(ctx.newString('length'))
+      expect(k.numberAt(s, length)).toBe(5)
+      // Strings into the guest (engine/heap-utf8.ts when direct): ASCII, Latin-1 (one byte a character
+      // in V8, two in UTF-8), two-byte, astral pairs, large, empty; as quickjs-emscripten makes them.
+      for (const text of ['', 'plain', 'héllo', 'naïve — “quotes”', '日本語', 'emoji 😀 pair', 'a'.repeat(70_000) + 'é' + '😀'.repeat(9)]) {
+        const h = scope.manage(k.newString(text))
+        expect(ctx.getString(h)).toBe(text)
+        expect(k.numberAt(h, length)).toBe(text.length)
+      }
+      // A program with a lone surrogate in its source reads it as QuickJS always has (emscripten's copy).
+      const source = `'\ud800x'.charCodeAt(0) + ':' + '\ud800x'.length + ':' + 'é😀'.length` // the escape makes a raw lone surrogate
+      expect((source as unknown as { isWellFormed(): boolean }).isWellFormed()).toBe(false)
+      const lone = k.evalCode(source, PROGRAM_FILE)
+      expect(ctx.dump(scope.manage(lone.value!))).toBe('55296:2:3')
       // Promises and the job pump.
       const deferred = k.newPromise()
       const then = scope.manage(ctx.unwrapResult(ctx.evalCode(`(p) => p.then(v => { globalThis.got = v; throw new RangeError('late') })`)))
@@ -92,4 +106,33 @@ describe('run_js direct calls (engine/direct.ts) and the public API agree', () =
       rt.dispose()
     })
   }
+})
+
+describe('run_js: a call of a name the guest API does not have says which names exist', () => {
+  it('vfs.ls, vfs.readFile, vfs["ls"], console.print, an unknown external_ tool; other errors unchanged', async () => {
+    const vfs = await openVfs({ store: memoryStore(), namespace: 'names', scope: 's' })
+    const runJs = createRunJs({ vfs, archiveDir: false, tools: { search: async () => 1 } })
+    const vfsNames = 'vfs has read, readBytes, write, list, stat, exists, remove, glob, grep'
+    const cases: Array<[string, { name: string; message: string; line?: number }]> = [
+      [`const a = 1\nreturn await vfs.ls('/')`, { name: 'TypeError', message: `vfs.ls is not a function: ${vfsNames}`, line: 2 }],
+      [`return (await vfs.readFile('/a.txt')).length`, { name: 'TypeError', message: `vfs.readFile is not a function: ${vfsNames}` }],
+      [`await vfs.list('/')\nreturn vfs [ 'ls' ] ('/')`, { name: 'TypeError', message: `vfs.ls is not a function: ${vfsNames}`, line: 2 }],
+      [`console.print('x')`, { name: 'TypeError', message: 'console.print is not a function: console has log, info, warn, error, debug' }],
+      [
+        `return external_serch({ q: 1 })`,
+        { name: 'ReferenceError', message: "'external_serch' is not defined: the tools are external_search" },
+      ],
+      // Not a call of an unknown API name: QuickJS's own words.
+      [`const f = undefined; return f()`, { name: 'TypeError', message: 'not a function' }],
+      [`return null.x`, { name: 'TypeError', message: "cannot read property 'x' of null" }],
+    ]
+    for (const [program, error] of cases) {
+      const r = await runJs.run(program)
+      expect(r.success, program).toBe(false)
+      expect(r.error, program).toMatchObject(error)
+    }
+    // Without tools the message says so.
+    const bare = await createRunJs({ vfs, archiveDir: false }).run('return external_x()')
+    expect(bare.error?.message).toBe("'external_x' is not defined: this run has no tools")
+  })
 })

@@ -1,5 +1,7 @@
 import { Lifetime, WeakLifetime, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten-core'
 import { Deferred, type CallResult, type HostFunction } from './deferred.js'
+import { heapUtf8 } from './heap-utf8.js'
+import { insideOf, type ContextCallbacks, type ContextInside } from './inside.js'
 import type { NameTable } from './names.js'
 
 /**
@@ -15,63 +17,6 @@ import type { NameTable } from './names.js'
  */
 
 type Ptr = number
-
-interface EmscriptenModule {
-  _malloc(bytes: number): Ptr
-  _free(ptr: Ptr): void
-  HEAPU8: Uint8Array
-  UTF8ToString(ptr: Ptr): string
-  lengthBytesUTF8(s: string): number
-  stringToUTF8(s: string, ptr: Ptr, max: number): void
-  _QTS_Eval(ctx: Ptr, code: Ptr, length: number, filename: Ptr, detectModule: number, flags: number): Ptr
-  _QTS_NewFunction(ctx: Ptr, name: Ptr, length: number, isConstructor: number, hostRefId: number): Ptr
-  _QTS_DefineProp(
-    ctx: Ptr,
-    obj: Ptr,
-    key: Ptr,
-    value: Ptr,
-    get: Ptr,
-    set: Ptr,
-    configurable: number,
-    enumerable: number,
-    hasValue: number,
-  ): void
-}
-
-interface Ffi {
-  module: EmscriptenModule
-  QTS_NewString(ctx: Ptr, chars: Ptr): Ptr
-  QTS_GetProp(ctx: Ptr, obj: Ptr, key: Ptr): Ptr
-  QTS_SetProp(ctx: Ptr, obj: Ptr, key: Ptr, value: Ptr): void
-  QTS_FreeValuePointer(ctx: Ptr, value: Ptr): void
-  QTS_Call(ctx: Ptr, fn: Ptr, self: Ptr, argc: number, argv: Ptr): Ptr
-  QTS_ResolveException(ctx: Ptr, value: Ptr): Ptr
-  QTS_GetUndefined(): Ptr
-  QTS_GetFloat64(ctx: Ptr, value: Ptr): number
-  QTS_Typeof(ctx: Ptr, value: Ptr): Ptr
-  QTS_NewPromiseCapability(ctx: Ptr, resolvers: Ptr): Ptr
-  QTS_ExecutePendingJob(rt: Ptr, max: number, lastContext: Ptr): Ptr
-  QTS_FreeValuePointerRuntime(rt: Ptr, value: Ptr): void
-  QTS_ArgvGetJSValueConstPointer(argv: Ptr, index: number): Ptr
-  QTS_DupValuePointer(ctx: Ptr, value: Ptr): Ptr
-  QTS_Throw(ctx: Ptr, error: Ptr): Ptr
-}
-
-/** The context's side of QuickJS → host calls (the module looks it up by context pointer on every call). */
-interface ContextCallbacks {
-  callFunction(ctx: Ptr, self: Ptr, argc: number, argv: Ptr, hostRefId: number): Ptr
-}
-
-/** The parts of a `QuickJSContext` this reads (protected in its types). */
-interface ContextInside {
-  ffi: Ffi
-  ctx: { value: Ptr }
-  rt: { value: Ptr }
-  memory: { heapValueHandle(ptr: Ptr): QuickJSHandle; copyJSValue(ptr: Ptr): Ptr; freeJSValue(ptr: Ptr): void }
-  runtime: { hostRefs: { put(value: unknown): number; get(id: number): unknown; delete(id: number): void } }
-  cToHostCallbacks: ContextCallbacks
-  errorToHandle(error: unknown): QuickJSHandle
-}
 
 /** Arguments a direct call can pass (more go through `ctx.callFunction`). */
 const ARGV_SLOTS = 8
@@ -161,27 +106,8 @@ export class DirectCalls {
 
   /** Direct calls for `ctx`, or undefined where quickjs-emscripten's internals are not the ones this knows. */
   static open(ctx: QuickJSContext, table: NameTable): DirectCalls | undefined {
-    const inside = ctx as unknown as Partial<ContextInside>
-    const ffi = inside.ffi
-    const m = ffi?.module
-    if (
-      !ffi ||
-      !m ||
-      typeof inside.ctx?.value !== 'number' ||
-      typeof inside.rt?.value !== 'number' ||
-      typeof inside.memory?.heapValueHandle !== 'function' ||
-      typeof inside.runtime?.hostRefs?.put !== 'function' ||
-      typeof inside.runtime.hostRefs.get !== 'function' ||
-      typeof inside.memory.copyJSValue !== 'function' ||
-      typeof inside.memory.freeJSValue !== 'function' ||
-      typeof inside.cToHostCallbacks?.callFunction !== 'function' ||
-      typeof inside.errorToHandle !== 'function' ||
-      !(m.HEAPU8 instanceof Uint8Array) ||
-      !hasFunctions(ffi, FFI_FUNCTIONS) ||
-      !hasFunctions(m, MODULE_FUNCTIONS)
-    )
-      return undefined
-    return new DirectCalls(ctx, inside as ContextInside, table)
+    const inside = insideOf(ctx)
+    return inside && new DirectCalls(ctx, inside, table)
   }
 
   /** Frees the block. Nothing may be called after this. */
@@ -285,15 +211,12 @@ export class DirectCalls {
   evalCode(code: string, filename: string): CallResult {
     const { ffi, ctx, memory } = this.inside
     const m = ffi.module
-    const length = m.lengthBytesUTF8(code)
-    const chars = m._malloc(length + 1)
-    if (!chars) throw new Error('run_js: QuickJS could not allocate the program')
+    const chars = heapUtf8(m, code) ?? this.emscriptenUtf8(code)
     let result: Ptr
     try {
-      m.stringToUTF8(code, chars, length + 1)
-      result = m._QTS_Eval(ctx.value, chars, length, this.name(filename), 1, 0)
+      result = m._QTS_Eval(ctx.value, chars.ptr, chars.bytes, this.name(filename), 1, 0)
     } finally {
-      m._free(chars)
+      m._free(chars.ptr)
     }
     const error = ffi.QTS_ResolveException(ctx.value, result)
     if (error) {
@@ -301,6 +224,25 @@ export class DirectCalls {
       return { error: memory.heapValueHandle(error) }
     }
     return { value: memory.heapValueHandle(result) }
+  }
+
+  /** `s` in the heap as emscripten copies it (a string with a lone surrogate: see heap-utf8.ts). */
+  private emscriptenUtf8(s: string): { ptr: Ptr; bytes: number } {
+    const m = this.inside.ffi.module
+    const bytes = m.lengthBytesUTF8(s)
+    const ptr = m._malloc(bytes + 1)
+    if (!ptr) throw new Error('run_js: QuickJS could not allocate a string')
+    m.stringToUTF8(s, ptr, bytes + 1)
+    return { ptr, bytes }
+  }
+
+  /** A guest string (as `ctx.newString`: up to the first NUL), its UTF-8 written by the engine's encoder. */
+  newString(s: string): QuickJSHandle {
+    const { ffi, ctx, memory } = this.inside
+    const chars = heapUtf8(ffi.module, s) ?? this.emscriptenUtf8(s)
+    const ptr = ffi.QTS_NewString(ctx.value, chars.ptr)
+    ffi.module._free(chars.ptr)
+    return memory.heapValueHandle(ptr)
   }
 
   /** `typeof` of a guest value (as `ctx.typeof`, without decoding the C string). */
@@ -367,31 +309,4 @@ export class DirectCalls {
     }
     return { error: memory.heapValueHandle(value) }
   }
-}
-
-/** The FFI functions and module exports the direct calls use; one missing and the public API is used instead. */
-const FFI_FUNCTIONS = [
-  'QTS_ArgvGetJSValueConstPointer',
-  'QTS_DupValuePointer',
-  'QTS_Throw',
-  'QTS_NewString',
-  'QTS_Call',
-  'QTS_Typeof',
-  'QTS_NewPromiseCapability',
-  'QTS_ExecutePendingJob',
-  'QTS_FreeValuePointerRuntime',
-] as const
-const MODULE_FUNCTIONS = [
-  '_malloc',
-  '_free',
-  'UTF8ToString',
-  'lengthBytesUTF8',
-  'stringToUTF8',
-  '_QTS_Eval',
-  '_QTS_NewFunction',
-  '_QTS_DefineProp',
-] as const
-
-function hasFunctions(target: object, names: readonly string[]): boolean {
-  return names.every(name => typeof (target as Record<string, unknown>)[name] === 'function')
 }

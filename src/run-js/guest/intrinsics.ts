@@ -125,6 +125,11 @@ export class Intrinsics {
     return this.ctx.evalCode(code, filename)
   }
 
+  /** A guest string (up to its first NUL, as `ctx.newString`): file contents cross here. */
+  newString(s: string): QuickJSHandle {
+    return this.direct ? this.direct.newString(s) : this.ctx.newString(s)
+  }
+
   /** `typeof` of a guest value. */
   typeof(h: QuickJSHandle): string {
     return this.direct ? this.direct.typeof(h) : this.ctx.typeof(h)

@@ -187,9 +187,9 @@ export class GuestValues {
       const bytes = utf8Length(s)
       if (bytes > max) return { handle: newGuestError(this.ctx, tooLarge('the value', bytes, max, true), max), error: true }
     }
-    if (s.indexOf('\u0000') < 0) return { handle: this.ctx.newString(s), error: false }
+    if (s.indexOf('\u0000') < 0) return { handle: this.k.newString(s), error: false }
     // C strings stop at NUL: send its JSON (which escapes NUL) and parse it in the guest.
-    const json = this.ctx.newString(JSON.stringify(s))
+    const json = this.k.newString(JSON.stringify(s))
     const r = this.k.call('JSON.parse', this.ctx.undefined, json)
     json.dispose()
     return r.error ? { handle: r.error, error: true } : { handle: r.value, error: false }
