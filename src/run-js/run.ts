@@ -117,7 +117,7 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
   const hoisted = hoistImports(code) ?? (/\bimport\s*\(/.test(code) ? { declarations: [], body: code } : undefined)
   let graph: ModuleGraph | undefined
   if (hoisted) {
-    graph = new ModuleGraph({ vfs: env.runnerVfs ?? env.vfs, imports: env.imports, limits: env.limits, until, loadStripper })
+    graph = new ModuleGraph({ vfs: env.runnerVfs ?? env.vfs, imports: env.imports, limits: env.limits, until, loadStripper, clock })
     try {
       if ((await graph.read(code)) === STOPPED) return stopFailure()
     } catch (error) {

@@ -137,11 +137,11 @@ function inClause(t: Token): boolean {
   return t.kind === 'punct' && (t.text === '{' || t.text === '}' || t.text === ',' || t.text === '*')
 }
 
-/** Every import and re-export of `source` whose specifier is a string literal. */
-export function findImports(source: string): FoundImport[] {
+/** Every import and re-export of `source` whose specifier is a string literal (the first `max` of them). */
+export function findImports(source: string, max = Infinity): FoundImport[] {
   const tokens = tokenize(source)
   const found: FoundImport[] = []
-  for (let i = 0; i < tokens.length; i++) {
+  for (let i = 0; i < tokens.length && found.length < max; i++) {
     const t = tokens[i]
     if (t.kind !== 'word' || (t.text !== 'import' && t.text !== 'export')) continue
     const before = tokens[i - 1]
