@@ -94,6 +94,29 @@ export function describeRunJsFetchHostile(name: string, h: FetchHarness): void {
       expect(measured.read()).toBeLessThanOrEqual(cap)
     }, 60_000)
 
+    it('bodies of unknown length share the budget too: reserved chunk by chunk, the readers cancelled when it is spent', async () => {
+      const { echo } = await h.origins()
+      const cap = 400_000
+      const measured = measuredFetch()
+      const run = await runner({
+        allow: [{ prefix: `${echo}/` }],
+        allowPrivate: [host(echo)],
+        limits: { maxResponseBytes: cap },
+        fetch: measured.fetch,
+      })
+      const r = await run.run(`
+        const all = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => external_fetch('${echo}/big?chunked&bytes=150000&i=' + i)))
+        const got = all.filter(a => a.status === 'fulfilled').map(a => a.value.body.length)
+        const refused = all.filter(a => a.status === 'rejected').map(a => a.reason.message)
+        return { received: got.reduce((a, b) => a + b, 0), refused }`)
+      run.close()
+      const out = r.result as { received: number; refused: string[] }
+      expect(out.received).toBeLessThanOrEqual(cap)
+      expect(out.refused.length).toBeGreaterThan(0)
+      for (const message of out.refused) expect(message).toMatch(/maxResponseBytes/)
+      expect(measured.read()).toBeLessThanOrEqual(cap)
+    }, 60_000)
+
     it('a response that declares more than the run may still read is refused before its body is read', async () => {
       const { echo } = await h.origins()
       const measured = measuredFetch()

@@ -14,7 +14,7 @@ const CHUNK = 64 * 1024
 export class ResponseBudget {
   /** Not reserved, not read. */
   private left: number
-  /** Reserved by reads in flight: some of it may come back. */
+  /** Reserved by bodies being read and not read yet: what they do not read comes back. */
   private held = 0
   private waiting: Array<() => void> = []
 
@@ -22,39 +22,62 @@ export class ResponseBudget {
     this.left = max
   }
 
-  /**
-   * Reserves up to `want` bytes. While nothing is left but reads in flight hold some, waits for them
-   * (a short read gives back what it did not use); 0 once the budget is spent for good.
-   */
-  async reserve(want: number, signal: AbortSignal): Promise<number> {
+  /** Reserves all of `n` bytes, waiting while reads in flight may give back enough; false if they cannot. */
+  async reserveAll(n: number, signal: AbortSignal): Promise<boolean> {
     for (;;) {
-      if (this.left > 0) {
-        const got = Math.min(want, this.left)
-        this.left -= got
-        this.held += got
-        return got
+      if (signal.aborted || this.left + this.held < n) return false
+      if (this.left >= n) {
+        this.take(n)
+        return true
       }
-      if (this.held === 0 || signal.aborted) return 0
-      let wake = () => {}
-      await new Promise<void>(resolve => {
-        wake = resolve
-        this.waiting.push(resolve)
-        signal.addEventListener('abort', wake, { once: true })
-      })
-      signal.removeEventListener('abort', wake)
+      await this.wait(signal)
     }
   }
 
-  /** Settles a reservation of `reserved` bytes of which `used` were read. */
-  settle(reserved: number, used: number): void {
-    this.held -= reserved
-    this.left += reserved - used
+  /**
+   * Reserves up to `want` bytes. With `wait`, waits while nothing is left but reads in flight hold
+   * some (only a caller that holds nothing may wait: it would wait for itself); 0 once spent.
+   */
+  async reserveUpTo(want: number, signal: AbortSignal, wait = true): Promise<number> {
+    for (;;) {
+      if (signal.aborted) return 0
+      if (this.left > 0) return this.take(Math.min(want, this.left))
+      if (this.held === 0 || !wait) return 0
+      await this.wait(signal)
+    }
+  }
+
+  /** `n` reserved bytes were read: spent for good. */
+  use(n: number): void {
+    this.held -= n
+    this.wakeAll()
+  }
+
+  /** `n` reserved bytes will not be read: back to the budget. */
+  release(n: number): void {
+    this.held -= n
+    this.left += n
+    this.wakeAll()
+  }
+
+  private take(n: number): number {
+    this.left -= n
+    this.held += n
+    return n
+  }
+
+  private wakeAll(): void {
     for (const wake of this.waiting.splice(0)) wake()
   }
 
-  /** Bytes that may still come: what is left and what reads in flight may give back. */
-  get possible(): number {
-    return this.left + this.held
+  private async wait(signal: AbortSignal): Promise<void> {
+    let wake = () => {}
+    await new Promise<void>(resolve => {
+      wake = resolve
+      this.waiting.push(resolve)
+      signal.addEventListener('abort', wake, { once: true })
+    })
+    signal.removeEventListener('abort', wake)
   }
 }
 
@@ -69,71 +92,71 @@ function tooLarge(budget: ResponseBudget): Error {
   return refused(`the response is larger than this run may still read (fetch.limits.maxResponseBytes: ${budget.max} bytes per run)`)
 }
 
-/** The body as text, read within `budget`; refused (and the reader cancelled) past it. */
+/** The length a response declares, if it is the length of the body as read (not compressed). */
+function declaredLength(response: Response): number | undefined {
+  if (response.headers.has('content-encoding')) return undefined
+  const length = Number(response.headers.get('content-length') ?? NaN)
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined
+}
+
+/**
+ * The body as text, read within `budget`; refused (and the reader cancelled) past it. A declared
+ * length is reserved whole before a byte is read (so of concurrent requests that cannot all fit,
+ * some complete and the rest are refused unread); a body without one reserves as it goes.
+ */
 export async function readBody(response: Response, budget: ResponseBudget, signal: AbortSignal): Promise<string> {
   const body = response.body
   if (!body) return ''
-  // A declared length (not compressed: decoding changes the size) larger than the budget can ever
-  // give is refused before a byte is read; a body that reaches it is complete.
-  const declared = response.headers.has('content-encoding') ? NaN : Number(response.headers.get('content-length') ?? NaN)
-  const length = Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined
-  if (length !== undefined && length > budget.possible) {
-    await body.cancel().catch(() => {})
-    throw tooLarge(budget)
-  }
-  let byob: ReadableStreamBYOBReader | undefined
+  const length = declaredLength(response)
+  let reader: ReadableStreamBYOBReader | ReadableStreamDefaultReader<Uint8Array>
+  let byob = true
   try {
-    byob = body.getReader({ mode: 'byob' })
+    reader = body.getReader({ mode: 'byob' })
   } catch {
     // A host fetch whose bodies are not byte streams: chunks are counted as they come.
-    return readChunks(body.getReader(), budget, signal)
+    reader = body.getReader()
+    byob = false
   }
+  const stopped = () => (signal.aborted ? refused('the run ended while the response was read') : tooLarge(budget))
   const decoder = new TextDecoder()
   let text = ''
+  /** Reserved for this body and not read yet (given back at the end). */
+  let outstanding = 0
   let bytes = 0
-  for (;;) {
-    if (length !== undefined && bytes === length) {
-      await byob.cancel().catch(() => {})
-      return text + decoder.decode()
+  try {
+    if (length !== undefined) {
+      if (!(await budget.reserveAll(length, signal))) throw stopped()
+      outstanding = length
     }
-    const want = length === undefined ? CHUNK : Math.min(CHUNK, length - bytes)
-    const reserved = await budget.reserve(want, signal)
-    if (signal.aborted) {
-      budget.settle(reserved, 0)
-      await byob.cancel().catch(() => {})
-      throw refused('the run ended while the response was read')
+    for (;;) {
+      if (signal.aborted) throw stopped()
+      if (length !== undefined && bytes === length) break // complete (more from a server that lied is not read)
+      if (byob && outstanding === 0) {
+        outstanding = await budget.reserveUpTo(CHUNK, signal)
+        if (outstanding === 0) throw stopped()
+      }
+      const { done, value } = byob
+        ? await (reader as ReadableStreamBYOBReader).read(new Uint8Array(Math.min(CHUNK, outstanding)))
+        : await (reader as ReadableStreamDefaultReader<Uint8Array>).read()
+      if (done) return text + decoder.decode()
+      // Only a default reader can bring more than was reserved: reserve the rest now (without
+      // waiting: this body may hold what others wait for), or refuse.
+      while (value.byteLength > outstanding) {
+        const more = length === undefined ? await budget.reserveUpTo(value.byteLength - outstanding, signal, false) : 0
+        if (more === 0) throw stopped()
+        outstanding += more
+      }
+      budget.use(value.byteLength)
+      outstanding -= value.byteLength
+      bytes += value.byteLength
+      text += decoder.decode(value, { stream: true })
     }
-    if (reserved === 0) {
-      await byob.cancel().catch(() => {})
-      throw tooLarge(budget)
-    }
-    let used = 0
-    let chunk: ReadableStreamReadResult<Uint8Array>
-    try {
-      chunk = await byob.read(new Uint8Array(reserved))
-      used = chunk.value?.byteLength ?? 0
-    } finally {
-      budget.settle(reserved, used)
-    }
-    if (chunk.done) return text + decoder.decode()
-    bytes += used
-    text += decoder.decode(chunk.value, { stream: true })
+  } catch (error) {
+    await reader.cancel().catch(() => {})
+    throw error
+  } finally {
+    budget.release(outstanding)
   }
-}
-
-async function readChunks(reader: ReadableStreamDefaultReader<Uint8Array>, budget: ResponseBudget, signal: AbortSignal): Promise<string> {
-  const decoder = new TextDecoder()
-  let text = ''
-  for (;;) {
-    if (signal.aborted) throw (await reader.cancel().catch(() => {}), refused('the run ended while the response was read'))
-    const { done, value } = await reader.read()
-    if (done) return text + decoder.decode()
-    const reserved = await budget.reserve(value.byteLength, signal)
-    budget.settle(reserved, reserved)
-    if (reserved < value.byteLength) {
-      await reader.cancel().catch(() => {})
-      throw tooLarge(budget)
-    }
-    text += decoder.decode(value, { stream: true })
-  }
+  await reader.cancel().catch(() => {})
+  return text + decoder.decode()
 }

@@ -123,6 +123,11 @@ export interface ModuleGraphOptions {
  */
 export const IMPORTS_PER_MODULE = 64
 
+/** How many imports a run's program and modules may hold together. */
+export function maxImports(limits: Pick<ResolvedLimits, 'modules'>): number {
+  return IMPORTS_PER_MODULE * limits.modules
+}
+
 /**
  * The modules of one program, read ahead: QuickJS's loader is synchronous in the build run_js
  * uses, so every module a program imports statically is read (and stripped) before it compiles.
@@ -147,7 +152,7 @@ export class ModuleGraph {
   async read(program: string): Promise<typeof STOPPED | void> {
     const queue: Array<{ base: string; source: string; depth: number }> = [{ base: PROGRAM_FILE, source: program, depth: 0 }]
     const { limits, clock } = this.options
-    const maxFound = IMPORTS_PER_MODULE * limits.modules
+    const maxFound = maxImports(limits)
     while (queue.length) {
       if (clock.check()) return STOPPED
       const { base, source, depth } = queue.shift()!
