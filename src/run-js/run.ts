@@ -1,6 +1,6 @@
 import { archiveModules, archiveResult, archiveScript } from './host/archive.js'
 import { hoistImports } from './host/import-scan.js'
-import { ModuleGraph, moduleSource, STOPPED } from './host/modules.js'
+import { maxImports, ModuleGraph, moduleSource, STOPPED } from './host/modules.js'
 import { toGuestError } from './guest/host-error.js'
 import { RunClock, type Stop } from './engine/clock.js'
 import { parseBoundedJson, utf8Length } from './guest/host-json.js'
@@ -115,10 +115,10 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
   const loadStripper = () => until(clock.outside(stripperFor(env.typescript), loaderTimeMs(env.limits.timeMs)))
   // A program that imports is a module (its imports read ahead: host/modules.ts); others a function body.
   // An `import(name)` of a computed name finds nothing ahead, but gets the loader's explanation.
-  const hoisted = hoistImports(code) ?? (/\bimport\s*\(/.test(code) ? { declarations: [], body: code } : undefined)
+  const hoisted = hoistImports(code, maxImports(env.limits)) ?? (/\bimport\s*\(/.test(code) ? { declarations: [], body: code } : undefined)
   let graph: ModuleGraph | undefined
   if (hoisted) {
-    graph = new ModuleGraph({ vfs: env.runnerVfs ?? env.vfs, imports: env.imports, limits: env.limits, until, loadStripper })
+    graph = new ModuleGraph({ vfs: env.runnerVfs ?? env.vfs, imports: env.imports, limits: env.limits, until, loadStripper, clock })
     try {
       if ((await graph.read(code)) === STOPPED) return stopFailure()
     } catch (error) {

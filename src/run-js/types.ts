@@ -72,11 +72,16 @@ export interface RunJsImports {
 
 /** One entry of a fetch allow-list. */
 export interface RunJsFetchRule {
-  /** URLs starting with this may be fetched (`https://api.example.com/v1/`). */
+  /**
+   * An origin and a path, as the URL parser writes them (`https://api.example.com/v1/`, or
+   * `https://api.example.com/` for the whole origin): URLs of exactly this origin whose path is this
+   * path or under it on a segment boundary may be fetched. Anything else (`https://api.example.com`
+   * with no path, a query, another spelling) makes `createRunJs` throw, saying what to write.
+   */
   prefix: string
   /** Methods allowed (default GET and HEAD). */
   methods?: readonly string[]
-  /** Headers the host adds to requests to this prefix (secrets): the program never sees them, and their values are redacted from what it gets back. */
+  /** Headers the host adds to requests this rule matches (secrets): the program never sees them; their values are redacted from the status text, headers, body, URL and errors it gets back. */
   headers?: Readonly<Record<string, string>>
 }
 
@@ -93,7 +98,7 @@ export interface RunJsFetch {
   ask?: (request: { url: string; origin: string; method: string }) => Promise<'allow' | 'deny'> | 'allow' | 'deny'
   /** Resolves a host name to addresses, so that names pointing at private addresses are refused too (Node: `dns.promises.lookup` with `all`). Default: only literal hosts and local names are judged. */
   resolve?: (hostname: string) => Promise<readonly string[]>
-  /** Per run: requests (hops included; default 50), request body bytes (1 MiB), response bytes in total (4 MiB), redirects per request (5). */
+  /** Per run: requests (hops included; default 50), request body bytes (1 MiB), response bytes in total, shared by concurrent requests and reserved before they are read (4 MiB), redirects per request (5). */
   limits?: { maxRequests?: number; maxRequestBytes?: number; maxResponseBytes?: number; maxRedirects?: number }
   /** The host's fetch (default `globalThis.fetch`). */
   fetch?: typeof fetch

@@ -4,7 +4,7 @@ import type { TestProject } from 'vitest/node'
 
 /** The loopback servers of the fetch suite (fetch-suite.ts), by origin (`http://127.0.0.1:<port>`). */
 export interface FetchOrigins {
-  /** Echoes the request (method, headers, body); `/redirect?to=`, `/big`, `/error` as the suite needs. */
+  /** Echoes the request (method, headers, body); `/redirect?to=`, `/big?bytes=(&chunked)`, `/error`, `/status-echo` as the suite needs. */
   echo: string
   /** Another host (a redirect's target): it must never be reached with a secret. */
   other: string
@@ -69,7 +69,15 @@ export async function startFetchServers(): Promise<{ origins: FetchOrigins; clos
   const echo = await serve((req, res, body) => {
     const u = new URL(req.url ?? '/', 'http://x')
     if (u.pathname === '/redirect') return res.writeHead(302, { location: u.searchParams.get('to') ?? '/' }).end()
-    if (u.pathname === '/big') return res.end('x'.repeat(200_000))
+    if (u.pathname === '/big' && u.searchParams.has('chunked')) {
+      // No Content-Length: the body's size is known only when it ends.
+      const bytes = Number(u.searchParams.get('bytes'))
+      for (let sent = 0; sent < bytes; sent += 16_384) res.write('x'.repeat(Math.min(16_384, bytes - sent)))
+      return res.end()
+    }
+    if (u.pathname === '/big') return res.end('x'.repeat(Number(u.searchParams.get('bytes') ?? 200_000)))
+    // A server that echoes the credential in its status line (HTTP/1.1 reason phrase).
+    if (u.pathname === '/status-echo') return res.writeHead(200, `ok ${String(req.headers.authorization)}`).end('fine')
     if (u.pathname === '/error') {
       res.writeHead(500, { 'x-echo-auth': String(req.headers.authorization) })
       return res.end(`bad token ${req.headers.authorization}`)

@@ -1,11 +1,15 @@
-import type { RunJsFetch, RunJsFetchRule, RunJsToolFunction } from '../types.js'
+import type { RunJsFetch, RunJsToolFunction } from '../types.js'
 import { privateAddress, privateHost } from './fetch-address.js'
+import { readBody, refused, ResponseBudget } from './fetch-body.js'
+import { approvedRule, readRules, ruleFor, type FetchRule } from './fetch-rules.js'
 
 /**
  * The opt-in `external_fetch` of a program, executed by the host (RunJsFetch in types.ts). Every
- * request and every redirect hop is checked against the allow-list and the private-address rule;
- * secrets are headers the host adds for matching URLs and are redacted from everything the guest
- * gets back; bytes and requests are counted per run; the run's signal (its deadline) bounds the time.
+ * request and every redirect hop is checked against the allow-list (exact origin, then path:
+ * fetch-rules.ts) and the address rule (public unicast only: fetch-address.ts); secrets are headers
+ * the host adds for matching URLs and are redacted from everything the guest gets back (status text,
+ * headers, body, URL, errors); response bytes come from one budget per run, reserved before they are
+ * read (fetch-body.ts); the run's signal (its deadline) bounds the time.
  */
 
 const DEFAULTS = { maxRequests: 50, maxRequestBytes: 1024 * 1024, maxResponseBytes: 4 * 1024 * 1024, maxRedirects: 5 }
@@ -28,24 +32,19 @@ export interface FetchAnswer {
   body: string
 }
 
-function refused(message: string): Error {
-  const error = new Error(message)
-  error.name = 'FetchRefused'
-  return error
-}
-
 /** Per-run counters, keyed by the run's signal (one per run; the tool itself is shared by runs). */
-const usage = new WeakMap<AbortSignal, { requests: number; bytes: number }>()
+const usage = new WeakMap<AbortSignal, { requests: number; budget: ResponseBudget }>()
 
 /** The tool behind `createRunJs({ fetch })`: the guest calls it as `external_fetch(urlOrRequest)`. */
 export function fetchTool(options: RunJsFetch): RunJsToolFunction {
   const limits = { ...DEFAULTS, ...options.limits }
+  const rules = readRules(options.allow)
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis)
   const approved = new Set<string>()
   return async (raw, { signal }) => {
     const input = readInput(raw)
-    const run = usage.get(signal) ?? { requests: 0, bytes: 0 }
-    usage.set(signal, run)
+    let run = usage.get(signal)
+    if (!run) usage.set(signal, (run = { requests: 0, budget: new ResponseBudget(limits.maxResponseBytes) }))
     const secrets = new Set<string>()
     let url = input.url
     let method = input.method
@@ -55,9 +54,17 @@ export function fetchTool(options: RunJsFetch): RunJsToolFunction {
     for (let hop = 0; ; hop++) {
       if (++run.requests > limits.maxRequests)
         throw refused(`a run may make at most ${limits.maxRequests} requests (fetch.limits.maxRequests)`)
-      const target = await checkTarget(url, method, options, approved)
+      let target: { url: URL; rule: FetchRule }
+      try {
+        target = await checkTarget(url, method, options, rules, approved, secrets)
+      } catch (error) {
+        // A redirect's URL may carry a secret the server echoed into it. (An `ask` that parks the
+        // program throws its own error, which goes on as it is.)
+        if (error instanceof Error && error.name === 'FetchRefused') error.message = redact(error.message, secrets)
+        throw error
+      }
       const headers = new Headers(input.headers)
-      for (const [name, value] of Object.entries(target.rule.headers ?? {})) {
+      for (const [name, value] of Object.entries(target.rule.headers)) {
         headers.set(name, value) // the host's header wins over the guest's
         secrets.add(value)
       }
@@ -81,13 +88,12 @@ export function fetchTool(options: RunJsFetch): RunJsToolFunction {
         }
         continue
       }
-      const text = await readCapped(response, limits.maxResponseBytes - run.bytes, signal)
-      run.bytes += byteLength(text)
+      const text = await readBody(response, run.budget, signal)
       const shown: Record<string, string> = {}
       response.headers.forEach((value, name) => (shown[name] = redact(value, secrets)))
       return {
         status: response.status,
-        statusText: response.statusText,
+        statusText: redact(response.statusText, secrets),
         url: redact(target.url.href, secrets),
         headers: shown,
         body: redact(text, secrets),
@@ -114,8 +120,10 @@ async function checkTarget(
   href: string,
   method: string,
   options: RunJsFetch,
+  rules: readonly FetchRule[],
   approved: Set<string>,
-): Promise<{ url: URL; rule: RunJsFetchRule }> {
+  secrets: ReadonlySet<string>,
+): Promise<{ url: URL; rule: FetchRule }> {
   let url: URL
   try {
     url = new URL(href)
@@ -124,45 +132,26 @@ async function checkTarget(
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refused(`${url.protocol} URLs cannot be fetched (http and https only)`)
   if (url.username || url.password) throw refused('URLs with credentials cannot be fetched (the host adds credentials)')
-  let rule = options.allow.find(r => url.href.startsWith(r.prefix) && (r.methods ?? ['GET', 'HEAD']).includes(method))
+  let rule = ruleFor(rules, url, method)
   if (!rule) {
+    const key = `${method} ${url.origin}`
     const decision =
-      options.ask && !approved.has(`${method} ${url.origin}`) ? await options.ask({ url: url.href, origin: url.origin, method }) : undefined
-    if (decision !== 'allow' && !approved.has(`${method} ${url.origin}`))
+      options.ask && !approved.has(key) ? await options.ask({ url: redact(url.href, secrets), origin: url.origin, method }) : undefined
+    if (decision !== 'allow' && !approved.has(key))
       throw refused(`${method} ${url.origin}${url.pathname} is not on this program's allow-list`)
-    approved.add(`${method} ${url.origin}`)
-    rule = { prefix: url.origin + '/', methods: [method] }
+    approved.add(key)
+    rule = approvedRule(url, method)
   }
   const allowPrivate = options.allowPrivate === true || (Array.isArray(options.allowPrivate) && options.allowPrivate.includes(url.host))
   if (!allowPrivate) {
-    const why = privateHost(url.hostname)
+    const why = await privateHost(url.hostname)
     if (why) throw refused(`${url.host} is ${why}, which programs may not reach`)
     for (const address of options.resolve ? await options.resolve(url.hostname) : []) {
-      const behind = privateAddress(address)
+      const behind = await privateAddress(address)
       if (behind) throw refused(`${url.host} resolves to ${behind}, which programs may not reach`)
     }
   }
   return { url, rule }
-}
-
-/** The body as text, refused past `max` bytes (read incrementally: a huge body is never held whole). */
-async function readCapped(response: Response, max: number, signal: AbortSignal): Promise<string> {
-  if (!response.body) return ''
-  const reader = response.body.getReader()
-  const decoder = new TextDecoder()
-  let bytes = 0
-  let text = ''
-  for (;;) {
-    if (signal.aborted) throw (await reader.cancel(), refused('the run ended while the response was read'))
-    const { done, value } = await reader.read()
-    if (done) return text + decoder.decode()
-    bytes += value.byteLength
-    if (bytes > max) {
-      await reader.cancel()
-      throw refused(`the response is larger than this run may still read (${Math.max(0, max)} bytes; fetch.limits.maxResponseBytes)`)
-    }
-    text += decoder.decode(value, { stream: true })
-  }
 }
 
 function redact(text: string, secrets: ReadonlySet<string>): string {

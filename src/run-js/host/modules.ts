@@ -109,6 +109,23 @@ export interface ModuleGraphOptions {
   loadStripper: () => Promise<TypeScriptStripper | NotStripped | typeof STOPPED>
   /** The run's `until` (run.ts): waits for host work unless the run stops first (the run's deadline covers reading modules). */
   until: <T>(work: Promise<T>) => Promise<T | typeof STOPPED>
+  /**
+   * The run's clock (`check()`: true once it has run out). Reads that settle without a turn of the
+   * event loop never let the run's timer fire, so the graph looks at the clock itself.
+   */
+  clock: { check(): boolean }
+}
+
+/**
+ * Imports (static, dynamic and re-exports, counted where they are written) a run's program and
+ * modules may hold together, per module a run may load: the scan is bounded by count as well as by
+ * the bytes of the program (`programBytes`) and of the modules (`moduleBytes`).
+ */
+export const IMPORTS_PER_MODULE = 64
+
+/** How many imports a run's program and modules may hold together. */
+export function maxImports(limits: Pick<ResolvedLimits, 'modules'>): number {
+  return IMPORTS_PER_MODULE * limits.modules
 }
 
 /**
@@ -120,9 +137,13 @@ export class ModuleGraph {
   /** Module sources QuickJS gets, by path (JavaScript: TypeScript already stripped). */
   private readonly code = new Map<string, string>()
   /** Why a dynamic `import('…')` found ahead could not be read: told when the program reaches it. */
-  private readonly failed = new Map<string, string>()
+  private readonly failed = new Map<string, { code: string; message: string }>()
   readonly loaded: LoadedModule[] = []
   private bytes = 0
+  /** Reads tried (those that failed count too: each costs the host a read). */
+  private reads = 0
+  /** Imports found so far (see {@link IMPORTS_PER_MODULE}). */
+  private found = 0
   private strip: TypeScriptStripper | undefined
 
   constructor(private readonly options: ModuleGraphOptions) {}
@@ -130,9 +151,19 @@ export class ModuleGraph {
   /** Reads everything `specifiers` (the program's imports) need; an ImportError for a static one that fails. */
   async read(program: string): Promise<typeof STOPPED | void> {
     const queue: Array<{ base: string; source: string; depth: number }> = [{ base: PROGRAM_FILE, source: program, depth: 0 }]
+    const { limits, clock } = this.options
+    const maxFound = maxImports(limits)
     while (queue.length) {
+      if (clock.check()) return STOPPED
       const { base, source, depth } = queue.shift()!
-      for (const found of findImports(source)) {
+      const imports = findImports(source, maxFound - this.found + 1)
+      this.found += imports.length
+      if (this.found > maxFound)
+        throw new ImportError(
+          'E2BIG',
+          `${where(base)}: a run's program and modules may hold at most ${maxFound} imports (${IMPORTS_PER_MODULE} per module of limits.modules)`,
+        )
+      for (const found of imports) {
         if (found.typeOnly) continue // erased with the types
         let path: string
         try {
@@ -142,20 +173,27 @@ export class ModuleGraph {
           continue // a dynamic import fails when (and if) the program reaches it
         }
         if (this.code.has(path) || this.failed.has(path)) continue
-        if (depth + 1 > this.options.limits.importDepth)
+        if (depth + 1 > limits.importDepth)
           throw new ImportError(
             'E2BIG',
-            `cannot import ${path} from ${where(base)}: imports nest deeper than ${this.options.limits.importDepth} (limits.importDepth)`,
+            `cannot import ${path} from ${where(base)}: imports nest deeper than ${limits.importDepth} (limits.importDepth)`,
           )
+        if (this.reads >= limits.modules) {
+          const message = `cannot import ${path}: a run may read at most ${limits.modules} modules (limits.modules)`
+          if (!found.dynamic) throw new ImportError('E2BIG', message)
+          this.failed.set(path, { code: 'E2BIG', message }) // told if the program reaches it; never read
+          continue
+        }
+        this.reads++
         let text: string | typeof STOPPED
         try {
           text = await this.fetch(path)
         } catch (error) {
           if (!found.dynamic || error instanceof ImportError) throw this.from(base, error)
-          this.failed.set(path, String((error as Error)?.message ?? error))
+          this.failed.set(path, { code: 'ENOENT', message: String((error as Error)?.message ?? error) })
           continue
         }
-        if (text === STOPPED) return STOPPED
+        if (text === STOPPED || clock.check()) return STOPPED
         queue.push({ base: path, source: text, depth: depth + 1 })
       }
     }
@@ -167,7 +205,7 @@ export class ModuleGraph {
    */
   refuse(error: unknown): string {
     const name = `${REFUSED}${this.failed.size}`
-    this.failed.set(name, (error as Error)?.message ?? String(error))
+    this.failed.set(name, { code: 'EACCES', message: (error as Error)?.message ?? String(error) })
     return name
   }
 
@@ -176,15 +214,13 @@ export class ModuleGraph {
     const code = this.code.get(path)
     if (code !== undefined) return code
     const failed = this.failed.get(path)
-    if (failed !== undefined) return new ImportError(path.startsWith(REFUSED) ? 'EACCES' : 'ENOENT', failed)
+    if (failed !== undefined) return new ImportError(failed.code, failed.message)
     return new ImportError('ENOENT', `${path} was not loaded: import modules with a string literal (no computed names)`)
   }
 
   private async fetch(path: string): Promise<string | typeof STOPPED> {
     const { vfs, limits } = this.options
     if (!vfs) throw new ImportError('ENOENT', `cannot import ${path}: this run has no workspace`)
-    if (this.code.size >= limits.modules)
-      throw new ImportError('E2BIG', `cannot import ${path}: a run may load at most ${limits.modules} modules (limits.modules)`)
     const read = await this.options.until(vfs.readFile(path, 'utf8'))
     if (read === STOPPED) return read
     this.bytes += utf8Length(read)
