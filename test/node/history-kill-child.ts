@@ -3,6 +3,8 @@
 // parent's kill lands: 0, before the commit starts; k > 0, right after the k-th statement the store
 // runs inside a transaction from then on (the child prints "at k" and waits there to be killed);
 // -1, after the commit was acknowledged (the child prints "done <ok> <statements>" and waits).
+// Mode `gc`: ten rounds of 300 writes (the child prints "round <r> <version>" after each), then one
+// retention pass (`gc({ keepVersions: 3 })`) in the place of the commit: a collection killed anywhere.
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { openVfs, postgresStore, type SqlClient } from '../../src/index.js'
@@ -72,6 +74,14 @@ if (mode === 'branch') {
   await branch.flush()
   await ready()
   ok = (await branch.commit()).ok
+} else if (mode === 'gc') {
+  for (let round = 0; round < 10; round++) {
+    await Promise.all(paths.map(p => vfs.writeFile(p, String(round).repeat(200))))
+    await vfs.flush()
+    process.stdout.write(`round ${round} ${vfs.version}\n`)
+  }
+  await ready()
+  ok = (await vfs.gc({ keepVersions: 3 })).removedChanges > 0
 } else {
   const start = vfs.version
   const run = withActor(vfs, 'run')

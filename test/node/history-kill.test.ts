@@ -7,7 +7,8 @@ import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openVfs, postgresStore, type SqlClient } from '../../src/index.js'
 
-// Kill -9 during a branch commit and during a revert (300 files, one commit each): afterwards the
+// Kill -9 during a branch commit, during a revert (300 files, one commit each) and during a retention
+// pass (gc: nothing the policy keeps may be lost): afterwards the
 // workspace holds all of it or none of it, and history agrees with the entries (0 torn). The kills land
 // at known points (history-kill-child.ts): before the commit, after each of several statements inside
 // its transaction (from the first to the last, and for a pool after its COMMIT), and after the
@@ -58,7 +59,8 @@ const report = (what: string, outcomes: Array<{ stopAt: number; outcome: string 
       .join(' ')})`,
   )
 
-async function checkWhole(client: SqlClient, scope: string, mode: string): Promise<'all' | 'none'> {
+async function checkWhole(client: SqlClient, scope: string, mode: string, out = ''): Promise<'all' | 'none'> {
+  if (mode === 'gc') return checkCollected(client, scope, out)
   const store = postgresStore({ client })
   const vfs = await openVfs({ store, namespace: 'kill', scope, autoRefresh: false })
   const contents = new Set<string>()
@@ -80,6 +82,36 @@ async function checkWhole(client: SqlClient, scope: string, mode: string): Promi
   return files === 0 ? 'all' : 'none'
 }
 
+/**
+ * After a retention pass killed anywhere: every file holds its last round, every version the policy
+ * keeps (the last 3 commits) rebuilds with its round's content, and the pass happened whole or not
+ * at all ('all': the oldest round can no longer be rebuilt; 'none': it still can, whole).
+ */
+async function checkCollected(client: SqlClient, scope: string, out: string): Promise<'all' | 'none'> {
+  const rounds = [...out.matchAll(/^round (\d+) (\d+)$/gm)].map(m => ({ round: Number(m[1]), version: Number(m[2]) }))
+  expect(rounds).toHaveLength(10)
+  const last = rounds.at(-1)!.version
+  const vfs = await openVfs({ store: postgresStore({ client }), namespace: 'kill', scope, autoRefresh: false })
+  try {
+    const files = await vfs.glob('/work/**/*.txt')
+    expect(files).toHaveLength(300)
+    for (const p of files) expect(await vfs.readFile(p, 'utf8'), p).toBe('9'.repeat(200))
+    for (const { round, version } of rounds.filter(r => r.version > last - 3)) {
+      const then = await vfs.at(version)
+      for (const p of files) expect(await then.readFile(p, 'utf8'), `${p} at ${version}`).toBe(String(round).repeat(200))
+    }
+    const oldest = await vfs.at(rounds[0]!.version).then(
+      v => v,
+      () => undefined,
+    )
+    if (!oldest) return 'all'
+    for (const p of files) expect(await oldest.readFile(p, 'utf8'), `${p} at the oldest round`).toBe('0'.repeat(200))
+    return 'none'
+  } finally {
+    await vfs.close()
+  }
+}
+
 /** One migrated PGlite data dir, copied for each round (initdb costs seconds a round on a busy machine). */
 let template: Promise<string> | undefined
 const pgliteTemplate = () =>
@@ -94,8 +126,8 @@ afterAll(async () => {
   if (template) rmSync(await template, { recursive: true, force: true })
 })
 
-describe('kill -9 during a branch commit and a revert: all or nothing', () => {
-  it.each(['branch', 'revert'])(
+describe('kill -9 during a branch commit, a revert and a retention pass: all or nothing', () => {
+  it.each(['branch', 'revert', 'gc'])(
     'PGlite (on disk), %s',
     async mode => {
       let i = 0
@@ -106,7 +138,7 @@ describe('kill -9 during a branch commit and a revert: all or nothing', () => {
           const scope = `s-${i++}`
           const out = await runUntilKilled(['pglite', dir, scope, mode], stopAt)
           const db = await PGlite.create(dir)
-          const outcome = await checkWhole(db, scope, mode)
+          const outcome = await checkWhole(db, scope, mode, out)
           await db.close()
           return { out, outcome }
         } finally {
@@ -118,7 +150,7 @@ describe('kill -9 during a branch commit and a revert: all or nothing', () => {
     900_000,
   )
 
-  it.skipIf(!process.env.PG_URL).each(['branch', 'revert'])(
+  it.skipIf(!process.env.PG_URL).each(['branch', 'revert', 'gc'])(
     'Postgres, %s',
     async mode => {
       const pool = new pg.Pool({ connectionString: process.env.PG_URL, max: 2 })
@@ -128,7 +160,7 @@ describe('kill -9 during a branch commit and a revert: all or nothing', () => {
           async stopAt => {
             const scope = `pg-${mode}-${Date.now().toString(36)}-${i++}`
             const out = await runUntilKilled(['postgres', process.env.PG_URL!, scope, mode], stopAt)
-            return { out, outcome: await checkWhole(pool, scope, mode) }
+            return { out, outcome: await checkWhole(pool, scope, mode, out) }
           },
           [1 / 4, 1 / 2, 3 / 4],
         )
