@@ -113,3 +113,41 @@ it('npm run serve refuses a held data folder, a busy port and an unreachable Pos
     rmSync(other, { recursive: true, force: true })
   }
 }, 300_000)
+
+it('npm run serve collects history by itself: an owner at AGENT_VFS_MAX_BYTES writes again once the retention timer has run', async () => {
+  const data = mkdtempSync(join(tmpdir(), 'agent-vfs-serve-retention-'))
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', AGENT_VFS_DATA: data, AGENT_VFS_MAX_BYTES: '4000000', LEASE_MS: '2000' }
+  delete env.DATABASE_URL
+  delete env.AGENT_VFS_JWT_SECRET
+  const server = serveProcess(env)
+  try {
+    const started = await server.ready
+    expect(started, server.log()).toBeDefined()
+    const { url, token } = started!
+    const headers = { authorization: `Bearer ${token}` }
+    const created = await fetch(`${url}/sessions`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ profile: 'appendix', title: 'retention' }),
+    })
+    const { id } = (await created.json()) as { id: string }
+    const put = (fill: number) =>
+      fetch(`${url}/sessions/${id}/file?path=/work/big.bin`, { method: 'PUT', headers, body: new Uint8Array(1_000_000).fill(fill) })
+    // Files and history count together: without retention the 4th PUT of 1 MB is 413 (as
+    // session-history-quota.test.ts shows with no timer). With serve's own pass every LEASE_MS, either
+    // PUTs keep fitting because passes run between them, or, after a 413, a later PUT fits again.
+    // No request of ours frees anything; if the timer never ran, the PUT after the 413 never fits.
+    const statuses: number[] = []
+    for (let i = 0; i < 10 && statuses.at(-1) !== 413; i++) statuses.push((await put(i)).status)
+    let status = statuses.at(-1)!
+    for (let tries = 0; tries < 120 && status === 413; tries++) {
+      await new Promise(r => setTimeout(r, 500))
+      status = (await put(50 + tries)).status
+    }
+    expect(status, `statuses ${statuses}; ${server.log()}`).toBe(201)
+  } finally {
+    server.proc.kill('SIGKILL')
+    await server.exited
+    rmSync(data, { recursive: true, force: true })
+  }
+}, 180_000)
