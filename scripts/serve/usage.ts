@@ -13,6 +13,7 @@ export const SERVE_CLI: CliSpec = {
     'run-js-threads': 'string',
     'execution-budget': 'string',
     'owner-budget': 'string',
+    'mcp-origins': 'string',
   },
   usage: `usage: npm run serve -- [options]          (options after --, or npm keeps them)
   --max-sessions N        sessions per owner (100; none or 0 lifts it)      env AGENT_VFS_MAX_SESSIONS
@@ -24,6 +25,7 @@ export const SERVE_CLI: CliSpec = {
   --run-js-threads N      run_js worker threads (parallelism, 1 to 8; 0: this thread)  env AGENT_VFS_RUN_JS_THREADS
   --execution-budget JSON e.g. '{"modelCalls":50}'                          env AGENT_VFS_EXECUTION_BUDGET
   --owner-budget JSON     e.g. '{"tokens":2000000}'                         env AGENT_VFS_OWNER_BUDGET
+  --mcp-origins LIST      browser origins allowed on /sessions/{id}/mcp (none)  env AGENT_VFS_MCP_ORIGINS
 env: PORT (8787), DATABASE_URL (else PGlite in AGENT_VFS_DATA, .agent-vfs), AGENT_VFS_JWT_SECRET,
   LEASE_MS (15000), MODEL_DELAY_MS (0), OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL`,
 }

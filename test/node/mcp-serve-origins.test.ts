@@ -1,32 +1,8 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-
-/** `npm run serve` with `env`, from the sources (no build needed): resolves once it printed its URL and dev token, or when it exits. */
-function serveProcess(env: NodeJS.ProcessEnv, args: string[] = []) {
-  const proc = spawn(process.execPath, ['--conditions=agent-vfs:source', '--import', 'tsx', 'scripts/serve.ts', ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let log = ''
-  proc.stdout!.on('data', d => (log += d))
-  proc.stderr!.on('data', d => (log += d))
-  const exited = new Promise<number | null>(r => proc.once('exit', r))
-  const ready = new Promise<{ url: string; token: string } | undefined>(resolve => {
-    const timer = setInterval(() => {
-      const u = /on (http:\/\/127\.0\.0\.1:\d+) /.exec(log)
-      const t = /dev token \(owner "dev", 24 h\): (\S+)/.exec(log)
-      if (u && t) {
-        clearInterval(timer)
-        resolve({ url: u[1], token: t[1] })
-      }
-    }, 50)
-    void exited.then(() => (clearInterval(timer), resolve(undefined)))
-  })
-  return { proc, ready, exited, log: () => log }
-}
+import { serveProcess } from '../shared/serve-process.js'
 
 const initialize = JSON.stringify({
   jsonrpc: '2.0',

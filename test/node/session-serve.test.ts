@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
+import { serveProcess } from '../shared/serve-process.js'
 import { SOURCE_NODE_ARGS } from '../../scripts/from-source.js'
 
 it('npm run serve in dev mode: PGlite in a folder, 127.0.0.1, a printed token that works; SIGTERM stops it', async () => {
@@ -48,27 +49,6 @@ it('npm run serve in dev mode: PGlite in a folder, 127.0.0.1, a printed token th
     rmSync(data, { recursive: true, force: true })
   }
 }, 120_000)
-
-/** Starts `npm run serve` and resolves once it printed its URL (and dev token), or when it exits. */
-function serveProcess(env: NodeJS.ProcessEnv) {
-  const proc = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'scripts/serve.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let log = ''
-  proc.stdout!.on('data', d => (log += d))
-  proc.stderr!.on('data', d => (log += d))
-  const exited = new Promise<number | null>(r => proc.once('exit', r))
-  const ready = new Promise<{ url: string; token: string } | undefined>(resolve => {
-    const timer = setInterval(() => {
-      const u = /on (http:\/\/127\.0\.0\.1:\d+) /.exec(log)
-      const t = /dev token \(owner "dev", 24 h\): (\S+)/.exec(log)
-      if (u && t) {
-        clearInterval(timer)
-        resolve({ url: u[1], token: t[1] })
-      }
-    }, 50)
-    void exited.then(() => (clearInterval(timer), resolve(undefined)))
-  })
-  return { proc, ready, exited, log: () => log }
-}
 
 it('npm run serve refuses a held data folder, a busy port and an unreachable Postgres with a message; dev tokens survive a restart', async () => {
   const data = mkdtempSync(join(tmpdir(), 'agent-vfs-serve-'))
