@@ -98,6 +98,9 @@ describe('the edge session API: auth, ids, quotas, retention', () => {
     await expectJson(call('PUT', `/sessions/${a.id}/file?path=/context/big.bin`, q, bytes), 201)
     expect((await call('PUT', `/sessions/${b.id}/file?path=/context/big.bin`, q, bytes)).status).toBe(413)
     await expectJson(call('DELETE', `/sessions/${a.id}/file?path=/context/big.bin`, q), 200)
+    // The deleted file's bytes live on in a's history, which counts too (issue 27): still refused.
+    expect((await call('PUT', `/sessions/${b.id}/file?path=/context/big.bin`, q, bytes)).status).toBe(413)
+    await expectJson(call('DELETE', `/sessions/${a.id}`, q), 200)
     const both = await Promise.all([b, c].map(x => call('PUT', `/sessions/${x.id}/file?path=/context/big.bin`, q, bytes)))
     expect(both.map(r => r.status).sort()).toEqual([201, 413])
     const total = await env.DB.prepare('SELECT SUM(bytes) AS n FROM sessions WHERE owner = ?').bind('quota-bytes').first<{ n: number }>()
