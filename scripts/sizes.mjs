@@ -128,9 +128,7 @@ function quotedPack(text) {
 function packAsQuoted(text, pack) {
   const quoted = quotedPack(text)
   const near = (a, b) => Math.abs(a - b) <= b * PACK_TOLERANCE
-  return quoted && quoted.files === pack.files && near(quoted.packed, pack.packed) && near(quoted.unpacked, pack.unpacked)
-    ? quoted
-    : pack
+  return quoted && quoted.files === pack.files && near(quoted.packed, pack.packed) && near(quoted.unpacked, pack.unpacked) ? quoted : pack
 }
 
 /** The pages whose blocks differ from the build, with their expected text. */

@@ -43,7 +43,10 @@ async function expectStreamedText(page: Page): Promise<void> {
   // Seen growing, piece by piece, each a beginning of a stored text, the first one's among them.
   const ofFirst = seen.filter(s => text.startsWith(s))
   expect(ofFirst.length).toBeGreaterThan(1)
-  expect(seen.filter(s => !texts.some(t => t.startsWith(s))), JSON.stringify({ texts, seen })).toEqual([])
+  expect(
+    seen.filter(s => !texts.some(t => t.startsWith(s))),
+    JSON.stringify({ texts, seen }),
+  ).toEqual([])
   expect(new Set(ofFirst.map(s => s.length)).size).toBeGreaterThan(1)
   // The live element of that text is gone once the stored one is there.
   await expect.poll(() => page.locator('[data-testid="timeline-live"]').filter({ hasText: text }).count()).toBe(0)
