@@ -2,7 +2,7 @@
 // Runs every bench/*.bench.ts in its own Node process (so one suite's memory does not skew the
 // next), passing the filter: `npm run bench -- vfs.grep`. `--smoke` (npm run bench:smoke) runs
 // every suite at tiny sizes with BENCH_SMOKE=1 (see bench/harness.ts): nothing recorded, the
-// README left alone, exit 1 if any suite fails.
+// README left alone, exit 1 if any suite fails. `--suite=<file>` runs one suite.
 //
 // Suites that need Postgres (bench/session.bench.ts) get one: without PG_URL, a throw-away server
 // is started (`scripts/postgres.sh start bench`, as scripts/test.sh does for the tests) and
@@ -11,7 +11,9 @@ import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 
 const smoke = process.argv.includes('--smoke')
-const args = process.argv.slice(2).filter(a => a !== '--smoke')
+// `--suite=<file>.bench.ts` runs that suite alone (the smoke test runs each suite as its own test).
+const only = process.argv.find(a => a.startsWith('--suite='))?.slice('--suite='.length)
+const args = process.argv.slice(2).filter(a => a !== '--smoke' && !a.startsWith('--suite='))
 const env = smoke ? { ...process.env, BENCH_SMOKE: '1' } : { ...process.env }
 let startedPostgres = false
 if (!env.PG_URL) {
@@ -33,8 +35,12 @@ function readFileSafe(path) {
   }
 }
 const suites = readdirSync(new URL('../bench/', import.meta.url))
-  .filter(f => f.endsWith('.bench.ts'))
+  .filter(f => f.endsWith('.bench.ts') && (!only || f === only))
   .sort()
+if (only && !suites.length) {
+  console.log(`# no suite bench/${only}`)
+  process.exit(1)
+}
 let failed = 0
 for (const suite of suites) {
   console.log(`\n# bench/${suite}`)
@@ -48,6 +54,6 @@ for (const suite of suites) {
     console.log(`# bench/${suite} FAILED (exit ${r.status ?? r.signal})`)
   }
 }
-if (!smoke) spawnSync(process.execPath, ['scripts/bench-table.mjs'], { stdio: 'inherit' })
+if (!smoke && !only) spawnSync(process.execPath, ['scripts/bench-table.mjs'], { stdio: 'inherit' })
 if (startedPostgres) spawnSync('bash', ['scripts/postgres.sh', 'stop', 'bench'], { stdio: 'ignore' })
 process.exit(failed ? 1 : 0)
