@@ -84,7 +84,7 @@ export class ProgramRun {
     this.rt.setInterruptHandler(() => this.shouldInterrupt())
     try {
       this.ctx = this.handles.manage(this.rt.newContext())
-      this.k = new Intrinsics(this.ctx, this.handles)
+      this.k = new Intrinsics(this.ctx, this.handles, true, instance)
       this.dispatch = new HostDispatch(this.ctx, this.handles, this.k, {
         vfs: env.vfs,
         readText: env.readText,
@@ -365,8 +365,9 @@ export class ProgramRun {
     const spent = this.hasPendingJob() || this.interruptedInJob
     try {
       this.rt.setMemoryLimit(-1)
-      this.handles.dispose()
+      // The captured built-ins are freed through the context: before the handles (the context among them).
       this.k.close()
+      this.handles.dispose()
       this.rt.removeInterruptHandler()
       if (this.modules) this.rt.removeModuleLoader()
     } catch {

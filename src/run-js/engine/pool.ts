@@ -1,5 +1,6 @@
 import type { QuickJSRuntime } from 'quickjs-emscripten-core'
 import type { QuickJsEngine, QuickJsModule } from './engine.js'
+import type { InstanceNames } from './instance-names.js'
 import { memoryPages } from './limits.js'
 
 /**
@@ -11,6 +12,8 @@ export interface Instance {
   readonly module: QuickJsModule
   readonly memory: WebAssembly.Memory
   runtime?: QuickJSRuntime
+  /** The direct calls' names, made by the first run and kept for the next (freed before the runtime). */
+  names?: InstanceNames
 }
 
 /** How a run left its instance. */
@@ -65,7 +68,11 @@ export class InstancePool {
 
 function disposeRuntime(instance: Instance): void {
   try {
-    if (instance.runtime?.alive) instance.runtime.dispose()
+    if (instance.runtime?.alive) {
+      instance.names?.dispose()
+      instance.names = undefined
+      instance.runtime.dispose()
+    }
   } catch {
     // Leaked objects: the instance is dropped either way.
   }
