@@ -209,14 +209,17 @@ export class ProgramRun {
         settled = this.finished = true
         resolve(outcome)
       }
-      // A waiting guest (a promise that never settles, a tool that never returns) is ended here.
-      this.clock.onStop(stop => this.settle?.({ kind: 'stopped', stop }))
       if (this.poisoned) return this.settle({ kind: 'host', error: this.hostError })
       const started = this.guard(() => this.k.callFunction(program, this.ctx.undefined))
       if (!started) return
       if (started.error) return this.settleWithError(started.error)
       this.promise = this.handles.manage(started.value)
       this.pump()
+      if (settled) return
+      // Still pending: a waiting guest (a promise that never settles, a tool that never returns) is
+      // ended by the clock's timer (a stop while guest code runs is seen by the pump itself).
+      this.clock.arm()
+      this.clock.onStop(stop => this.settle?.({ kind: 'stopped', stop }))
     })
   }
 
