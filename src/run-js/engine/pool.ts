@@ -45,9 +45,12 @@ export class InstancePool {
     private readonly maxIdle = 2,
   ) {}
 
-  async acquire(): Promise<Instance> {
-    const reused = this.idle.pop()
-    if (reused) return reused
+  /** An idle instance at once (no promise: this is on every run's path), or a new one. */
+  acquire(): Instance | Promise<Instance> {
+    return this.idle.pop() ?? this.create()
+  }
+
+  private async create(): Promise<Instance> {
     const memory = new WebAssembly.Memory(memoryPages(this.memoryBytes))
     return { module: await this.engine.instantiate(memory), memory }
   }
@@ -79,6 +82,9 @@ function disposeRuntime(instance: Instance): void {
   instance.runtime = undefined
 }
 
+/** A view of each memory, made once: this runs after every run, and the memory never grows. */
+const views = new WeakMap<WebAssembly.Memory, Uint32Array>()
+
 /**
  * Roughly how far up `memory` has been used, looking only above `from`: the top of the highest
  * 64 KiB page whose first word is non-zero, or 0 if none above `from` has one.
@@ -91,7 +97,8 @@ function disposeRuntime(instance: Instance): void {
  * a used page's first word is almost never zero (a chunk header or old data).
  */
 export function usedBytes(memory: WebAssembly.Memory, from: number): number {
-  const words = new Uint32Array(memory.buffer)
+  let words = views.get(memory)
+  if (words?.buffer !== memory.buffer) views.set(memory, (words = new Uint32Array(memory.buffer)))
   const PAGE_WORDS = 65536 / 4
   const lowest = Math.floor(from / 65536)
   for (let page = words.length / PAGE_WORDS - 1; page >= lowest; page--) if (words[page * PAGE_WORDS] !== 0) return (page + 1) * 65536
