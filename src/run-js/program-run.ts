@@ -84,7 +84,7 @@ export class ProgramRun {
     this.rt.setInterruptHandler(() => this.shouldInterrupt())
     try {
       this.ctx = this.handles.manage(this.rt.newContext())
-      this.k = new Intrinsics(this.ctx, this.handles)
+      this.k = new Intrinsics(this.ctx, this.handles, true, instance)
       this.dispatch = new HostDispatch(this.ctx, this.handles, this.k, {
         vfs: env.vfs,
         readText: env.readText,
@@ -209,14 +209,17 @@ export class ProgramRun {
         settled = this.finished = true
         resolve(outcome)
       }
-      // A waiting guest (a promise that never settles, a tool that never returns) is ended here.
-      this.clock.onStop(stop => this.settle?.({ kind: 'stopped', stop }))
       if (this.poisoned) return this.settle({ kind: 'host', error: this.hostError })
       const started = this.guard(() => this.k.callFunction(program, this.ctx.undefined))
       if (!started) return
       if (started.error) return this.settleWithError(started.error)
       this.promise = this.handles.manage(started.value)
       this.pump()
+      if (settled) return
+      // Still pending: a waiting guest (a promise that never settles, a tool that never returns) is
+      // ended by the clock's timer (a stop while guest code runs is seen by the pump itself).
+      this.clock.arm()
+      this.clock.onStop(stop => this.settle?.({ kind: 'stopped', stop }))
     })
   }
 
@@ -365,8 +368,9 @@ export class ProgramRun {
     const spent = this.hasPendingJob() || this.interruptedInJob
     try {
       this.rt.setMemoryLimit(-1)
-      this.handles.dispose()
+      // The captured built-ins are freed through the context: before the handles (the context among them).
       this.k.close()
+      this.handles.dispose()
       this.rt.removeInterruptHandler()
       if (this.modules) this.rt.removeModuleLoader()
     } catch {

@@ -1,12 +1,12 @@
 import { archiveModules, archiveResult, archiveScript } from './host/archive.js'
 import { hoistImports } from './host/import-scan.js'
-import { maxImports, ModuleGraph, moduleSource, STOPPED } from './host/modules.js'
+import { maxImports, ModuleGraph, moduleSource, STOPPED, type ModuleGraphOptions } from './host/modules.js'
 import { toGuestError } from './guest/host-error.js'
 import { RunClock, type Stop } from './engine/clock.js'
 import { parseBoundedJson, utf8Length } from './guest/host-json.js'
 import type { InstancePool } from './engine/pool.js'
 import { abortError, failure, preview, TIMEOUT } from './host/result.js'
-import { ProgramRun, UNDEFINED_RESULT, type ProgramEnv } from './program-run.js'
+import { ProgramRun, UNDEFINED_RESULT, type ProgramEnv, type ProgramOutcome } from './program-run.js'
 import { explainNotStripped, stripperFor, stripWith, type TypeScriptLoader } from './host/typescript.js'
 import { Journal } from './host/journal.js'
 import { explainUnknownName } from './host/unknown-name.js'
@@ -65,7 +65,8 @@ export async function runProgram(
 
   let instance
   try {
-    instance = await env.pool.acquire()
+    const acquired = env.pool.acquire()
+    instance = acquired instanceof Promise ? await acquired : acquired
   } catch (error) {
     // The host's fault (a missing wasm, a bad engine): its details (paths of the host) go to the
     // host's log, the program's result says only that run_js is unavailable here.
@@ -102,25 +103,57 @@ export async function runProgram(
   }
 }
 
-async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, code: string): Promise<RunJsResult> {
-  const stopped = new Promise<typeof STOPPED>(resolve => clock.onStop(() => resolve(STOPPED)))
-  /** Waits for host work unless the clock stops first; a late failure of `work` is dropped. */
-  const until = <T>(work: Promise<T>): Promise<T | typeof STOPPED> => {
-    work.catch(() => {})
-    return Promise.race([work, stopped])
-  }
-  const stopFailure = (scriptPath?: string) =>
-    failure(stopError(clock.stop ?? 'timeout', env, clock.callerSignal), programRun.logs(), scriptPath)
+/**
+ * The steps of one run around its engine half, as methods (no closures made per run): host waits
+ * raced against the clock, whose timer is armed by the first wait (a run that never waits needs none).
+ */
+class RunSteps {
+  private stopped: Promise<typeof STOPPED> | undefined
 
-  const loadStripper = () => until(clock.outside(stripperFor(env.typescript), loaderTimeMs(env.limits.timeMs)))
+  constructor(
+    readonly env: RunEnv,
+    readonly programRun: ProgramRun,
+    readonly clock: RunClock,
+  ) {}
+
+  /** Waits for host work unless the clock stops first; a late failure of `work` is dropped. */
+  until<T>(work: Promise<T>): Promise<T | typeof STOPPED> {
+    work.catch(() => {})
+    this.clock.arm()
+    this.stopped ??= new Promise<typeof STOPPED>(resolve => this.clock.onStop(() => resolve(STOPPED)))
+    return Promise.race([work, this.stopped])
+  }
+
+  stopFailure(scriptPath?: string): RunJsResult {
+    return failure(stopError(this.clock.stop ?? 'timeout', this.env, this.clock.callerSignal), this.programRun.logs(), scriptPath)
+  }
+
+  loadStripper(): ReturnType<ModuleGraphOptions['loadStripper']> {
+    return this.until(this.clock.outside(stripperFor(this.env.typescript), loaderTimeMs(this.env.limits.timeMs)))
+  }
+
+  compile(js: string, graph: ModuleGraph | undefined, asModule: boolean): ReturnType<ProgramRun['compile']> {
+    return graph ? this.programRun.compileModule(js, graph, this.env.imports, asModule) : this.programRun.compile(js)
+  }
+}
+
+async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, code: string): Promise<RunJsResult> {
+  const steps = new RunSteps(env, programRun, clock)
   // A program that imports is a module (its imports read ahead: host/modules.ts); others a function body.
   // An `import(name)` of a computed name finds nothing ahead, but gets the loader's explanation.
   const hoisted = hoistImports(code, maxImports(env.limits)) ?? (/\bimport\s*\(/.test(code) ? { declarations: [], body: code } : undefined)
   let graph: ModuleGraph | undefined
   if (hoisted) {
-    graph = new ModuleGraph({ vfs: env.runnerVfs ?? env.vfs, imports: env.imports, limits: env.limits, until, loadStripper, clock })
+    graph = new ModuleGraph({
+      vfs: env.runnerVfs ?? env.vfs,
+      imports: env.imports,
+      limits: env.limits,
+      until: work => steps.until(work),
+      loadStripper: () => steps.loadStripper(),
+      clock,
+    })
     try {
-      if ((await graph.read(code)) === STOPPED) return stopFailure()
+      if ((await graph.read(code)) === STOPPED) return steps.stopFailure()
     } catch (error) {
       const e = toGuestError(error)
       return failure({ name: 'ImportError', message: e.message, ...(e.code ? { code: e.code } : {}) }, programRun.logs())
@@ -128,38 +161,37 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
   }
   const asModule = hoisted !== undefined && hoisted.declarations.length > 0
   const source = asModule ? moduleSource(hoisted.declarations, hoisted.body) : wrap(code)
-  const compile = (js: string) => (graph ? programRun.compileModule(js, graph, env.imports, asModule) : programRun.compile(js))
 
   // Compile: the program as JavaScript first; TypeScript only if that fails.
   let language: 'js' | 'ts' = 'js'
-  let compiled = compile(source)
+  let compiled = steps.compile(source, graph, asModule)
   if ('error' in compiled && compiled.error.name === 'SyntaxError' && !clock.stop && !programRun.poisoned) {
-    const strip = await loadStripper()
-    if (strip === STOPPED) return stopFailure()
+    const strip = await steps.loadStripper()
+    if (strip === STOPPED) return steps.stopFailure()
     const stripped = typeof strip === 'function' ? stripWith(strip, source) : strip
     if (!('code' in stripped)) {
       // Not stripped: if it looks like TypeScript, say so, or a model "fixes" valid code.
       const explained = explainNotStripped(compiled.error.message, code, stripped)
       if (explained) compiled.error.message = explained
     } else if (stripped.code !== source) {
-      compiled = compile(stripped.code)
+      compiled = steps.compile(stripped.code, graph, asModule)
       language = 'ts'
     }
   }
   if (programRun.poisoned) return hostFailure(programRun, undefined)
-  if (clock.check()) return stopFailure()
+  if (clock.check()) return steps.stopFailure()
 
   let scriptPath: string | undefined
   let scriptNumber: number | undefined
   const archive = env.runnerVfs ?? env.vfs
   if (archive && env.archiveDir) {
     try {
-      const saved = await until(archiveScript(archive, env.archiveDir, code, language))
-      if (saved === STOPPED) return stopFailure()
+      const saved = await steps.until(archiveScript(archive, env.archiveDir, code, language))
+      if (saved === STOPPED) return steps.stopFailure()
       scriptPath = saved.path
       scriptNumber = saved.number
-      if (graph?.loaded.length && (await until(archiveModules(archive, env.archiveDir, saved.number, graph.loaded))) === STOPPED)
-        return stopFailure(scriptPath)
+      if (graph?.loaded.length && (await steps.until(archiveModules(archive, env.archiveDir, saved.number, graph.loaded))) === STOPPED)
+        return steps.stopFailure(scriptPath)
     } catch (error) {
       const e = toGuestError(error)
       return failure({
@@ -170,9 +202,19 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
     }
   }
   if ('error' in compiled) return failure(compiled.error, programRun.logs(), scriptPath)
-  if (clock.check()) return stopFailure(scriptPath)
+  if (clock.check()) return steps.stopFailure(scriptPath)
+  return ended(steps, await programRun.execute(compiled.fn), code, scriptPath, scriptNumber)
+}
 
-  const outcome = await programRun.execute(compiled.fn)
+/** The run's result from how its program ended. */
+async function ended(
+  steps: RunSteps,
+  outcome: ProgramOutcome,
+  code: string,
+  scriptPath: string | undefined,
+  scriptNumber: number | undefined,
+): Promise<RunJsResult> {
+  const { env, programRun, clock } = steps
   const logs = programRun.logs()
   switch (outcome.kind) {
     case 'stopped':
@@ -184,8 +226,8 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
     case 'suspended': {
       // Whatever the host was still doing for the program finishes and is journaled before the
       // journal is handed out, so that a resumed run replays it instead of doing it again.
-      const quiet = await until(programRun.quiesce())
-      if (quiet === STOPPED) return stopFailure(scriptPath)
+      const quiet = await steps.until(programRun.quiesce())
+      if (quiet === STOPPED) return steps.stopFailure(scriptPath)
       const message = `the program is waiting for a person: ${outcome.call} asked; resume the run with the answer`
       return {
         ...failure({ name: 'SuspendedError', message }, programRun.logs(), scriptPath),
@@ -193,9 +235,11 @@ async function runToEnd(env: RunEnv, programRun: ProgramRun, clock: RunClock, co
       }
     }
     case 'ok': {
-      const result = await until(shapeResult(env, outcome.json, logs, scriptPath, scriptNumber))
+      // A result small enough to return inline needs no host work: no wait.
+      const inline = shapeInline(env, outcome.json, logs, scriptPath)
+      const result = inline ?? (await steps.until(shapeLarge(env, outcome.json, logs, scriptPath, scriptNumber)))
       // Nothing succeeds after the deadline, whatever the host was doing for the guest.
-      if (result === STOPPED || (result.success && clock.check())) return stopFailure(scriptPath)
+      if (result === STOPPED || (result.success && clock.check())) return steps.stopFailure(scriptPath)
       return result
     }
   }
@@ -213,7 +257,19 @@ function programTooLarge(code: string, max: number): RunJsError | undefined {
   }
 }
 
-async function shapeResult(
+/** The result when it is small enough to return inline (or none), else undefined. */
+function shapeInline(env: RunEnv, json: string, logs: string[], scriptPath: string | undefined): RunJsResult | undefined {
+  if (json !== UNDEFINED_RESULT && json.length > env.limits.inlineResultChars) return undefined
+  const base: RunJsResult = scriptPath ? { success: true, logs, scriptPath } : { success: true, logs }
+  if (json === UNDEFINED_RESULT) return base
+  const parsed = parseBoundedJson(json, 'the result')
+  if ('error' in parsed) return failure({ name: 'RangeError', message: parsed.error }, logs, scriptPath)
+  base.result = parsed.value
+  return base
+}
+
+/** A result too large to return inline: a preview, and the whole written next to the script. */
+async function shapeLarge(
   env: RunEnv,
   json: string,
   logs: string[],
@@ -221,12 +277,6 @@ async function shapeResult(
   n: number | undefined,
 ): Promise<RunJsResult> {
   const base = { success: true, logs, ...(scriptPath ? { scriptPath } : {}) }
-  if (json === UNDEFINED_RESULT) return base
-  if (json.length <= env.limits.inlineResultChars) {
-    const parsed = parseBoundedJson(json, 'the result')
-    if ('error' in parsed) return failure({ name: 'RangeError', message: parsed.error }, logs, scriptPath)
-    return { ...base, result: parsed.value }
-  }
   const bytes = utf8Length(json)
   let resultPath: string | undefined
   const archive = env.runnerVfs ?? env.vfs

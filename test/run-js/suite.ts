@@ -118,6 +118,17 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         expect(r.result).toEqual(['undefined', 'undefined'])
       })
 
+      it('what a run replaces or adds to the built-ins the host captured is gone in the next run (keys are kept per instance, values never)', async () => {
+        const run = runner(await open())
+        const vandal = `JSON.stringify = () => '"forged"'; JSON.parse = () => 'forged'; Object.freeze = o => o
+          Promise.resolve = () => 'forged'; Array.prototype.push = () => 0; globalThis.JSON.stringify.tag = 1
+          console.log('x'); return JSON.stringify({ a: 1 })`
+        expect(await run.run(vandal)).toMatchObject({ success: true, result: '"forged"', logs: ['x'] })
+        const r = await run.run(`console.log({ b: 2 }); const a = []; a.push(1)
+          return [JSON.stringify({ a: 1 }), JSON.parse('[1]'), Object.isFrozen(Object.freeze({})), typeof JSON.stringify.tag, a.length, Object.isFrozen(console)]`)
+        expect(r).toMatchObject({ success: true, result: ['{"a":1}', [1], true, 'undefined', 1, true], logs: ['{"b":2}'] })
+      })
+
       it('the guest sees none of the host', async () => {
         const r = await runner(await open()).run(
           `return ['process','require','fetch','setTimeout','setInterval','importScripts','module','exports','__agentvfs_call','__agentvfs_log','WebAssembly','XMLHttpRequest'].filter(k => typeof globalThis[k] !== 'undefined')`,

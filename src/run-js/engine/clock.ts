@@ -43,8 +43,9 @@ export class RunClock {
   }
 
   /**
-   * Starts the deadline, the budget and the timer. Before this only the host's own set-up runs, and
-   * the interrupt handler lets it finish.
+   * Starts the deadline and the budget. Before this only the host's own set-up runs, and the
+   * interrupt handler lets it finish. The timer waits for {@link arm}: a run that never waits for
+   * the host (most small runs) is stopped by the interrupt handler and {@link check} alone.
    */
   start(): void {
     if (this.started) return
@@ -52,14 +53,21 @@ export class RunClock {
     this.interrupts = 0
     this.budget = this.limits.interruptBudget
     this.deadline = Date.now() + this.limits.timeMs
-    // The interrupt handler only runs while guest code runs: a waiting guest is stopped by these.
-    this.timer = setTimeout(() => this.fire('timeout'), this.limits.timeMs)
     const signal = this.callerSignal
     if (signal) {
       this.onAbort = () => this.fire('abort')
       if (signal.aborted) this.fire('abort')
       else signal.addEventListener('abort', this.onAbort, { once: true })
     }
+  }
+
+  /**
+   * Arms the timer that stops a waiting run at its deadline (the interrupt handler only runs while guest
+   * code runs): call it before the run first waits for anything (host work, a guest promise).
+   */
+  arm(): void {
+    if (!this.started || this.stop || this.timer !== undefined || this.endReason !== undefined) return
+    this.timer = setTimeout(() => this.fire('timeout'), this.remaining())
   }
 
   /**

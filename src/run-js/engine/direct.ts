@@ -1,7 +1,8 @@
-import { Lifetime, WeakLifetime, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten-core'
+import { Lifetime, StaticLifetime, WeakLifetime, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten-core'
 import { Deferred, type CallResult, type HostFunction } from './deferred.js'
 import { heapUtf8 } from './heap-utf8.js'
 import { insideOf, type ContextCallbacks, type ContextInside } from './inside.js'
+import { ARGV_SLOTS, BLOCK_WORDS, InstanceNames } from './instance-names.js'
 import type { NameTable } from './names.js'
 
 /**
@@ -9,19 +10,18 @@ import type { NameTable } from './names.js'
  * (`JSON`, `stringify`, `read`, …), the guest API's functions, calls of captured built-ins.
  * quickjs-emscripten's public methods copy each key into a fresh C string (malloc, copy, free) and
  * go through emscripten's `ccall` for any string argument; here the names are copied into the
- * capped memory once per run, as one block, and the calls pass pointers into it.
+ * capped memory as one block and each key string is made once, both kept by the module instance
+ * for every run on it (instance-names.ts), and the calls pass pointers into them.
  *
  * It reads quickjs-emscripten 0.32's internals (`ctx.ffi`, `ctx.memory`, the module's raw exports):
  * {@link DirectCalls.open} checks that they look as expected and returns undefined otherwise, and the
- * callers then use the public API. Nothing here outlives the run: the block is freed at {@link close}.
+ * callers then use the public API. Nothing of a context outlives the run; without an instance to keep
+ * them, the block and keys are freed at {@link close} too.
  */
 
 type Ptr = number
 
-/** Arguments a direct call can pass (more go through `ctx.callFunction`). */
-const ARGV_SLOTS = 8
-/** Words the block holds before the names: argument slots, then two out-slots. */
-const WORDS = ARGV_SLOTS + 2
+/** The first out-slot, after the argument slots (a direct call passes at most ARGV_SLOTS arguments). */
 const OUT = ARGV_SLOTS
 
 /** `typeof` as QuickJS spells it, by its first two bytes. */
@@ -37,6 +37,10 @@ export class DirectCalls {
   private block: Ptr
   private readonly argv: Ptr
   private readonly names: Ptr
+  /** Key strings by name index (the instance's, or this context's own when {@link owned}). */
+  private readonly keys: Int32Array
+  /** The block and keys are this object's to free (no instance keeps them). */
+  private readonly owned: InstanceNames | undefined
   private readonly undefinedPtr: Ptr
   /** The argument slots as words, made once (the capped memory never grows; checked anyway). */
   private words: Int32Array | undefined
@@ -49,13 +53,14 @@ export class DirectCalls {
     private readonly ctx: QuickJSContext,
     private readonly inside: ContextInside,
     private readonly table: NameTable,
+    kept: InstanceNames | undefined,
   ) {
-    const m = inside.ffi.module
-    this.block = m._malloc(WORDS * 4 + table.bytes.length)
-    if (!this.block) throw new Error('run_js: QuickJS could not allocate the names of the guest API')
+    const names = kept ?? new InstanceNames(table, inside)
+    this.owned = kept ? undefined : names
+    this.block = names.block
+    this.keys = names.keys
     this.argv = this.block
-    this.names = this.block + WORDS * 4
-    m.HEAPU8.set(table.bytes, this.names)
+    this.names = this.block + BLOCK_WORDS * 4
     this.undefinedPtr = inside.ffi.QTS_GetUndefined()
     this.undefinedHandle = ctx.undefined
     this.publicCall = inside.cToHostCallbacks.callFunction
@@ -104,17 +109,25 @@ export class DirectCalls {
     }
   }
 
-  /** Direct calls for `ctx`, or undefined where quickjs-emscripten's internals are not the ones this knows. */
-  static open(ctx: QuickJSContext, table: NameTable): DirectCalls | undefined {
+  /**
+   * Direct calls for `ctx`, or undefined where quickjs-emscripten's internals are not the ones this
+   * knows. With `keeper` (the run's module instance), the names are kept there for the next runs.
+   */
+  static open(ctx: QuickJSContext, table: NameTable, keeper?: { names?: InstanceNames }): DirectCalls | undefined {
     const inside = insideOf(ctx)
-    return inside && new DirectCalls(ctx, inside, table)
+    if (!inside) return undefined
+    if (keeper && !keeper.names?.serves(table, inside)) {
+      keeper.names?.dispose()
+      keeper.names = new InstanceNames(table, inside)
+    }
+    return new DirectCalls(ctx, inside, table, keeper?.names)
   }
 
-  /** Frees the block. Nothing may be called after this. */
+  /** Puts quickjs-emscripten's callback back; frees the block unless an instance keeps it. Nothing may be called after this. */
   close(): void {
     if (!this.block) return
     this.inside.cToHostCallbacks.callFunction = this.publicCall
-    this.inside.ffi.module._free(this.block)
+    this.owned?.dispose()
     this.block = 0
   }
 
@@ -129,42 +142,53 @@ export class DirectCalls {
     return this.names + offset
   }
 
-  /** A fresh guest string for a table name (the caller frees the pointer). */
+  /** The key string of a table name, made on first use and kept (the caller must not free it). */
   private key(name: string): Ptr {
-    return this.inside.ffi.QTS_NewString(this.inside.ctx.value, this.name(name))
+    const i = this.table.index(name)!
+    const made = this.keys[i]
+    if (made) return made
+    const key = this.inside.ffi.QTS_NewString(this.inside.ctx.value, this.name(name))
+    if (!key) throw new Error(`run_js: QuickJS could not make the key ${name}`)
+    return (this.keys[i] = key)
   }
 
   getProp(obj: QuickJSHandle, name: string): QuickJSHandle {
+    return this.inside.memory.heapValueHandle(this.getPropPointer(obj.value, name))
+  }
+
+  /** `obj[name]` as a pointer the caller frees ({@link freeValue}): no handle object. */
+  getPropPointer(obj: Ptr, name: string): Ptr {
     const { ffi, ctx } = this.inside
-    const key = this.key(name)
-    const ptr = ffi.QTS_GetProp(ctx.value, obj.value, key)
-    ffi.QTS_FreeValuePointer(ctx.value, key)
-    return this.inside.memory.heapValueHandle(ptr)
+    return ffi.QTS_GetProp(ctx.value, obj, this.key(name))
+  }
+
+  /** A handle for a pointer someone else frees (its dispose does nothing). */
+  borrow(ptr: Ptr): QuickJSHandle {
+    return new StaticLifetime(ptr, this.inside.runtime as never) as unknown as QuickJSHandle
+  }
+
+  /** Frees a value pointer (from {@link getPropPointer}). */
+  freeValue(ptr: Ptr): void {
+    this.inside.ffi.QTS_FreeValuePointer(this.inside.ctx.value, ptr)
   }
 
   setProp(obj: QuickJSHandle, name: string, value: QuickJSHandle): void {
     const { ffi, ctx } = this.inside
-    const key = this.key(name)
-    ffi.QTS_SetProp(ctx.value, obj.value, key, value.value)
-    ffi.QTS_FreeValuePointer(ctx.value, key)
+    ffi.QTS_SetProp(ctx.value, obj.value, this.key(name), value.value)
   }
 
   /** Defines a data property: non-writable, configurable and enumerable as given (as `ctx.defineProp` does). */
   defineValue(obj: QuickJSHandle, name: string, value: QuickJSHandle, configurable: boolean, enumerable: boolean): void {
     const { ffi, ctx } = this.inside
-    const key = this.key(name)
     const u = this.undefinedPtr
-    ffi.module._QTS_DefineProp(ctx.value, obj.value, key, value.value, u, u, configurable ? 1 : 0, enumerable ? 1 : 0, 1)
-    ffi.QTS_FreeValuePointer(ctx.value, key)
+    ffi.module._QTS_DefineProp(ctx.value, obj.value, this.key(name), value.value, u, u, configurable ? 1 : 0, enumerable ? 1 : 0, 1)
   }
 
   /** Defines a getter-only accessor, not configurable or enumerable (as `ctx.defineProp` with `get` does). */
   defineGetter(obj: QuickJSHandle, name: string, get: QuickJSHandle): void {
     const { ffi, ctx } = this.inside
-    const key = this.key(name)
     const u = this.undefinedPtr
-    ffi.module._QTS_DefineProp(ctx.value, obj.value, key, u, get.value, u, 0, 0, 0)
-    ffi.QTS_FreeValuePointer(ctx.value, key)
+    ffi.module._QTS_DefineProp(ctx.value, obj.value, this.key(name), u, get.value, u, 0, 0, 0)
   }
 
   /** A guest function named `name` calling `fn` (as `ctx.newFunction`). */
@@ -200,7 +224,7 @@ export class DirectCalls {
   private slots(): Int32Array {
     const heap = this.inside.ffi.module.HEAPU8
     let words = this.words
-    if (!words || words.buffer !== heap.buffer) words = this.words = new Int32Array(heap.buffer, heap.byteOffset + this.argv, WORDS)
+    if (!words || words.buffer !== heap.buffer) words = this.words = new Int32Array(heap.buffer, heap.byteOffset + this.argv, BLOCK_WORDS)
     return words
   }
 

@@ -4,6 +4,7 @@
 export class NameTable {
   readonly bytes: Uint8Array
   private readonly offsets = new Map<string, number>()
+  private readonly indexes = new Map<string, number>()
 
   constructor(names: Iterable<string>) {
     const encoder = new TextEncoder()
@@ -13,6 +14,7 @@ export class NameTable {
       if (name.includes('\u0000')) throw new Error(`a name with NUL: ${JSON.stringify(name)}`)
       const bytes = encoder.encode(name)
       this.offsets.set(name, length)
+      this.indexes.set(name, this.indexes.size)
       parts.push(bytes)
       length += bytes.length + 1
     }
@@ -26,5 +28,15 @@ export class NameTable {
 
   offset(name: string): number | undefined {
     return this.offsets.get(name)
+  }
+
+  /** The name's position in the table (0, 1, …), or undefined. */
+  index(name: string): number | undefined {
+    return this.indexes.get(name)
+  }
+
+  /** How many names. */
+  get size(): number {
+    return this.indexes.size
   }
 }

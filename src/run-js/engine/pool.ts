@@ -1,5 +1,6 @@
 import type { QuickJSRuntime } from 'quickjs-emscripten-core'
 import type { QuickJsEngine, QuickJsModule } from './engine.js'
+import type { InstanceNames } from './instance-names.js'
 import { memoryPages } from './limits.js'
 
 /**
@@ -11,6 +12,8 @@ export interface Instance {
   readonly module: QuickJsModule
   readonly memory: WebAssembly.Memory
   runtime?: QuickJSRuntime
+  /** The direct calls' names, made by the first run and kept for the next (freed before the runtime). */
+  names?: InstanceNames
 }
 
 /** How a run left its instance. */
@@ -42,9 +45,12 @@ export class InstancePool {
     private readonly maxIdle = 2,
   ) {}
 
-  async acquire(): Promise<Instance> {
-    const reused = this.idle.pop()
-    if (reused) return reused
+  /** An idle instance at once (no promise: this is on every run's path), or a new one. */
+  acquire(): Instance | Promise<Instance> {
+    return this.idle.pop() ?? this.create()
+  }
+
+  private async create(): Promise<Instance> {
     const memory = new WebAssembly.Memory(memoryPages(this.memoryBytes))
     return { module: await this.engine.instantiate(memory), memory }
   }
@@ -65,12 +71,19 @@ export class InstancePool {
 
 function disposeRuntime(instance: Instance): void {
   try {
-    if (instance.runtime?.alive) instance.runtime.dispose()
+    if (instance.runtime?.alive) {
+      instance.names?.dispose()
+      instance.names = undefined
+      instance.runtime.dispose()
+    }
   } catch {
     // Leaked objects: the instance is dropped either way.
   }
   instance.runtime = undefined
 }
+
+/** A view of each memory, made once: this runs after every run, and the memory never grows. */
+const views = new WeakMap<WebAssembly.Memory, Uint32Array>()
 
 /**
  * Roughly how far up `memory` has been used, looking only above `from`: the top of the highest
@@ -84,7 +97,8 @@ function disposeRuntime(instance: Instance): void {
  * a used page's first word is almost never zero (a chunk header or old data).
  */
 export function usedBytes(memory: WebAssembly.Memory, from: number): number {
-  const words = new Uint32Array(memory.buffer)
+  let words = views.get(memory)
+  if (words?.buffer !== memory.buffer) views.set(memory, (words = new Uint32Array(memory.buffer)))
   const PAGE_WORDS = 65536 / 4
   const lowest = Math.floor(from / 65536)
   for (let page = words.length / PAGE_WORDS - 1; page >= lowest; page--) if (words[page * PAGE_WORDS] !== 0) return (page + 1) * 65536

@@ -29,38 +29,48 @@ const VFS_METHODS = VFS_API.map(f => f.name)
  * nothing, and every later read returns the same object.
  */
 export function installGuestGlobals(ctx: QuickJSContext, handles: HandleScope, k: Intrinsics, globals: GuestGlobals): void {
-  // Frozen: a program cannot swap a function of the API for the code that runs after it (its modules).
-  const freeze = (name: string, value: QuickJSHandle) => {
-    const frozen = k.call('Object.freeze', ctx.undefined, value)
-    if (frozen.error) {
-      frozen.error.dispose()
-      throw new Error(`run_js could not freeze ${name}`)
-    }
-    frozen.value.dispose()
-  }
-  const lazyGlobal = (name: string, methods: readonly string[], call: (method: number, args: QuickJSHandle[]) => HostReturn) => {
-    let made: QuickJSHandle | undefined
-    k.defineGetter(ctx.global, name, () => {
-      if (!made) {
-        const object = handles.manage(ctx.newObject())
-        methods.forEach((method, i) => {
-          const fn = k.newFunction(method, (...args) => call(i, args))
-          // Defined, not set: guest code has run by now, and a setter it put on Object.prototype must not see this.
-          k.defineValue(object, method, fn, false, true)
-          fn.dispose()
-        })
-        freeze(name, object)
-        made = object
-      }
-      return made.dup()
-    })
-  }
   const vfs = globals.vfs
-  if (vfs) lazyGlobal('vfs', VFS_METHODS, (i, args) => vfs(VFS_API[i], args))
-  lazyGlobal('console', CONSOLE_METHODS, (_, args) => globals.console(args))
+  if (vfs) defineLazyGlobal(ctx, handles, k, 'vfs', VFS_METHODS, (i, args) => vfs(VFS_API[i], args))
+  defineLazyGlobal(ctx, handles, k, 'console', CONSOLE_METHODS, (_, args) => globals.console(args))
   for (const tool of globals.tools) {
     const fn = handles.manage(k.newFunction(tool.globalName, input => tool.call(input)))
-    freeze(tool.globalName, fn)
+    freeze(ctx, k, tool.globalName, fn)
     k.defineValue(ctx.global, tool.globalName, fn, false, false)
   }
+}
+
+/** Frozen: a program cannot swap a function of the API for the code that runs after it (its modules). */
+function freeze(ctx: QuickJSContext, k: Intrinsics, name: string, value: QuickJSHandle): void {
+  const frozen = k.call('Object.freeze', ctx.undefined, value)
+  if (frozen.error) {
+    frozen.error.dispose()
+    throw new Error(`run_js could not freeze ${name}`)
+  }
+  frozen.value.dispose()
+}
+
+/** The global `name`, a frozen object of host functions made on its first read (a module-level function: no closures per run but the getter). */
+function defineLazyGlobal(
+  ctx: QuickJSContext,
+  handles: HandleScope,
+  k: Intrinsics,
+  name: string,
+  methods: readonly string[],
+  call: (method: number, args: QuickJSHandle[]) => HostReturn,
+): void {
+  let made: QuickJSHandle | undefined
+  k.defineGetter(ctx.global, name, () => {
+    if (!made) {
+      const object = handles.manage(ctx.newObject())
+      methods.forEach((method, i) => {
+        const fn = k.newFunction(method, (...args) => call(i, args))
+        // Defined, not set: guest code has run by now, and a setter it put on Object.prototype must not see this.
+        k.defineValue(object, method, fn, false, true)
+        fn.dispose()
+      })
+      freeze(ctx, k, name, object)
+      made = object
+    }
+    return made.dup()
+  })
 }

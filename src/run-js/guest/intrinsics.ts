@@ -1,6 +1,7 @@
 import type { QuickJSContext, QuickJSHandle, Scope as HandleScope } from 'quickjs-emscripten-core'
 import { DirectCalls } from '../engine/direct.js'
 import type { CallResult, GuestDeferred, HostFunction } from '../engine/deferred.js'
+import type { InstanceNames } from '../engine/instance-names.js'
 import { NameTable } from '../engine/names.js'
 import { CONSOLE_METHODS, VFS_API } from './guest-api.js'
 import { PROGRAM_FILE } from './guest-error.js'
@@ -22,11 +23,20 @@ type Owner = keyof typeof CAPTURED
 type Captured = `${Owner}.${(typeof CAPTURED)[Owner][number]}` | Owner | 'Uint8Array' | 'ArrayBuffer' | 'TypeError' | 'Error'
 const GLOBALS = ['Uint8Array', 'ArrayBuffer', 'TypeError', 'Error'] as const
 
-/** What the constructor reads, in order: an owner from the global, then its keys (made once, not per run). */
-const CAPTURE = Object.entries(CAPTURED).map(([owner, keys]) => ({
-  owner: owner as Owner,
-  keys: keys.map(key => ({ key, name: `${owner}.${key}` as Captured })),
-}))
+/**
+ * What the constructor reads, in order (made once, not per run): each owner from the global, then its
+ * keys from the owner (`from`: the index of the owner, -1 for the global).
+ */
+const CAPTURE: ReadonlyArray<{ name: Captured; from: number; key: string }> = (() => {
+  const plan: Array<{ name: Captured; from: number; key: string }> = []
+  for (const [owner, keys] of Object.entries(CAPTURED)) {
+    const from = plan.push({ name: owner as Owner, from: -1, key: owner }) - 1
+    for (const key of keys) plan.push({ name: `${owner}.${key}` as Captured, from, key })
+  }
+  for (const name of GLOBALS) plan.push({ name, from: -1, key: name })
+  return plan
+})()
+const CAPTURE_INDEX = new Map(CAPTURE.map(({ name }, i) => [name, i]))
 
 /** Every name the host itself uses as a key, function name or file name in a run (tools' names are the runner's: not here). */
 const NAMES = new NameTable([
@@ -58,33 +68,55 @@ function isBytes(d){return d instanceof AB||d instanceof U||(d!==null&&typeof d=
 function data(d){if(isBytes(d)){const u=bytes(d),c=new AB(u.length);new U(c).set(u);return [c]}return json(d,'the data of vfs.write')}
 return{json:json,show:show,data:data,u8:function(b){return new U(b)}}})`
 
-/** Handles of the captured built-ins and the helpers, owned by the run's handle scope. */
+/**
+ * The captured built-ins and the helpers of one context. On the direct path the built-ins are bare
+ * value pointers (freed at {@link close}, handles made only for those a run uses); otherwise they are
+ * handles owned by the run's handle scope, as the helpers are.
+ */
 export class Intrinsics {
-  private readonly captured = new Map<Captured, QuickJSHandle>()
+  private readonly captured: Array<QuickJSHandle | undefined> = new Array(CAPTURE.length)
+  /** The direct path's captured values, by {@link CAPTURE} index. */
+  private readonly pointers: Int32Array | undefined
   private readonly helpers = new Map<string, QuickJSHandle>()
   private helperObject: QuickJSHandle | undefined
   /** Direct calls into QuickJS (engine/direct.ts), unless quickjs-emscripten's internals are not the expected ones. */
   private readonly direct: DirectCalls | undefined
 
-  /** Must run before any guest code. {@link close} frees what it allocated in the guest's memory. */
+  /**
+   * Must run before any guest code. {@link close} frees what it allocated in the guest's memory, and
+   * must run before the context is disposed.
+   */
   constructor(
     private readonly ctx: QuickJSContext,
     private readonly handles: HandleScope,
     /** False: quickjs-emscripten's public API only (what runs where its internals differ; tests compare both). */
     direct = true,
+    /** The run's module instance: it keeps the direct calls' names for the next runs. */
+    keeper?: { names?: InstanceNames },
   ) {
-    this.direct = direct ? DirectCalls.open(ctx, NAMES) : undefined
-    for (const { owner, keys } of CAPTURE) {
-      const o = handles.manage(this.getProp(ctx.global, owner))
-      this.captured.set(owner, o)
-      for (const { key, name } of keys) this.captured.set(name, handles.manage(this.getProp(o, key)))
+    const d = (this.direct = direct ? DirectCalls.open(ctx, NAMES, keeper) : undefined)
+    if (d) {
+      const pointers = (this.pointers = new Int32Array(CAPTURE.length))
+      const global = ctx.global.value
+      for (let i = 0; i < CAPTURE.length; i++) {
+        const { from, key } = CAPTURE[i]
+        pointers[i] = d.getPropPointer(from < 0 ? global : pointers[from], key)
+      }
+      return
     }
-    for (const name of GLOBALS) this.captured.set(name, handles.manage(this.getProp(ctx.global, name)))
+    for (let i = 0; i < CAPTURE.length; i++) {
+      const { from, key } = CAPTURE[i]
+      this.captured[i] = handles.manage(ctx.getProp(from < 0 ? ctx.global : this.captured[from]!, key))
+    }
   }
 
-  /** Frees the direct calls' names; nothing of this may be used afterwards. */
+  /** Frees the captured values and the direct calls' own memory; nothing of this may be used afterwards. */
   close(): void {
-    this.direct?.close()
+    const d = this.direct
+    if (!d || !this.pointers) return
+    for (let i = 0; i < this.pointers.length; i++) if (this.pointers[i]) d.freeValue(this.pointers[i])
+    this.pointers.fill(0)
+    d.close()
   }
 
   /** `obj[name]`, with no guest getter expected (the host's own names on its own objects or pristine built-ins). */
@@ -165,7 +197,8 @@ export class Intrinsics {
 
   /** A captured built-in, as it was before the guest ran. */
   get(name: Captured): QuickJSHandle {
-    return this.captured.get(name)!
+    const i = CAPTURE_INDEX.get(name)!
+    return (this.captured[i] ??= this.direct!.borrow(this.pointers![i]))
   }
 
   /** Calls a captured built-in with `this` (for `Promise.resolve`: the captured `Promise`). */
