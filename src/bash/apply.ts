@@ -48,6 +48,7 @@ async function plan(staging: Staging): Promise<Op[]> {
   const removals: Op[] = []
   const dirs: Op[] = []
   const files: Op[] = []
+  const replacing: Op[] = []
   for (const [path, staged] of [...staging.changes].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const held = await kindOf(view, path)
     if (staged.kind === 'gone') {
@@ -62,11 +63,13 @@ async function plan(staging: Staging): Promise<Op[]> {
       } else dirs.push({ op: 'mkdir', path })
     } else {
       if (held === 'dir') removals.push({ op: 'remove', path, dir: true })
-      files.push({ op: 'write', path, data: joined(staged) })
+      ;(held === 'file' ? replacing : files).push({ op: 'write', path, data: joined(staged) })
     }
   }
   const topmost = removals.filter(r => !removals.some(o => o !== r && o.path !== r.path && isWithin(r.path, o.path)))
-  return [...topmost, ...dirs, ...files]
+  // New entries before replaced ones: what a quota refuses is usually new, and taking back a new
+  // entry leaves nothing in the batch, where putting back a replaced file is a (same-content) write.
+  return [...topmost, ...dirs, ...files, ...replacing]
 }
 
 async function kindOf(view: Vfs, path: string): Promise<'file' | 'dir' | null> {
