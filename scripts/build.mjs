@@ -52,6 +52,8 @@ const entries = [
   { in: 'src/session/index.ts', out: 'session' },
   // agent-vfs/mcp: MCP in and out (@modelcontextprotocol/sdk stays external); only hosts import it.
   { in: 'src/mcp/index.ts', out: 'mcp' },
+  // agent-vfs/bash: a shell over the workspace (just-bash, an optional peer, stays external).
+  { in: 'src/bash/index.ts', out: 'bash' },
   // agent-vfs/worker: sessions on Cloudflare Workers (Durable Objects, D1); imports cloudflare:workers.
   { in: 'src/worker/index.ts', out: 'worker' },
 ]

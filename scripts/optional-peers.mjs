@@ -11,6 +11,7 @@ export const OPTIONAL_PEERS = {
   mcp: ['@modelcontextprotocol/sdk', '@cfworker/json-schema'],
   session: ['hono', '@hono/zod-openapi'],
   mastra: ['@mastra/core'],
+  bash: ['just-bash'],
 }
 
 /** `dist/<out>-node.js`, the checked file of one entry: `names` are the entry's run-time exports. */

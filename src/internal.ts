@@ -57,3 +57,6 @@ export { abortError as runJsAbortError } from './run-js/host/result.js'
 
 // For the session host's forks: a branch that outlives its base, or is copied from another store.
 export { createDetachedBranch, detachBranch, importBranchEntries, snapshotOf } from './vfs/branch-detach.js'
+
+// run_js's capability fetch (its allow-list, address rule, budgets and redaction), for agent-vfs/bash's curl.
+export { fetchTool as capabilityFetch, type FetchAnswer } from './run-js/host/fetch.js'

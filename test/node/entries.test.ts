@@ -79,7 +79,7 @@ describe('one core, many entries (dist/)', () => {
       expect(target, subpath).toEqual(expected)
       expect(Object.keys(target), subpath).toEqual(Object.keys(expected))
     }
-    expect(exported.filter(([, t]) => 'node' in t).map(([subpath]) => subpath)).toEqual(['./mastra', './session', './mcp'])
+    expect(exported.filter(([, t]) => 'node' in t).map(([subpath]) => subpath)).toEqual(['./mastra', './session', './mcp', './bash'])
     // Every built entry is exported, except a script for its own isolate (started by path).
     const sources = new Set(exported.map(([, t]) => t[SOURCE_CONDITION]))
     for (const entry of list) expect(sources.has(`./${entry.in}`) !== entry.flags.includes('isolate'), entry.in).toBe(true)

@@ -152,7 +152,7 @@ describe('the packed package', () => {
       await node(
         installed,
         `const out = {}
-        for (const entry of ['mcp', 'session', 'mastra'])
+        for (const entry of ['mcp', 'session', 'mastra', 'bash'])
           out[entry] = await import('agent-vfs/' + entry).then(() => 'loaded', e => e.code + ': ' + e.message)
         console.log(JSON.stringify(out))`,
       ),
@@ -162,7 +162,9 @@ describe('the packed package', () => {
       mcp: `ERR_MODULE_NOT_FOUND: agent-vfs/mcp needs @modelcontextprotocol/sdk and @cfworker/json-schema: npm install @modelcontextprotocol/sdk@${v['@modelcontextprotocol/sdk']} @cfworker/json-schema@${v['@cfworker/json-schema']}`,
       session: `ERR_MODULE_NOT_FOUND: agent-vfs/session needs hono and @hono/zod-openapi: npm install hono@${v.hono} @hono/zod-openapi@${v['@hono/zod-openapi']}`,
       mastra: `ERR_MODULE_NOT_FOUND: agent-vfs/mastra needs @mastra/core: npm install @mastra/core@${v['@mastra/core']}`,
+      bash: `ERR_MODULE_NOT_FOUND: agent-vfs/bash needs just-bash: npm install just-bash@${v['just-bash']}`,
     })
+    expect(readFileSync(`${root}docs/bash.md`, 'utf8').replace(/\s+/g, ' ')).toContain(messages.bash.slice('ERR_MODULE_NOT_FOUND: '.length))
     // The documented message, word for word.
     expect(readFileSync(`${root}docs/mcp.md`, 'utf8').replace(/\s+/g, ' ')).toContain(messages.mcp.slice('ERR_MODULE_NOT_FOUND: '.length))
   }, 60_000)
