@@ -31,12 +31,15 @@ describe('run_js entirely inside a Durable Object', () => {
       })
       const run = scopeRun(vfs, { runId: 'r1' })
       await run.seed('/context/n.txt', '21')
-      const runJs = createRunJs({ vfs: run, engine: workerdEngine(), limits: { timeMs: 300 } })
+      // The memory bomb gets a deadline it cannot reach first (on a loaded machine 300 ms can pass
+      // before the memory cap does); the endless loop gets the short one.
+      const runJs = createRunJs({ vfs: run, engine: workerdEngine(), limits: { timeMs: 30_000 } })
       const ok = await runJs.run(
         `const n = Number(await vfs.read('/context/n.txt')); await vfs.write('/outputs/x.json', { n: n * 2 }); return n * 2`,
       )
       const bomb = await runJs.run(`const a = []; for (;;) a.push(new Uint8Array(1 << 20))`)
-      const loop = await runJs.run(`while (true) {}`)
+      const short = createRunJs({ vfs: run, engine: workerdEngine(), limits: { timeMs: 300 } })
+      const loop = await short.run(`while (true) {}`)
       const stored = await vfs.readFile('/runs/r1/outputs/x.json', 'utf8')
       return { ok, bomb: bomb.error, loop: loop.error?.name, stored }
     })
