@@ -1,4 +1,11 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { memoryStore } from '../../src/index.js'
+import { createSessionHost } from '../../src/session/index.js'
+import { runJob } from '../../fixtures/script-appendix/job.js'
+import { bashAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import { createBash } from '../../src/bash/index.js'
 import { createWorkspaceTools, runTask, scriptedModel, type ExecutionEvent, type PolicyRule } from '../../src/agent/index.js'
 import { generateEpisodes } from '../../fixtures/script-appendix/generator.js'
@@ -77,4 +84,37 @@ describe('the bash agent tool', () => {
     expect(result.status).not.toBe('completed')
     expect(result.error?.message ?? '').toMatch(/budget|run_js CPU/)
   }, 30_000)
+})
+
+describe('the bash profile in the CLI and the Node session host', () => {
+  it('npm start -- --bash writes the outputs with bash alone', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'bash-job-'))
+    const lines: string[] = []
+    const code = await runJob(['--bash', '--store', 'memory', '--out', out], { log: l => lines.push(l), error: l => lines.push(l) })
+    expect(code).toBe(0)
+    expect(lines.filter(l => l.includes('→ bash')).length).toBeGreaterThanOrEqual(4)
+    expect(lines.some(l => l.includes('run_js'))).toBe(false)
+    expect(JSON.parse(readFileSync(join(out, 'assets.json'), 'utf8')).locations.length).toBeGreaterThan(10)
+  }, 120_000)
+
+  it('a session of the bash profile completes and writes the outputs', async () => {
+    const { files } = generateEpisodes()
+    const host = createSessionHost({ store: memoryStore(), agents: { bash: bashAppendixProfile(shell) }, namespace: 'bash', pollMs: 20 })
+    try {
+      const session = await host.create({ owner: 'ana', profile: 'bash' })
+      await host.writeFiles(
+        session.id,
+        Object.entries(files).map(([path, text]) => ({ path: `/context/${path}`, data: text })),
+      )
+      await host.send(session.id, { text: APPENDIX_INSTRUCTIONS })
+      for (let i = 0; i < 600 && !['completed', 'failed'].includes((await host.executions(session.id))[0]?.status ?? ''); i++)
+        await new Promise(r => setTimeout(r, 100))
+      const [record] = await host.executions(session.id)
+      expect(record.status).toBe('completed')
+      const ws = await host.workspace(session.id)
+      expect(await ws.exists('/outputs/appendix.md')).toBe(true)
+    } finally {
+      await host.stop()
+    }
+  }, 120_000)
 })
