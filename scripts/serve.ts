@@ -41,7 +41,7 @@ import { envInteger, envPort, orExit, parseCli } from './cli-options.js'
 import { pacedProfile } from '../fixtures/script-appendix/paced.js'
 import { programQuestionProfile } from '../fixtures/script-appendix/program-question.js'
 import { proposeNotesProfile } from '../fixtures/script-appendix/propose-notes.js'
-import { scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
+import { bashAppendixProfile, scriptAppendixProfile } from '../fixtures/script-appendix/profile.js'
 import { DEMO_STREAM } from '../fixtures/script-appendix/stream.js'
 import { postgresStore, type VfsStore } from 'agent-vfs'
 import { createRunJs, type RunJsTool, type RunVfs } from 'agent-vfs'
@@ -233,6 +233,8 @@ if (!env.DATABASE_URL) {
   }
 }
 const opened = await openStore()
+// just-bash is an optional peer: the bash profile is offered when it is installed.
+const bashEntry = await import('agent-vfs/bash').catch(() => undefined)
 const host = createSessionHost({
   store: opened.store,
   agents: {
@@ -243,6 +245,7 @@ const host = createSessionHost({
     ),
     'program-question': slowed(programQuestionProfile()),
     'propose-notes': slowed(proposeNotesProfile()),
+    ...(bashEntry ? { 'appendix-bash': slowed(bashAppendixProfile(vfs => bashEntry.createBash({ vfs }))) } : {}),
   },
   hostId: `${hostname()}-${process.pid}`,
   leaseMs,

@@ -78,6 +78,16 @@ export { createChangeTools, type ChangeSource, type ChangeToolsOptions } from '.
 export { createBranchTools, type BranchSource, type BranchToolsOptions } from './tools/branch-tools.js'
 export { runJsTool, RUN_JS_DESCRIPTION, type RunJsRunner, type RunJsOutcome, type RunJsToolOptions } from './tools/run-js-tool.js'
 export { askUserTool, type AskUser } from './tools/ask-tool.js'
+export {
+  bashTool,
+  BASH_DESCRIPTION,
+  BASH_ARCHIVE_DIR,
+  type BashSlot,
+  type BashRunner,
+  type BashRunResult,
+  type BashToolOutput,
+  type BashToolOptions,
+} from './tools/bash-tool.js'
 export type { LsEntry } from './tools/read-tools.js'
 
 export type { Plan, PlanStep, StepStatus, PlanUpdate } from './state/plan.js'

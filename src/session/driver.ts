@@ -218,6 +218,7 @@ export class SessionDriver {
       ...(setup.contract ? { contract: setup.contract } : {}),
       ...(setup.policy ? { policy: setup.policy } : {}),
       ...(setup.runJs ? { runJs: setup.runJs } : {}),
+      ...(setup.bash ? { bash: setup.bash } : {}),
       ...(Object.keys(tools).length > 0 ? { tools } : {}),
       ...(setup.limits ? { limits: setup.limits } : {}),
       ...budgetOptions(ctx, setup.budget, meta.record.owner, sessionId, executionId, ws),

@@ -4,7 +4,7 @@ import type { TaskLimits } from 'agent-vfs/agent'
 import type { LanguageModel } from 'agent-vfs/agent'
 import type { PolicyRule } from 'agent-vfs/agent'
 import type { ToolSet } from 'agent-vfs/agent'
-import type { RunJsSlot } from 'agent-vfs/agent'
+import type { BashSlot, RunJsSlot } from 'agent-vfs/agent'
 import type { RunVfs } from 'agent-vfs'
 import type { Budget } from 'agent-vfs/agent'
 import type { WritesMode } from 'agent-vfs/agent'
@@ -131,6 +131,8 @@ export interface ExecutionSetup {
   contract?: ResultContract
   policy?: PolicyRule[]
   runJs?: RunJsSlot
+  /** Adds `bash` (`(view) => createBash({ vfs: view })` of `agent-vfs/bash`). */
+  bash?: BashSlot
   tools?: ToolSet
   limits?: Partial<TaskLimits>
   /** Adds `changes_since` and `diff_files` (what changed in the workspace since this execution started, line diffs). */

@@ -76,6 +76,15 @@ export class BudgetGate {
     if (typeof ms === 'number' && ms > 0) this.record.runJsCpuMs = (this.record.runJsCpuMs ?? 0) + ms
   }
 
+  /**
+   * When a program started now must end: what is left of this execution's `runJsCpuMs` budget
+   * (undefined without one). Shared budgets are checked before each tool call, not here.
+   */
+  programDeadline(): number | undefined {
+    const limit = this.budget?.runJsCpuMs
+    return limit === undefined ? undefined : Date.now() + Math.max(0, limit - (this.record.runJsCpuMs ?? 0))
+  }
+
   /** Counts bytes a tool call added to the workspace. */
   addBytes(bytes: number): void {
     if (bytes > 0) this.record.bytesWritten = (this.record.bytesWritten ?? 0) + bytes

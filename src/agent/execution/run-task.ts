@@ -17,6 +17,7 @@ import { taskResult, type TaskResult } from './task-result.js'
 import type { ToolSet } from '../tools/tool.js'
 import { ReadLedger } from '../tools/tool-context.js'
 import { createWorkspaceTools, toolSpecs, type RunJsSlot } from '../tools/toolset.js'
+import type { BashSlot } from '../tools/bash-tool.js'
 import { checkBudget, type Budget } from '../budget/budget.js'
 import { BudgetGate, type SharedBudget } from '../budget/gate.js'
 import { endExecutionSpan, startExecutionSpan } from '../telemetry/spans.js'
@@ -48,6 +49,12 @@ export interface TaskRunOptions<T = unknown> {
    * in which /state is read-only and the policy applies to each file operation. A runner object is refused.
    */
   runJs?: RunJsSlot
+  /**
+   * Adds the `bash` tool: a factory given the view command lines must use (`(view) => createBash({ vfs: view })`
+   * of `agent-vfs/bash`). A command line ends by what is left of the `runJsCpuMs` budget, which its
+   * time counts against, and when the run is aborted (then nothing it wrote lands).
+   */
+  bash?: BashSlot
   /** Extra tools, offered next to the built-in ones. */
   tools?: ToolSet
   /**
@@ -193,6 +200,7 @@ async function driveExecution(
         policy: () => policy.rules(),
         ...(options.runJs ? { runJs: options.runJs } : {}),
         onRunJs: outcome => budget.addRunJsCpu(outcome.cpuMs),
+        ...(options.bash ? { bash: options.bash, bashDeadline: () => budget.programDeadline(), onBash: ms => budget.addRunJsCpu(ms) } : {}),
       }),
       ...options.tools,
       update_plan: updatePlanTool(plan),

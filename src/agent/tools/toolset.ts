@@ -4,10 +4,11 @@ import { policyFetchAsk } from '../policy/fetch-policy.js'
 import { guardVfs } from '../policy/guarded-vfs.js'
 import type { PolicyRule } from '../policy/policy.js'
 import { askUserTool, programAskUser, type AskUser } from './ask-tool.js'
+import { bashTool, type BashSlot } from './bash-tool.js'
 import type { FunctionToolSpec } from '../model/model.js'
 import { lsTool, readFileTool } from './read-tools.js'
 import { runJsTool, type RunJsOutcome, type RunJsRunner } from './run-js-tool.js'
-import { policyCheck, ProgramApprovals, runJsView } from '../policy/run-js-view.js'
+import { policyCheck, ProgramApprovals, runJsView, stateReadOnly } from '../policy/run-js-view.js'
 import { globTool, grepTool } from './search-tools.js'
 import type { ToolSet } from './tool.js'
 import { fileToolContext, type ReadLedger, type ToolLimits } from './tool-context.js'
@@ -47,11 +48,20 @@ export interface WorkspaceToolsOptions {
   onRunJs?: (outcome: RunJsOutcome) => void
   /** Adds `ask_user`, answered by this function. */
   askUser?: AskUser
+  /**
+   * Adds `bash`: a factory given the view command lines must use (`(view) => createBash({ vfs: view })`
+   * of `agent-vfs/bash`), with /state read-only and `policy` applied to each file operation.
+   */
+  bash?: BashSlot
+  /** The deadline of each bash command line (ms since the epoch), read at every call. */
+  bashDeadline?: () => number | undefined
+  /** Hears how long each bash command line ran. */
+  onBash?: (ms: number) => void
 }
 
 /**
  * The workspace tools (`ls`, `read_file`, `write_file`, `edit_file`, `move`, `delete`, `mkdir`,
- * `glob`, `grep`, and `run_js` / `ask_user` when configured), ready to hand to the AI SDK's
+ * `glob`, `grep`, and `run_js` / `bash` / `ask_user` when configured), ready to hand to the AI SDK's
  * `generateText({ tools })` or to {@link runTask}.
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
@@ -83,6 +93,16 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
       guarded: true,
       approvals,
       ...(options.onRunJs ? { onOutcome: options.onRunJs } : {}),
+    })
+  }
+  if (options.bash !== undefined) {
+    if (typeof options.bash !== 'function') throw new TypeError('bash must be a factory such as (view) => createBash({ vfs: view })')
+    // No approvals: a command line cannot park, so an operation the policy asks about is refused.
+    const view = stateReadOnly(options.vfs, policyCheck(options.policy ?? noRules, 'bash'))
+    tools.bash = bashTool(options.bash(view), {
+      archive: options.vfs,
+      ...(options.bashDeadline ? { deadline: options.bashDeadline } : {}),
+      ...(options.onBash ? { onRun: options.onBash } : {}),
     })
   }
   if (options.askUser) tools.ask_user = askUserTool(options.askUser)
