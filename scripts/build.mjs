@@ -52,6 +52,8 @@ const entries = [
   { in: 'src/session/index.ts', out: 'session' },
   // agent-vfs/mcp: MCP in and out (@modelcontextprotocol/sdk stays external); only hosts import it.
   { in: 'src/mcp/index.ts', out: 'mcp' },
+  // agent-vfs/client: a client of the session API (browsers, Node, Workers); imports nothing at run time.
+  { in: 'src/client/index.ts', out: 'client' },
   // agent-vfs/worker: sessions on Cloudflare Workers (Durable Objects, D1); imports cloudflare:workers.
   { in: 'src/worker/index.ts', out: 'worker' },
 ]
