@@ -28,6 +28,7 @@ export interface ToolTurn {
   input: unknown
   result?: { ok: boolean; output?: unknown; error?: { code: string; message: string } }
 }
+/** One item of the conversation: a user turn, a model turn (text or reasoning), or a tool call. */
 export type ConversationItem = UserTurn | ModelTurn | ToolTurn
 /** The conversation in order: what people sent, what the model wrote, the tools it called. Immutable. */
 export type Conversation = readonly ConversationItem[]
