@@ -54,6 +54,8 @@ const entries = [
   { in: 'src/mcp/index.ts', out: 'mcp' },
   // agent-vfs/bash: a shell over the workspace (just-bash, an optional peer, stays external).
   { in: 'src/bash/index.ts', out: 'bash' },
+  // agent-vfs/client: a client of the session API (browsers, Node, Workers); imports nothing at run time.
+  { in: 'src/client/index.ts', out: 'client' },
   // agent-vfs/worker: sessions on Cloudflare Workers (Durable Objects, D1); imports cloudflare:workers.
   { in: 'src/worker/index.ts', out: 'worker' },
 ]

@@ -20,6 +20,7 @@ const LABELS = {
   'agent.js': '`agent.js` (`agent-vfs/agent`)',
   'session.js': '`session.js` (`agent-vfs/session`)',
   'worker.js': '`worker.js` (`agent-vfs/worker`)',
+  'client.js': '`client.js` (`agent-vfs/client`)',
   'mcp.js': '`mcp.js` (`agent-vfs/mcp`)',
   'mastra.js': '`mastra.js` (`agent-vfs/mastra`)',
   'internal.js': '`internal.js` (`agent-vfs/internal`)',

@@ -155,6 +155,7 @@ describe('one core, many entries (dist/)', () => {
     expect(coreClasses).toContain('VfsError')
     for (const [name, file] of secondary) {
       if (name === './run-js/typescript') continue // ts-blank-space + typescript only; checked below
+      if (name === './client') continue // imports nothing at all; checked below
       const source = read(file)
       // The core by name: `agent-vfs`, or `agent-vfs/internal` (the core's own bindings) for what is not user API.
       expect(
@@ -172,6 +173,8 @@ describe('one core, many entries (dist/)', () => {
     }
     // The TypeScript loader (minified) knows nothing of the core; that it needs nothing else is checked below.
     expect(read(files['./run-js/typescript'])).not.toMatch(/from\s*["']agent-vfs/)
+    // The session client runs in any app (a browser page, a Worker) without the core: it imports nothing.
+    expect(bundleImports(read(files['./client']))).toEqual([])
   })
 
   it('exactly one file carries its own core: the worker-thread script, which runs in its own isolate', () => {

@@ -104,6 +104,17 @@ describe('the packed package', () => {
     expect(JSON.parse(out)).toMatchObject({ success: true, result: 42 })
   }, 60_000)
 
+  it('agent-vfs/client loads with nothing but what it installed (no hono: it imports nothing)', async () => {
+    const out = await node(
+      installed,
+      `import { createSessionClient, SessionApiError } from 'agent-vfs/client'
+      const client = createSessionClient({ baseUrl: 'http://127.0.0.1:1', token: 't' })
+      const error = await client.api.listSessions().catch(e => e)
+      console.log(JSON.stringify([error instanceof SessionApiError, error.code]))`,
+    )
+    expect(JSON.parse(out)).toEqual([true, 'network'])
+  }, 60_000)
+
   it('TypeScript programs: plain Node finds the loader; a one-file bundle deployed alone says so at start-up, or bundles it', async () => {
     const program = `import { createRunJs, memoryStore, openVfs } from 'agent-vfs'
       const vfs = await openVfs({ store: memoryStore(), namespace: 'p', scope: 'ts' })
