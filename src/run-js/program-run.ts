@@ -1,42 +1,15 @@
 import { Scope as HandleScope, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten-core'
-import type { Vfs } from '../vfs/types.js'
-import { HostDispatch, type DispatchOptions } from './host/dispatch.js'
-import type { RunClock, Stop } from './engine/clock.js'
+import { HostDispatch } from './host/dispatch.js'
+import type { RunClock } from './engine/clock.js'
 import { PROGRAM_FILE, readGuestError } from './guest/guest-error.js'
 import { HelperFailed, Intrinsics } from './guest/intrinsics.js'
-import type { ResolvedLimits } from './engine/limits.js'
 import { usedBytes, type Instance, type InstanceHealth } from './engine/pool.js'
 import { installModuleLoader, type ModuleGraph } from './host/modules.js'
 import type { Journal } from './host/journal.js'
-import type { BoundTool } from './host/tools.js'
 import { WriteBudget } from './host/write-budget.js'
 import type { RunJsError, RunJsImports } from './types.js'
 import { yieldToHost } from './engine/yield-to-host.js'
-
-/** What a program run needs from its runner. */
-export interface ProgramEnv {
-  limits: ResolvedLimits
-  tools: ReadonlyMap<string, BoundTool>
-  vfs?: Vfs
-  /** The workspace's synchronous text reader, if it has one: decided once per runner. */
-  readText?: (path: string) => string | undefined
-  /** Where the runner archives programs: the guest's own searches leave it out (see guest-api.ts). */
-  archiveDir?: string
-  elsewhere?: Pick<DispatchOptions, 'determinism' | 'remote'> // a run journaled by another thread's host side (host/dispatch.ts)
-}
-
-/** How the guest's program ended. */
-export type ProgramOutcome =
-  | { kind: 'ok'; json: string }
-  | { kind: 'error'; error: RunJsError }
-  | { kind: 'stopped'; stop: Stop }
-  /** An exception escaped wasm into the host (native stack overflow, wasm abort): the instance is poisoned. */
-  | { kind: 'host'; error: unknown }
-  /** A call asks a person: the program is parked (see {@link ProgramRun.quiesce} and host/journal.ts). */
-  | { kind: 'suspended'; call: string; request: unknown }
-
-/** What the result JSON is when the program returned `undefined` (JSON is never empty). */
-export const UNDEFINED_RESULT = ''
+import { maxCrossingBytes, UNDEFINED_RESULT, type ProgramEnv, type ProgramOutcome } from './program-contract.js'
 
 /**
  * One program run: one program in one fresh QuickJS context, the engine half of a run. Every QuickJS
@@ -381,14 +354,6 @@ export class ProgramRun {
     if (spent || this.outOfMemory || usedBytes(this.instance.memory, this.env.limits.memoryBytes / 2) > 0) return 'exhausted'
     return 'healthy'
   }
-}
-
-/**
- * Largest value crossing into or out of the guest at once: it is copied into the capped memory (unchecked by quickjs-emscripten)
- * and becomes a QuickJS string there, so it needs well under the whole cap.
- */
-export function maxCrossingBytes(memoryBytes: number): number {
-  return Math.floor(memoryBytes / 4)
 }
 
 /** {@link ProgramRun.resultJson} already settled the run (with the guest's own error). */
