@@ -3,6 +3,7 @@ import { answerPending, listExecutionIds, readExecution } from 'agent-vfs/agent'
 import { SessionError } from './errors.js'
 import type { SessionHost } from './host-api.js'
 import { refuse, type HostParts } from './host-parts.js'
+import { idOf } from './session-ref.js'
 import { admit } from './state.js'
 import type { SessionMessage } from './types.js'
 import { answerProposal, pendingProposal } from './proposal-answers.js'
@@ -19,8 +20,10 @@ const MAX_MESSAGE = 100_000
 export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' | 'messages' | 'pending' | 'answer' | 'abort' | 'resume'> {
   const { ctx, driver } = parts
   return {
-    async send(sessionId, { text, steer }) {
-      const record = await parts.requireOpen(sessionId)
+    async send(session, { text, steer }) {
+      const meta = await parts.loadOpen(session)
+      const { record } = meta
+      const sessionId = idOf(session)
       if (typeof text !== 'string' || text.trim() === '' || text.length > MAX_MESSAGE)
         throw new SessionError('invalid', `a message needs text of 1 to ${MAX_MESSAGE} characters`)
       // A message to an idle session starts an execution: it takes one of the owner's running slots
@@ -40,26 +43,29 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
       await ctx.storage.markWork({ sessionId, owner: record.owner, reason: 'message' })
       await ctx.emit(sessionId, { type: 'message', n: message.n, text, mode: message.mode })
       // The status shows the acknowledged work from now on (running on the execution it starts), not once a run begins.
-      await driver.settleStatus(sessionId, { touch: true, refresh: true })
+      // Settled on the meta this request read first (written only if the record is still as read).
+      const settled = await driver.settleStatus(sessionId, { touch: true, refresh: true, meta })
       void driver.kick(sessionId)
-      const { status, executionId } = (await ctx.require(sessionId)).record
+      const { status, executionId } = settled ?? (await parts.load(sessionId)).record
       return { ...message, session: { status, ...(executionId !== undefined ? { executionId } : {}) } }
     },
 
-    async messages(sessionId) {
-      await ctx.require(sessionId)
-      return ctx.box(sessionId).list()
+    async messages(session) {
+      await parts.load(session)
+      return ctx.box(idOf(session)).list()
     },
 
-    async pending(sessionId) {
-      const { ws } = await parts.open(sessionId)
+    async pending(session) {
+      const { ws } = await parts.open(session)
+      const sessionId = idOf(session)
       const proposal = await pendingProposal(parts, sessionId, ws)
       return [...(await listLivePending(ws)), ...(proposal ? [proposal] : [])]
     },
 
-    async answer(sessionId, pendingId, answer) {
-      if (typeof pendingId === 'string' && PROPOSAL_ID.test(pendingId)) return answerProposal(parts, sessionId, pendingId, answer)
-      const record = await parts.requireOpen(sessionId)
+    async answer(session, pendingId, answer) {
+      if (typeof pendingId === 'string' && PROPOSAL_ID.test(pendingId)) return answerProposal(parts, session, pendingId, answer)
+      const record = await parts.requireOpen(session)
+      const sessionId = idOf(session)
       const { ws } = await parts.open(sessionId)
       const pending = await readLivePending(ws, pendingId)
       const open = pending ? { pending: { kind: pending.kind, answered: pending.answer !== undefined } } : {}
@@ -77,8 +83,9 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
       void driver.kick(sessionId)
     },
 
-    async abort(sessionId) {
-      const meta = await ctx.require(sessionId)
+    async abort(session) {
+      const meta = await parts.load(session)
+      const sessionId = idOf(session)
       const executionId = meta.record.executionId
       const { status } = meta.record
       if (status === 'waiting_approval' || status === 'waiting_input') {
@@ -95,8 +102,9 @@ export function conversationMethods(parts: HostParts): Pick<SessionHost, 'send' 
       await requestAbort(parts, sessionId, executionId!)
     },
 
-    async resume(sessionId) {
-      const record = await parts.requireOpen(sessionId)
+    async resume(session) {
+      const record = await parts.requireOpen(session)
+      const sessionId = idOf(session)
       const { ws } = await parts.open(sessionId)
       const ids = await listExecutionIds(ws)
       const last = ids.length ? await readExecution(ws, ids[ids.length - 1]) : undefined

@@ -2,10 +2,11 @@ import { readExecution, type ExecutionRecord } from 'agent-vfs/agent'
 import { executionBranchTools, executionChangeTools } from './change-points.js'
 import { executionActor } from './actors.js'
 import type { ExecutionDelta, LanguageModel, ToolSet } from 'agent-vfs/agent'
-import type { ExecutionSetup } from './types.js'
+import type { ExecutionSetup, SessionRecord } from './types.js'
 import { resumeTask, runTask } from 'agent-vfs/agent'
 import type { RunVfs, VersionedVfs } from 'agent-vfs'
-import type { HostContext } from './context.js'
+import type { HostContext, SessionMeta } from './context.js'
+import { openMeta } from './open-session.js'
 import { readFacts } from './facts.js'
 import { catchUpLog } from './log-catch-up.js'
 import { acquireLease, releaseLease } from './leases.js'
@@ -92,10 +93,10 @@ export class SessionDriver {
         for (;;) {
           this.again.delete(sessionId)
           if (this.stopped || lost) break
-          const step = await this.next(sessionId)
-          if (!step) break
+          const { step, meta } = await this.decision(sessionId)
+          if (step.kind === 'none') break
           try {
-            await this.run(sessionId, step)
+            await this.run(sessionId, step, meta!)
           } catch (error) {
             // A start that failed before its execution began (the profile's setup threw) waits for the next
             // kick as idle: shown running, the Worker's alarm and lazy recovery would retry it without end.
@@ -147,22 +148,28 @@ export class SessionDriver {
     return step.kind === 'none' ? undefined : step
   }
 
-  /** The state machine's decision on what is stored now (a missing session: nothing, closed). */
-  async decision(sessionId: string): Promise<Decision> {
+  /**
+   * The state machine's decision on what is stored now (a missing session: nothing, closed), with
+   * the meta it was decided on: the step it gives carries on from that read.
+   */
+  async decision(sessionId: string): Promise<Decision & { meta?: SessionMeta }> {
     const ws = await this.workspace(sessionId)
     await ws.refresh()
-    const facts = await readFacts(this.ctx, sessionId, ws)
-    return facts ? decide(facts) : { row: 'gone', step: { kind: 'none' }, status: 'closed' }
+    const meta = await this.ctx.meta(sessionId)
+    const facts = meta && (await readFacts(this.ctx, sessionId, ws, meta))
+    return facts ? { ...decide(facts), meta } : { row: 'gone', step: { kind: 'none' }, status: 'closed' }
   }
 
   private workspace(sessionId: string): Promise<RunVfs> {
     return this.ctx.workspaces.view(sessionId)
   }
 
-  private async run(sessionId: string, step: Step): Promise<void> {
+  /** Carries out `step`, decided on `decided` (the meta read for it). */
+  private async run(sessionId: string, step: Step, decided: SessionMeta): Promise<void> {
     const { ctx } = this
-    if (step.kind === 'apply') return this.applyProposal(sessionId, step.executionId)
-    const meta = await ctx.require(sessionId)
+    // A fork its host did not finish is finished first (openMeta); any other session runs on what was decided.
+    const meta = decided.fork && !decided.fork.done ? await openMeta(ctx, sessionId) : decided
+    if (step.kind === 'apply') return this.applyProposal(sessionId, step.executionId, meta)
     const profile = ctx.settings.agents[meta.record.profile]
     const ws = await this.workspace(sessionId)
     const box = ctx.box(sessionId)
@@ -202,8 +209,8 @@ export class SessionDriver {
     if (step.kind === 'resume' && step.aborted) controller.abort()
     this.active.set(sessionId, { controller, executionId })
     await ctx.storage.markWork({ sessionId, owner: meta.record.owner, reason: 'run', executionId })
-    await ctx.setStatus(sessionId, 'running', executionId)
-    await ctx.update(sessionId, r => ({ ...r, executions: Math.max(r.executions, index) }))
+    // One write: the status, and the count of executions this one raises.
+    await ctx.setStatus(sessionId, 'running', executionId, { known: meta, executions: index })
     const appends: Promise<unknown>[] = []
     const actor = executionActor(executionId)
     // `propose`: its files go to a branch a person reviews when it ends (proposals.ts).
@@ -276,8 +283,7 @@ export class SessionDriver {
   }
 
   /** Finishes a proposal decision a host stored but did not carry out (it crashed in between). */
-  private async applyProposal(sessionId: string, executionId: string): Promise<void> {
-    const meta = await this.ctx.require(sessionId)
+  private async applyProposal(sessionId: string, executionId: string, meta: SessionMeta): Promise<void> {
     const base = await this.ctx.workspaces.base(sessionId)
     const outcome = await applyProposal(base, executionId)
     await this.ctx.fileEvents.settled(sessionId)
@@ -316,19 +322,29 @@ export class SessionDriver {
    * when nothing changes, for the same reason. `refresh` reads the workspace from the store first
    * (another process may run the session) unless this host runs it. `stalled`: a start this host
    * could not make shows as idle (it is tried again on the next message, answer or recovery).
+   * `meta`: the meta a request read when it began (before what it stored), the first attempt's
+   * record, written on without reading it again. Resolves to the record written (undefined: none).
    */
-  async settleStatus(sessionId: string, options: { touch?: boolean; refresh?: boolean; stalled?: boolean } = {}): Promise<void> {
+  async settleStatus(
+    sessionId: string,
+    options: { touch?: boolean; refresh?: boolean; stalled?: boolean; meta?: SessionMeta } = {},
+  ): Promise<SessionRecord | undefined> {
+    let known = options.meta
     for (let attempt = 0; attempt < 50; attempt++) {
-      const meta = await this.ctx.meta(sessionId)
-      if (!meta) return
+      const meta = known ?? (await this.ctx.meta(sessionId))
+      known = undefined
+      if (!meta) return undefined
       const ws = await this.workspace(sessionId)
       if (options.refresh && !this.active.has(sessionId)) await ws.refresh()
       const facts = await readFacts(this.ctx, sessionId, ws, meta)
-      if (!facts) return
+      if (!facts) return undefined
       const stalled = options.stalled === true && decide(facts).step.kind === 'start'
       const { status, executionId } = stalled ? { status: 'idle' as const, executionId: facts.last?.id } : shownStatus(facts)
-      if (await this.ctx.setStatus(sessionId, status, executionId, { version: meta.version, touch: options.touch ?? false })) return
+      const when = { version: meta.version, touch: options.touch ?? false, known: meta }
+      const settled = await this.ctx.setStatus(sessionId, status, executionId, when)
+      if (settled) return settled === true ? undefined : settled
     }
+    return undefined
   }
 
   /** Removes every scope of a deleted session that a late write may have brought back. */

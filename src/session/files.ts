@@ -4,6 +4,7 @@ import type { HostContext } from './context.js'
 import { SessionError } from './errors.js'
 import type { SessionHost, UploadFile } from './host-api.js'
 import type { HostParts } from './host-parts.js'
+import { idOf } from './session-ref.js'
 import type { SessionRecord } from './types.js'
 import { storedBytes } from './usage.js'
 import { UPLOAD_ROOTS } from './workspace.js'
@@ -11,8 +12,9 @@ import { UPLOAD_ROOTS } from './workspace.js'
 /** The host's file uploads: writes and deletes in an open session's workspace. */
 export function fileMethods(parts: HostParts): Pick<SessionHost, 'writeFiles' | 'deleteFile' | 'recordUsage'> {
   return {
-    async writeFiles(sessionId, files) {
-      const record = await parts.requireOpen(sessionId)
+    async writeFiles(session, files) {
+      const record = await parts.requireOpen(session)
+      const sessionId = idOf(session)
       // Opened fresh (another process may have written), then written as the API's.
       return writeUpload(
         parts.ctx,
@@ -22,9 +24,9 @@ export function fileMethods(parts: HostParts): Pick<SessionHost, 'writeFiles' | 
       )
     },
 
-    async deleteFile(sessionId, path) {
-      const record = await parts.requireOpen(sessionId)
-      return deleteUpload(parts.ctx, record, (await parts.open(sessionId)).ws, path)
+    async deleteFile(session, path) {
+      const record = await parts.requireOpen(session)
+      return deleteUpload(parts.ctx, record, (await parts.open(idOf(session))).ws, path)
     },
 
     async recordUsage(sessionId) {

@@ -4,6 +4,7 @@ import { versionAt, versionAtSeq } from './change-points.js'
 import type { HostContext } from './context.js'
 import { SessionError } from './errors.js'
 import type { HostParts } from './host-parts.js'
+import { idOf, type SessionRef } from './session-ref.js'
 import { loadRecords, putJson, updateRecords } from './records.js'
 import { FORK_PATH, SESSION_PATH, newSessionId, scopeNames, type ForkRecord } from './storage.js'
 import type { EventLine, SessionEvent, SessionEventBody, SessionRecord } from './types.js'
@@ -26,12 +27,13 @@ const EVENTS_PER_READ = 10_000
  */
 export async function forkSession(
   parts: HostParts,
-  sessionId: string,
+  session: SessionRef,
   at: ForkPoint,
   options: { title?: string } = {},
 ): Promise<SessionRecord> {
   const { ctx } = parts
-  const { record: original } = await parts.open(sessionId)
+  const { record: original } = await parts.open(session)
+  const sessionId = idOf(session)
   const base = await ctx.workspaces.base(sessionId)
   const { seq, version } = await resolveForkPoint(ctx, sessionId, base, at)
   const id = newSessionId()

@@ -1,5 +1,6 @@
 import { changeMethods } from './changes.js'
 import { HostContext } from './context.js'
+import { catchUpFileEvents } from './file-catch-up.js'
 import { forkSession } from './fork.js'
 import { remoteForks } from './fork-remote.js'
 import { conversationMethods } from './conversation.js'
@@ -35,7 +36,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     throw new TypeError('createSessionHost needs { store }: memoryStore(), postgresStore(...), …')
   if (!options.agents || Object.keys(options.agents).length === 0)
     throw new TypeError('createSessionHost needs { agents }: at least one agent profile by name')
-  const ctx = new HostContext(
+  const ctx: HostContext = new HostContext(
     {
       store: options.store,
       namespace: options.namespace ?? DEFAULT_NAMESPACE,
@@ -50,6 +51,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       ...(options.forkSource ? { forkSource: options.forkSource } : {}),
     },
     combineSignals(localSignals(), options.signals),
+    { catchUp: (sessionId, base) => catchUpFileEvents(ctx, sessionId, base) },
   )
   ctx.index =
     options.ownerIndex ?? storeOwnerIndex(ctx.store, ctx.namespace, ids => Promise.all(ids.map(async id => (await ctx.meta(id))?.record)))

@@ -48,6 +48,7 @@ export type {
 export type { SessionChanges, SessionHistoryQuery, SessionDiffOptions } from './changes.js'
 export type { ChangePoint } from './change-points.js'
 export type { ForkPoint } from './fork.js'
+export type { OpenedSession, SessionRef } from './session-ref.js'
 export type { ProposalOutcome, ProposalReview, SessionPending } from './proposals.js'
 export type { ForkOffer, ForkPage, ForkSource, RemoteForks } from './fork-remote.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'

@@ -3,6 +3,7 @@ import { detachForksOf } from './fork-detach.js'
 import { SessionError } from './errors.js'
 import type { SessionHost } from './host-api.js'
 import type { HostParts } from './host-parts.js'
+import { idOf } from './session-ref.js'
 import { requestMove } from './state.js'
 import { SESSION_ID, newSessionId, segmentOf } from './storage.js'
 import type { SessionRecord } from './types.js'
@@ -11,7 +12,7 @@ const MAX_TITLE = 200
 const MAX_OWNER = 256
 
 /** The host's session lifecycle: create, list, get, close, reopen, delete. */
-export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' | 'list' | 'get' | 'close' | 'reopen' | 'delete'> {
+export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' | 'list' | 'open' | 'get' | 'close' | 'reopen' | 'delete'> {
   const { ctx, driver } = parts
   const lifecycle: ReturnType<typeof lifecycleMethods> = {
     async create({ owner, profile, title, id: givenId }) {
@@ -62,8 +63,8 @@ export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' |
       return ctx.index.list(owner, { ...(cursor !== undefined ? { cursor } : {}), limit: size })
     },
 
-    async get(sessionId, owner) {
-      const meta = await ctx.require(sessionId, owner)
+    async open(sessionId, owner) {
+      const meta = await parts.load(sessionId, owner)
       const { lease } = meta
       // Lazy recovery: a running session whose host stopped renewing its lease. Without a lease, a
       // record written within the last lease period is work just acknowledged: its host takes the lease next.
@@ -73,11 +74,16 @@ export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' |
         ? lease.expiresAt < now || (exclusive && lease.holder !== hostId)
         : exclusive || meta.record.updatedAt + leaseMs < now
       if (meta.record.status === 'running' && orphaned) void driver.kick(sessionId)
-      return meta.record
+      return parts.opened(meta)
     },
 
-    async close(sessionId) {
-      const meta = await ctx.require(sessionId)
+    async get(ref, owner) {
+      return typeof ref === 'string' ? (await lifecycle.open(ref, owner)).record : (await parts.load(ref, owner)).record
+    },
+
+    async close(ref) {
+      const meta = await parts.load(ref)
+      const sessionId = idOf(ref)
       if (!requestMove('close', meta.record.status)) return meta.record
       const run = driver.active.get(sessionId)
       if (meta.record.status === 'running' && meta.record.executionId) await requestAbort(parts, sessionId, meta.record.executionId)
@@ -85,11 +91,12 @@ export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' |
       // Through the table, in the write itself: of two closes at once, one closes (and logs it).
       const { record, moved } = await ctx.requestStatus(sessionId, 'close')
       if (moved) await ctx.emit(sessionId, { type: 'session-closed' })
-      return record ?? (await ctx.require(sessionId)).record
+      return record ?? (await parts.load(sessionId)).record
     },
 
-    async reopen(sessionId) {
-      const meta = await ctx.require(sessionId)
+    async reopen(ref) {
+      const meta = await parts.load(ref)
+      const sessionId = idOf(ref)
       if (!requestMove('reopen', meta.record.status)) return meta.record
       const { record, moved } = await ctx.requestStatus(sessionId, 'reopen')
       if (!moved) return record ?? meta.record
@@ -98,11 +105,12 @@ export function lifecycleMethods(parts: HostParts): Pick<SessionHost, 'create' |
       // Messages queued before the close, or an answer, may wait: recovery finds them if we die now.
       await ctx.storage.markWork({ sessionId, owner: meta.record.owner, reason: 'reopen' })
       void driver.kick(sessionId)
-      return (await ctx.require(sessionId)).record
+      return (await parts.load(sessionId)).record
     },
 
-    async delete(sessionId) {
-      const meta = await ctx.require(sessionId)
+    async delete(ref) {
+      const meta = await parts.load(ref)
+      const sessionId = idOf(ref)
       if (meta.record.status !== 'closed') await lifecycle.close(sessionId)
       await driver.settled(sessionId)
       // Before any removal: a host still running the session (elsewhere) sees it when its run stops

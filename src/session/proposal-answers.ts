@@ -2,6 +2,7 @@ import type { RunVfs } from 'agent-vfs'
 import { listExecutionIds, readExecution, type PendingAnswer } from 'agent-vfs/agent'
 import { SessionError } from './errors.js'
 import { refuse, type HostParts } from './host-parts.js'
+import { idOf, type SessionRef } from './session-ref.js'
 import {
   applyProposal,
   PROPOSAL_ID,
@@ -32,12 +33,13 @@ export async function pendingProposal(parts: HostParts, sessionId: string, ws: R
  */
 export async function answerProposal(
   parts: HostParts,
-  sessionId: string,
+  ref: SessionRef,
   pendingId: string,
   answer: PendingAnswer,
 ): Promise<ProposalOutcome> {
   const { ctx, driver } = parts
-  const session = await parts.requireOpen(sessionId)
+  const session = await parts.requireOpen(ref)
+  const sessionId = idOf(ref)
   const executionId = PROPOSAL_ID.exec(pendingId)![1]
   const { ws } = await parts.open(sessionId)
   const ids = await listExecutionIds(ws)

@@ -2,6 +2,7 @@ import { listExecutionIds, readEvents, readExecution, type ExecutionRecord } fro
 import { SessionError } from './errors.js'
 import type { SessionHost, SessionHostOptions } from './host-api.js'
 import type { HostParts } from './host-parts.js'
+import { idOf } from './session-ref.js'
 import { LogTails, type TailListener } from './log-tail.js'
 import { observeLog, type ObserveOptions } from './observe.js'
 import { withLiveText } from './observe-live.js'
@@ -21,8 +22,8 @@ export function readingMethods(
   const tails = new LogTails(id => sessionTailSource(ctx, id), ctx.settings.pollMs)
   const streams = new StreamCounter(ctx.settings.quota.maxStreams, options.streamsElsewhere)
   return {
-    async executions(sessionId) {
-      const { ws } = await parts.open(sessionId)
+    async executions(session) {
+      const { ws } = await parts.open(session)
       const out: ExecutionRecord[] = []
       for (const id of await listExecutionIds(ws)) {
         const r = await readExecution(ws, id)
@@ -31,26 +32,26 @@ export function readingMethods(
       return out
     },
 
-    async execution(sessionId, executionId) {
-      const { ws } = await parts.open(sessionId)
+    async execution(session, executionId) {
+      const { ws } = await parts.open(session)
       const record = typeof executionId === 'string' && /^e\d{4,}$/.test(executionId) ? await readExecution(ws, executionId) : undefined
       if (!record) throw new SessionError('not-found', `There is no execution ${JSON.stringify(String(executionId).slice(0, 32))}`)
       return { record, events: await readEvents(ws, executionId) }
     },
 
-    async events(sessionId, { after = 0, limit = 1000 } = {}) {
-      const lines = await ctx.eventLines(sessionId, pageAfter(after), pageLimit(limit, 1000))
+    async events(session, { after = 0, limit = 1000 } = {}) {
+      const lines = await ctx.eventLines(idOf(session), pageAfter(after), pageLimit(limit, 1000), parts.taken(session))
       return lines.map(l => JSON.parse(l.json) as SessionEvent)
     },
 
-    async eventLines(sessionId, { after = 0, limit = 1000 } = {}) {
-      return ctx.eventLines(sessionId, pageAfter(after), pageLimit(limit, 10_000))
+    async eventLines(session, { after = 0, limit = 1000 } = {}) {
+      return ctx.eventLines(idOf(session), pageAfter(after), pageLimit(limit, 10_000), parts.taken(session))
     },
 
     observe: ((sessionId: string, observeOptions: ObserveOptions & { live?: boolean } = {}) => {
       const { live, ...rest } = observeOptions
       const stored = (async function* () {
-        await ctx.require(sessionId)
+        await parts.load(sessionId)
         const source = {
           read: (after: number, limit: number) => ctx.log(sessionId).readLines(after, limit),
           subscribe: (listener: TailListener, pollMs?: number) => tails.subscribe(sessionId, listener, pollMs),
@@ -66,8 +67,8 @@ export function readingMethods(
 
     openStream: owner => streams.open(owner),
 
-    async workspace(sessionId) {
-      return (await parts.open(sessionId)).ws
+    async workspace(session) {
+      return (await parts.open(session)).ws
     },
   }
 }

@@ -1,15 +1,16 @@
 import { checkBudget } from 'agent-vfs/agent'
 import type { SessionHost } from './host-api.js'
 import type { HostParts } from './host-parts.js'
+import { idOf } from './session-ref.js'
 import { readSessionUsage, zeroUsage, type HostBudgets } from './usage.js'
 
 /** The host's usage reading: a session's (from its execution records) and an owner's (from the owner index). */
 export function usageMethods(parts: HostParts): Pick<SessionHost, 'usage' | 'ownerUsage'> {
   const { ctx } = parts
   return {
-    async usage(sessionId) {
-      const { ws } = await parts.open(sessionId)
-      return readSessionUsage(sessionId, ws)
+    async usage(session) {
+      const { ws } = await parts.open(session)
+      return readSessionUsage(idOf(session), ws)
     },
     async ownerUsage(owner) {
       if (!ctx.index.usage) return { owner, total: zeroUsage(), sessions: [] }
