@@ -1,11 +1,11 @@
-import type { HostBudgets } from './usage.js'
+import type { HostBudgets } from './records/usage.js'
 import type { VersionedVfs, VfsStore } from 'agent-vfs'
 import { isVfsError } from 'agent-vfs'
 import { sessionNotFound } from './errors.js'
-import { EventLog, LOG_PATH, type LogHint } from './event-log.js'
-import type { Lease } from './leases.js'
-import { MessageBox } from './messages.js'
-import { loadRecords, putJson, versionOf, type RecordMap } from './records.js'
+import { EventLog, LOG_PATH, type LogHint } from './records/event-log.js'
+import type { Lease } from './records/leases.js'
+import { MessageBox } from './records/messages.js'
+import { loadRecords, putJson, versionOf, type RecordMap } from './records/records.js'
 import { canMove, requestMove, type StatusRequest } from './state.js'
 import {
   ABORT_PATH,
@@ -19,13 +19,13 @@ import {
   FORK_PATH,
   type ForkRecord,
 } from './storage.js'
-import type { OwnerIndex } from './owner-index.js'
-import type { SessionSignals } from './signals.js'
+import type { OwnerIndex } from './records/owner-index.js'
+import type { SessionSignals } from './records/signals.js'
 import type { AgentProfile, EventLine, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
-import { Workspaces } from './workspace.js'
-import { FileEvents } from './file-events.js'
-import type { ForkSource } from './fork-copy.js'
-import { LiveTexts } from './live-text.js'
+import { Workspaces } from './records/workspace.js'
+import { FileEvents } from './records/file-events.js'
+import type { ForkSource } from './fork/fork-source.js'
+import { LiveTexts } from './records/live-text.js'
 
 /** What the meta scope of a session holds. */
 export interface SessionMeta {

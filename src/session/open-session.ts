@@ -1,6 +1,6 @@
 import type { HostContext, SessionMeta } from './context.js'
 import { sessionNotFound as notFound } from './errors.js'
-import { finishFork } from './fork.js'
+import { finishFork } from './fork/fork-finish.js'
 import { idOf, type OpenedSession, type SessionRef } from './session-ref.js'
 
 /**

@@ -1,6 +1,6 @@
 import { isVfsError } from 'agent-vfs'
 import type { StoreOp, VfsStore } from 'agent-vfs'
-import { deleteRecord, loadRecords, putJson, updateRecords, versionOf, type RecordMap } from './records.js'
+import { deleteRecord, loadRecords, putJson, updateRecords, versionOf, type RecordMap } from './records/records.js'
 import type { SessionRecord } from './types.js'
 
 /**
