@@ -90,23 +90,23 @@ function components(graph) {
 
 const circlesOf = graph => components(graph).filter(c => c.length > 1 || graph.get(c[0]).includes(c[0]))
 
-/** The longest chain of arrows, a circle counting as one room: a file importing nothing inside is floor 1. */
-function floors(graph) {
+/** The longest chain of arrows (its files, top first), a circle counting as one room: its length is the floors. */
+function longestChain(graph) {
   const room = new Map()
   for (const c of components(graph)) for (const f of c) room.set(f, c)
   const memo = new Map()
-  const floorOf = c => {
+  const chainOf = c => {
     if (memo.has(c)) return memo.get(c)
-    memo.set(c, 1)
+    memo.set(c, [c[0]])
     const below = c
       .flatMap(f => graph.get(f))
       .map(t => room.get(t))
       .filter(t => t !== c)
-    const floor = 1 + Math.max(0, ...below.map(floorOf))
-    memo.set(c, floor)
-    return floor
+    const longest = below.map(chainOf).reduce((a, b) => (b.length > a.length ? b : a), [])
+    memo.set(c, [c[0], ...longest])
+    return memo.get(c)
   }
-  return Math.max(0, ...[...new Set(room.values())].map(floorOf))
+  return [...new Set(room.values())].map(chainOf).reduce((a, b) => (b.length > a.length ? b : a), [])
 }
 
 const rel = path => relative(root, path).split('\\').join('/')
@@ -123,7 +123,8 @@ console.log(
       subFolders: readdirSync(folder).filter(n => statSync(join(folder, n)).isDirectory()),
       files: files.length,
       arrows: [...graph.values()].reduce((sum, to) => sum + to.length, 0),
-      floors: floors(graph),
+      floors: longestChain(graph).length,
+      longestChain: longestChain(graph).map(rel),
       circles: circlesOf(graph).map(c => c.map(rel)),
       asUnknownAs: casts,
       houseCircles: circlesOf(house).map(c => c.map(rel)),
