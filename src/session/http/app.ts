@@ -102,12 +102,8 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     return c.json(await host.list(c.get('owner'), q), 200)
   })
   app.openapi(R.getSession, async c => c.json((await session(c)).record, 200))
-  app.openapi(R.closeSession, async c => {
-    return c.json(await host.close(await session(c)), 200)
-  })
-  app.openapi(R.reopenSession, async c => {
-    return c.json(await host.reopen(await session(c)), 200)
-  })
+  app.openapi(R.closeSession, async c => c.json(await host.close(await session(c)), 200))
+  app.openapi(R.reopenSession, async c => c.json(await host.reopen(await session(c)), 200))
   app.openapi(R.deleteSession, async c => {
     await host.delete(await session(c))
     return c.json({ ok: true as const }, 200)
@@ -147,9 +143,7 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     const { text, steer } = c.req.valid('json')
     return c.json(await host.send(opened, { text, ...(steer ? { steer } : {}) }), 202)
   })
-  app.openapi(R.listMessages, async c => {
-    return c.json(await host.messages(await session(c)), 200)
-  })
+  app.openapi(R.listMessages, async c => c.json(await host.messages(await session(c)), 200))
   app.openapi(R.abort, async c => {
     await host.abort(await session(c))
     return c.json({ ok: true as const }, 202)
@@ -158,9 +152,7 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     await host.resume(await session(c))
     return c.json({ ok: true as const }, 202)
   })
-  app.openapi(R.listPending, async c => {
-    return c.json(await host.pending(await session(c)), 200)
-  })
+  app.openapi(R.listPending, async c => c.json(await host.pending(await session(c)), 200))
   app.openapi(R.answerPending, async c => {
     const { pendingId } = c.req.valid('param')
     const outcome = await host.answer(await session(c), pendingId, c.req.valid('json'))
@@ -170,9 +162,7 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     const message = `nothing was written: the workspace changed since the proposal was made (${paths.join(', ')}${outcome.conflicts.length > 3 ? ', …' : ''})`
     return c.json({ error: { code: 'conflict' as const, message }, conflicts: outcome.conflicts }, 409)
   })
-  app.openapi(R.listExecutions, async c => {
-    return c.json(await host.executions(await session(c)), 200)
-  })
+  app.openapi(R.listExecutions, async c => c.json(await host.executions(await session(c)), 200))
   app.openapi(R.getExecution, async c => {
     const { executionId } = c.req.valid('param')
     return c.json(await host.execution(await session(c), executionId), 200)
