@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { SessionHost } from '../host.js'
+import type { SessionHost } from '../host-api.js'
 import type { ForkPoint } from '../fork/fork.js'
 import type { SessionRecord } from '../types.js'
 import { SessionError } from '../errors.js'
