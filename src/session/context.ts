@@ -1,10 +1,11 @@
-import type { HostBudgets } from './usage.js'
-import type { VfsStore } from 'agent-vfs'
-import { SessionError } from './errors.js'
-import { EventLog, LOG_PATH, type LogHint } from './event-log.js'
-import type { Lease } from './leases.js'
-import { MessageBox } from './messages.js'
-import { loadRecords, putJson, versionOf, type RecordMap } from './records.js'
+import type { HostBudgets } from './records/usage.js'
+import type { VersionedVfs, VfsStore } from 'agent-vfs'
+import { isVfsError } from 'agent-vfs'
+import { sessionNotFound } from './errors.js'
+import { EventLog, LOG_PATH, type LogHint } from './records/event-log.js'
+import type { Lease } from './records/leases.js'
+import { MessageBox } from './records/messages.js'
+import { loadRecords, putJson, versionOf, type RecordMap } from './records/records.js'
 import { canMove, requestMove, type StatusRequest } from './state.js'
 import {
   ABORT_PATH,
@@ -18,15 +19,13 @@ import {
   FORK_PATH,
   type ForkRecord,
 } from './storage.js'
-import type { OwnerIndex } from './owner-index.js'
-import type { SessionSignals } from './signals.js'
+import type { OwnerIndex } from './records/owner-index.js'
+import type { SessionSignals } from './records/signals.js'
 import type { AgentProfile, EventLine, OwnerQuota, SessionEvent, SessionEventBody, SessionRecord, SessionStatus } from './types.js'
-import { Workspaces } from './workspace.js'
-import { FileEvents } from './file-events.js'
-import { catchUpFileEvents } from './file-catch-up.js'
-import { finishFork } from './fork.js'
-import type { ForkSource } from './fork-copy.js'
-import { LiveTexts } from './live-text.js'
+import { Workspaces } from './records/workspace.js'
+import { FileEvents } from './records/file-events.js'
+import type { ForkSource } from './fork/fork-source.js'
+import { LiveTexts } from './records/live-text.js'
 
 /** What the meta scope of a session holds. */
 export interface SessionMeta {
@@ -60,7 +59,15 @@ export interface HostSettings {
   forkSource?: (from: string, forkId: string) => ForkSource
 }
 
-/** State shared by the parts of one host: logs, message boxes, workspaces, signals. */
+/**
+ * Work the host wires into its workspaces (host.ts): the context itself is plumbing and finishes
+ * nothing. `catchUp`: the `files-changed` notices a dead host lost, logged when a workspace opens.
+ */
+export interface HostHooks {
+  catchUp(sessionId: string, base: VersionedVfs): Promise<unknown>
+}
+
+/** State shared by the parts of one host: settings, store, logs, message boxes, workspaces, signals. */
 export class HostContext {
   readonly workspaces: Workspaces
   /** Who writes each session's files now, and the `files-changed` events of their commits. */
@@ -76,6 +83,7 @@ export class HostContext {
   constructor(
     readonly settings: HostSettings,
     readonly signals: SessionSignals,
+    hooks: HostHooks,
   ) {
     this.fileEvents = new FileEvents((sessionId, body) => this.emit(sessionId, body))
     this.workspaces = new Workspaces(
@@ -87,7 +95,7 @@ export class HostContext {
           ForkRecord | undefined
         return fork && { from: fork.from, branch: fork.branch, ...(fork.baseScope !== undefined ? { baseScope: fork.baseScope } : {}) }
       },
-      (sessionId, base) => catchUpFileEvents(this, sessionId, base),
+      (sessionId, base) => hooks.catchUp(sessionId, base),
     )
     this.storage = new SessionStorage(settings.store, settings.namespace, settings.hostId)
   }
@@ -127,19 +135,13 @@ export class HostContext {
     return metaOf(await this.storage.loadMeta(sessionId))
   }
 
-  /** The session, checked against `owner` when given: another owner's session is "not found", like a missing one. */
-  async require(sessionId: string, owner?: string): Promise<SessionMeta> {
-    const meta = requireMeta(sessionId, await this.meta(sessionId), owner)
-    // A fork its host did not finish (killed half-way) is finished by whoever reads it next.
-    if (meta.fork && !meta.fork.done) return { ...meta, record: (await finishFork(this, sessionId, meta.fork)) ?? meta.record }
-    return meta
-  }
-
   /**
    * Stored events after `after` as their JSON text, checking the session exists in the same round
-   * trip (the meta scope loads with the first segments).
+   * trip (the meta scope loads with the first segments); `opened`: the meta a request read already.
    */
-  async eventLines(sessionId: string, after: number, limit: number): Promise<EventLine[]> {
+  async eventLines(sessionId: string, after: number, limit: number, opened?: SessionMeta): Promise<EventLine[]> {
+    // A session the request opened was checked then: its log hint serves, no meta in the round trip.
+    if (opened) return this.log(sessionId).readLines(after, limit, opened.hint ?? { segment: 0, first: 0 })
     if (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)) requireMeta(sessionId, undefined)
     const known = this.logs.has(sessionId)
     const log = this.log(sessionId)
@@ -161,21 +163,44 @@ export class HostContext {
     sessionId: string,
     change: (record: SessionRecord) => SessionRecord | undefined,
     version?: number,
+    known?: SessionMeta,
   ): Promise<SessionRecord | undefined> {
-    return this.storage
-      .updateMeta<SessionRecord | undefined>(sessionId, records => {
-        const current = records.get(SESSION_PATH)?.value as SessionRecord | undefined
-        if (!current || (version !== undefined && versionOf(records, SESSION_PATH) !== version)) return { ops: [], value: undefined }
-        const next = change(current)
-        if (!next) return { ops: [], value: current }
-        const record = { ...next, updatedAt: Date.now() }
-        return { ops: [putJson(SESSION_PATH, record, versionOf(records, SESSION_PATH))], value: record }
-      })
-      .then(async record => {
-        // An index that lists records (D1 on the edge) keeps its copy current; the record is durable already.
-        if (record && this.index.changed) await this.index.changed(record).catch(() => undefined)
-        return record
-      })
+    const written = known
+      ? this.writeKnown(sessionId, change, known)
+      : this.storage.updateMeta<SessionRecord | undefined>(sessionId, records => {
+          const current = records.get(SESSION_PATH)?.value as SessionRecord | undefined
+          if (!current || (version !== undefined && versionOf(records, SESSION_PATH) !== version)) return { ops: [], value: undefined }
+          const next = change(current)
+          if (!next) return { ops: [], value: current }
+          const record = { ...next, updatedAt: Date.now() }
+          return { ops: [putJson(SESSION_PATH, record, versionOf(records, SESSION_PATH))], value: record }
+        })
+    return written.then(async record => {
+      // An index that lists records (D1 on the edge) keeps its copy current; the record is durable already.
+      if (record && this.index.changed) await this.index.changed(record).catch(() => undefined)
+      return record
+    })
+  }
+
+  /**
+   * {@link update} on a record already read (`known`, at `known.version`), without reading it again:
+   * a write conditional on that version. Resolves to undefined (nothing written) when it moved since.
+   */
+  private async writeKnown(
+    sessionId: string,
+    change: (record: SessionRecord) => SessionRecord | undefined,
+    known: SessionMeta,
+  ): Promise<SessionRecord | undefined> {
+    const next = change(known.record)
+    if (!next) return known.record
+    const record = { ...next, updatedAt: Date.now() }
+    try {
+      await this.storage.commitMeta(sessionId, [putJson(SESSION_PATH, record, known.version)])
+      return record
+    } catch (error) {
+      if (isVfsError(error, 'ECONFLICT')) return undefined
+      throw error
+    }
   }
 
   /** Stores the bytes a session's workspace holds in its owner's index (what the owner's byte quota sums). */
@@ -204,34 +229,39 @@ export class HostContext {
    * Sets the status (when the move is allowed: never out of `closed`) and logs a `status` event when
    * it changed. With `version`, only if the record is still at that version; with `touch`, the record
    * is written even when nothing changes (its version moves, so a settle on older facts cannot
-   * overwrite it: see SessionDriver.settleStatus). Resolves to false when `version` did not match.
+   * overwrite it: see SessionDriver.settleStatus). Resolves to false when `version` did not match,
+   * else to the record as it is now. `known`: the meta as the caller read it, written on without a
+   * read (when the record moved since: with `version`, false; without, read and written as usual).
+   * `executions`: the count of executions grows to it in the same write (an execution starts).
    */
   async setStatus(
     sessionId: string,
     status: SessionStatus,
     executionId?: string,
-    when: { version?: number; touch?: boolean } = {},
-  ): Promise<boolean> {
+    when: { version?: number; touch?: boolean; known?: SessionMeta; executions?: number } = {},
+  ): Promise<SessionRecord | true | false> {
     let changed = false
     let owner: string | undefined
-    const record = await this.update(
-      sessionId,
-      r => {
-        owner = r.owner
-        const same = r.status === status && (executionId === undefined || r.executionId === executionId)
-        if (!canMove(r.status, status) || (same && !when.touch)) return undefined
-        changed = r.status !== status
-        return { ...r, status, ...(executionId ? { executionId } : {}) }
-      },
-      when.version,
-    )
+    const change = (r: SessionRecord): SessionRecord | undefined => {
+      owner = r.owner
+      changed = false
+      const same = r.status === status && (executionId === undefined || r.executionId === executionId)
+      const moves = canMove(r.status, status) && (!same || when.touch === true)
+      const executions = Math.max(r.executions, when.executions ?? 0)
+      if (!moves && executions === r.executions) return undefined
+      changed = moves && r.status !== status
+      return { ...r, ...(moves ? { status, ...(executionId ? { executionId } : {}) } : {}), executions }
+    }
+    const known = when.known && (when.version === undefined || when.known.version === when.version) ? when.known : undefined
+    let record = known ? await this.update(sessionId, change, undefined, known) : undefined
+    if (!record && !(known && when.version !== undefined)) record = await this.update(sessionId, change, when.version)
     if (!record) return when.version === undefined
     // What maxRunningExecutions counts: set when a run starts (never refused here: a resume or an
     // answer goes on), cleared whenever the session settles in any other status, even unchanged.
     if (owner !== undefined && (status !== 'running' || changed))
       await this.index.setRunning?.(owner, sessionId, status === 'running').catch(() => undefined)
     if (changed) await this.emit(sessionId, { type: 'status', status })
-    return true
+    return record
   }
 }
 
@@ -251,9 +281,8 @@ function metaOf(records: RecordMap): SessionMeta | undefined {
   }
 }
 
-/** The meta, or the "not found" error (also for another owner's session, like a missing one). */
-function requireMeta(sessionId: string, meta: SessionMeta | undefined, owner?: string): SessionMeta {
-  if (!meta || (owner !== undefined && meta.record.owner !== owner))
-    throw new SessionError('not-found', `There is no session ${JSON.stringify(String(sessionId).slice(0, 64))}`)
+/** The meta, or the "not found" error. */
+function requireMeta(sessionId: string, meta: SessionMeta | undefined): SessionMeta {
+  if (!meta) throw sessionNotFound(sessionId)
   return meta
 }

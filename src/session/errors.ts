@@ -43,3 +43,8 @@ export class SessionError extends Error {
 export function isSessionErrorCode(code: string): code is SessionErrorCode {
   return Object.prototype.hasOwnProperty.call(hints, code)
 }
+
+/** The "not found" error of a session id (also another owner's session: it is not told apart from a missing one). */
+export function sessionNotFound(sessionId: string): SessionError {
+  return new SessionError('not-found', `There is no session ${JSON.stringify(String(sessionId).slice(0, 64))}`)
+}

@@ -1,17 +1,18 @@
-import type { HistoryRetentionOptions, HistoryRetentionReport } from './history-retention.js'
+import type { HistoryRetentionOptions, HistoryRetentionReport } from './host/history-retention.js'
 import type { RunVfs, VfsStore } from 'agent-vfs'
 import type { ExecutionEvent, ExecutionRecord, PendingAnswer } from 'agent-vfs/agent'
-import type { TailListener } from './log-tail.js'
-import type { ObserveOptions } from './observe.js'
-import type { LiveDelta, LiveListener, LiveSubscription } from './live-text.js'
-import type { OwnerIndex } from './owner-index.js'
-import type { HostBudgets, OwnerUsage, SessionUsage } from './usage.js'
-import type { SessionSignals } from './signals.js'
-import type { SessionChanges } from './changes.js'
-import type { ForkPoint } from './fork.js'
-import type { ProposalOutcome, SessionPending } from './proposals.js'
-import type { ForkSource } from './fork-copy.js'
-import type { RemoteForks } from './fork-remote.js'
+import type { TailListener } from './records/log-tail.js'
+import type { ObserveOptions } from './records/observe.js'
+import type { LiveDelta, LiveListener, LiveSubscription } from './records/live-text.js'
+import type { OwnerIndex } from './records/owner-index.js'
+import type { HostBudgets, OwnerUsage, SessionUsage } from './records/usage.js'
+import type { SessionSignals } from './records/signals.js'
+import type { SessionChanges } from './host/changes.js'
+import type { ForkPoint } from './fork/fork.js'
+import type { ProposalOutcome, SessionPending } from './run/proposals.js'
+import type { ForkSource } from './fork/fork-source.js'
+import type { RemoteForks } from './fork/fork-remote.js'
+import type { OpenedSession, SessionRef } from './session-ref.js'
 import type {
   AgentProfile,
   EventLine,
@@ -103,39 +104,46 @@ export interface SessionHost {
   create(options: { owner: string; profile: string; title?: string; id?: string }): Promise<SessionRecord>
   /** An owner's sessions, newest first. */
   list(owner: string, options?: { cursor?: string; limit?: number }): Promise<Page<SessionRecord>>
+  /**
+   * Opens the session for one request: with `owner`, another owner's session is not found; resumes
+   * an orphaned execution it finds. The methods below take the session it gives in place of its id
+   * and use what it read instead of reading it again; the first of them spends it (see
+   * {@link OpenedSession}).
+   */
+  open(sessionId: string, owner?: string): Promise<OpenedSession>
   /** The session; with `owner`, another owner's session is not found. Resumes an orphaned execution it finds. */
-  get(sessionId: string, owner?: string): Promise<SessionRecord>
-  close(sessionId: string): Promise<SessionRecord>
-  reopen(sessionId: string): Promise<SessionRecord>
-  delete(sessionId: string): Promise<void>
+  get(session: SessionRef, owner?: string): Promise<SessionRecord>
+  close(session: SessionRef): Promise<SessionRecord>
+  reopen(session: SessionRef): Promise<SessionRecord>
+  delete(session: SessionRef): Promise<void>
   /**
    * Sends a message: starts an execution, or is queued as a follow-up, or (`steer`) goes to the
    * running execution at its next window. Once it resolves, the session's status shows the work
    * (`running` on the execution it starts), in `get` and `list` too.
    */
-  send(sessionId: string, message: { text: string; steer?: boolean }): Promise<SentMessage>
-  messages(sessionId: string): Promise<SessionMessage[]>
+  send(session: SessionRef, message: { text: string; steer?: boolean }): Promise<SentMessage>
+  messages(session: SessionRef): Promise<SessionMessage[]>
   /** Unanswered approvals and questions, and (with `proposal`: its diff) an ended execution's proposed changes. */
-  pending(sessionId: string): Promise<SessionPending[]>
+  pending(session: SessionRef): Promise<SessionPending[]>
   /**
    * Answers a pending approval or question; the execution continues. A proposal (`e0001-proposal`)
    * is approved (its branch lands as one commit) or denied (discarded): resolves to the outcome.
    */
-  answer(sessionId: string, pendingId: string, answer: PendingAnswer): Promise<ProposalOutcome | void>
+  answer(session: SessionRef, pendingId: string, answer: PendingAnswer): Promise<ProposalOutcome | void>
   /** Records an abort of the running execution; it ends `interrupted` at its next model or tool call. */
-  abort(sessionId: string): Promise<void>
+  abort(session: SessionRef): Promise<void>
   /** Resumes an interrupted execution. */
-  resume(sessionId: string): Promise<void>
-  executions(sessionId: string): Promise<ExecutionRecord[]>
-  execution(sessionId: string, executionId: string): Promise<{ record: ExecutionRecord; events: ExecutionEvent[] }>
+  resume(session: SessionRef): Promise<void>
+  executions(session: SessionRef): Promise<ExecutionRecord[]>
+  execution(session: SessionRef, executionId: string): Promise<{ record: ExecutionRecord; events: ExecutionEvent[] }>
   /** Stored events with `seq > after`. */
-  events(sessionId: string, options?: { after?: number; limit?: number }): Promise<SessionEvent[]>
+  events(session: SessionRef, options?: { after?: number; limit?: number }): Promise<SessionEvent[]>
   /**
    * Stored events with `seq > after` as their stored JSON text: what a catch-up serves without
    * parsing them. Pages of up to `limit` events (default 1,000, at most 10,000), ending early
    * (with at least one event) once a page holds 4 MiB of text; ask again after the last `seq`.
    */
-  eventLines(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventLine[]>
+  eventLines(session: SessionRef, options?: { after?: number; limit?: number }): Promise<EventLine[]>
   /**
    * Events after `after`, stored then live; see {@link ObserveOptions}. With `live: true`, also the
    * assistant text and reasoning of an execution running on this host as the model streams it
@@ -157,10 +165,10 @@ export interface SessionHost {
   /** Counts an event stream of `owner` against `quota.maxStreams`: its release (call it when the stream ends), or undefined at the limit. */
   openStream(owner: string): (() => void) | undefined
   /** The session's workspace, fresh from the store. Write through {@link SessionHost.writeFiles}. */
-  workspace(sessionId: string): Promise<RunVfs>
+  workspace(session: SessionRef): Promise<RunVfs>
   /** Writes files into the workspace in one commit, within the owner's quota. */
-  writeFiles(sessionId: string, files: UploadFile[]): Promise<string[]>
-  deleteFile(sessionId: string, path: string): Promise<void>
+  writeFiles(session: SessionRef, files: UploadFile[]): Promise<string[]>
+  deleteFile(session: SessionRef, path: string): Promise<void>
   /**
    * Stores what the workspace holds now as the session's bytes in the owner's index (what the
    * owner's byte quota sums), after writes made through {@link SessionHost.workspace} by tools a
@@ -170,11 +178,11 @@ export interface SessionHost {
   /** The workspace's history: history, diffs, undoing an execution, branches (see docs/sessions-history.md). */
   readonly changes: SessionChanges
   /** A new session of the same owner whose workspace is this one's at the point (a branch) and whose log holds the events up to it. */
-  fork(sessionId: string, at: ForkPoint, options?: { title?: string }): Promise<SessionRecord>
+  fork(session: SessionRef, at: ForkPoint, options?: { title?: string }): Promise<SessionRecord>
   /** Forking across stores, one side on each host (the Worker: each session is its own Durable Object). */
   readonly remoteForks: RemoteForks
   /** What the session's executions spent (tokens, model and tool calls, run_js CPU time, bytes written), each and in total. */
-  usage(sessionId: string): Promise<SessionUsage>
+  usage(session: SessionRef): Promise<SessionUsage>
   /** What the owner's sessions spent, each (live ones) and in total (deleted ones included). */
   ownerUsage(owner: string): Promise<OwnerUsage>
   /** Resumes executions whose host died (lease expired). Resolves to the sessions it took on. */

@@ -1,20 +1,21 @@
-import { changeMethods } from './changes.js'
+import { changeMethods } from './host/changes.js'
 import { HostContext } from './context.js'
-import { forkSession } from './fork.js'
-import { remoteForks } from './fork-remote.js'
-import { conversationMethods } from './conversation.js'
-import { SessionDriver } from './driver.js'
-import { fileMethods, uploadPath } from './files.js'
+import { catchUpFileEvents } from './host/file-catch-up.js'
+import { forkSession } from './fork/fork.js'
+import { remoteForks } from './fork/fork-remote.js'
+import { conversationMethods } from './host/conversation.js'
+import { SessionDriver } from './run/driver.js'
+import { fileMethods, uploadPath } from './host/files.js'
 import type { SessionHost, SessionHostOptions } from './host-api.js'
-import { HostParts } from './host-parts.js'
-import { lifecycleMethods } from './lifecycle.js'
-import { maintenanceMethods } from './maintenance.js'
-import { historyRetention } from './history-retention.js'
-import { storeOwnerIndex } from './owner-index.js'
-import { readingMethods } from './reading.js'
-import { combineSignals, localSignals } from './signals.js'
+import { HostParts } from './host/host-parts.js'
+import { lifecycleMethods } from './host/lifecycle.js'
+import { maintenanceMethods } from './host/maintenance.js'
+import { historyRetention } from './host/history-retention.js'
+import { storeOwnerIndex } from './records/owner-index.js'
+import { readingMethods } from './host/reading.js'
+import { combineSignals, localSignals } from './records/signals.js'
 import { SEGMENT_EVENTS } from './storage.js'
-import { checkHostBudgets, usageMethods } from './usage-methods.js'
+import { checkHostBudgets, usageMethods } from './host/usage-methods.js'
 
 export type { GcOptions, GcReport, SessionHost, SessionHostOptions, UploadFile } from './host-api.js'
 
@@ -35,7 +36,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     throw new TypeError('createSessionHost needs { store }: memoryStore(), postgresStore(...), …')
   if (!options.agents || Object.keys(options.agents).length === 0)
     throw new TypeError('createSessionHost needs { agents }: at least one agent profile by name')
-  const ctx = new HostContext(
+  const ctx: HostContext = new HostContext(
     {
       store: options.store,
       namespace: options.namespace ?? DEFAULT_NAMESPACE,
@@ -50,6 +51,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       ...(options.forkSource ? { forkSource: options.forkSource } : {}),
     },
     combineSignals(localSignals(), options.signals),
+    { catchUp: (sessionId, base) => catchUpFileEvents(ctx, sessionId, base) },
   )
   ctx.index =
     options.ownerIndex ?? storeOwnerIndex(ctx.store, ctx.namespace, ids => Promise.all(ids.map(async id => (await ctx.meta(id))?.record)))

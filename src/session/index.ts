@@ -19,15 +19,15 @@ export {
   type GcReport,
 } from './host.js'
 export { SessionError, isSessionErrorCode, type SessionErrorCode } from './errors.js'
-export { localSignals, combineSignals, type SessionNews, type SessionSignals } from './signals.js'
-export { postgresSignals, type ListeningClient } from './postgres-signals.js'
-export type { ObserveOptions } from './observe.js'
-export type { LiveDelta, LiveListener, LiveSubscription } from './live-text.js'
-export { LiveCursor } from './observe-live.js'
-export type { TailEvent, TailListener } from './log-tail.js'
+export { localSignals, combineSignals, type SessionNews, type SessionSignals } from './records/signals.js'
+export { postgresSignals, type ListeningClient } from './records/postgres-signals.js'
+export type { ObserveOptions } from './records/observe.js'
+export type { LiveDelta, LiveListener, LiveSubscription } from './records/live-text.js'
+export { LiveCursor } from './records/observe-live.js'
+export type { TailEvent, TailListener } from './records/log-tail.js'
 export { SEGMENT_EVENTS, SESSION_ID, newSessionId, storedSessionIds } from './storage.js'
-export { storeOwnerIndex, DEFAULT_OWNER_QUOTA, type OwnerIndex } from './owner-index.js'
-export { DEFAULT_HISTORY_RETENTION, type HistoryRetentionOptions, type HistoryRetentionReport } from './history-retention.js'
+export { storeOwnerIndex, DEFAULT_OWNER_QUOTA, type OwnerIndex } from './records/owner-index.js'
+export { DEFAULT_HISTORY_RETENTION, type HistoryRetentionOptions, type HistoryRetentionReport } from './host/history-retention.js'
 export type {
   SessionStatus,
   SessionRecord,
@@ -45,11 +45,12 @@ export type {
   OwnerQuota,
   Page,
 } from './types.js'
-export type { SessionChanges, SessionHistoryQuery, SessionDiffOptions } from './changes.js'
-export type { ChangePoint } from './change-points.js'
-export type { ForkPoint } from './fork.js'
-export type { ProposalOutcome, ProposalReview, SessionPending } from './proposals.js'
-export type { ForkOffer, ForkPage, ForkSource, RemoteForks } from './fork-remote.js'
+export type { SessionChanges, SessionHistoryQuery, SessionDiffOptions } from './host/changes.js'
+export type { ChangePoint } from './run/change-points.js'
+export type { ForkPoint } from './fork/fork.js'
+export type { OpenedSession, SessionRef } from './session-ref.js'
+export type { ProposalOutcome, ProposalReview, SessionPending } from './run/proposals.js'
+export type { ForkOffer, ForkPage, ForkSource, RemoteForks } from './fork/fork-remote.js'
 export { createSessionApp, type SessionAppOptions } from './http/app.js'
 export { sessionRoutes, type SessionRouteName } from './http/routes.js'
 export { usageRoutes, addUsageRoutes } from './http/usage-routes.js'
@@ -63,7 +64,7 @@ export {
   type SessionUsage,
   type OwnerUsage,
   type HostBudgets,
-} from './usage.js'
+} from './records/usage.js'
 export {
   bodyLimits,
   resolveBodyLimits,

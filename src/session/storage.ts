@@ -1,6 +1,6 @@
 import { isVfsError } from 'agent-vfs'
-import type { VfsStore } from 'agent-vfs'
-import { deleteRecord, loadRecords, putJson, updateRecords, versionOf, type RecordMap } from './records.js'
+import type { StoreOp, VfsStore } from 'agent-vfs'
+import { deleteRecord, loadRecords, putJson, updateRecords, versionOf, type RecordMap } from './records/records.js'
 import type { SessionRecord } from './types.js'
 
 /**
@@ -128,6 +128,11 @@ export class SessionStorage {
   /** Read-modify-write of the meta scope (see {@link updateRecords}). */
   updateMeta<T>(sessionId: string, change: Parameters<typeof updateRecords<T>>[3]): Promise<T> {
     return updateRecords(this.store, this.namespace, scopeNames.meta(sessionId), change)
+  }
+
+  /** Commits `ops` to the meta scope as they are (each conditional as it says). */
+  async commitMeta(sessionId: string, ops: StoreOp[]): Promise<void> {
+    await this.store.commit(this.namespace, scopeNames.meta(sessionId), ops)
   }
 
   /** Stores a request for `executionId` (replacing one of the same kind). */

@@ -39,7 +39,7 @@ describe('session host in chromium on IndexedDB', () => {
 
 describe('observe across tabs over a segment boundary', () => {
   it('keeps hearing the other tab after the log starts a new segment', async () => {
-    const { EventLog } = await import('../../src/session/event-log.js')
+    const { EventLog } = await import('../../src/session/records/event-log.js')
     const { SEGMENT_EVENTS } = await import('../../src/session/index.js')
     const dbName = `agent-vfs-test-roll-${crypto.randomUUID()}`
     const agents = { appendix: scriptAppendixProfile() }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import { memoryStore, type VfsStore } from '../../src/index.js'
-import { EventLog } from '../../src/session/event-log.js'
+import { EventLog } from '../../src/session/records/event-log.js'
 import { createSessionHost, localSignals, type SessionEvent, type SessionHost } from '../../src/session/index.js'
 import { expectContiguous, uploadSeason, until } from '../session/harness.js'
 

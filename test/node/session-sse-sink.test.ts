@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { memoryStore } from '../../src/index.js'
-import { EventLog } from '../../src/session/event-log.js'
+import { EventLog } from '../../src/session/records/event-log.js'
 import { activeStreams, SseSink, sseBytes, writeWindow } from '../../src/session/http/sse-batch.js'
-import { LogTail, type TailEvent } from '../../src/session/log-tail.js'
-import { observeBatches } from '../../src/session/observe.js'
+import { LogTail, type TailEvent } from '../../src/session/records/log-tail.js'
+import { observeBatches } from '../../src/session/records/observe.js'
 import type { SessionEvent } from '../../src/session/types.js'
 
 /** Reads a sink's body to the end: the chunks as the runtime got them. */

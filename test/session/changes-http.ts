@@ -6,7 +6,7 @@ import { createSessionApp, createSessionHost, mintToken, type SessionHost } from
 import { season } from './harness.js'
 import { listen } from './http-client.js'
 import { uploadForm } from './route-requests.js'
-import { putJson } from '../../src/session/records.js'
+import { putJson } from '../../src/session/records/records.js'
 import { FORK_PATH, newSessionId, scopeNames, SESSION_PATH } from '../../src/session/storage.js'
 
 const secret = 'test-secret-test-secret-test-secret-0123'

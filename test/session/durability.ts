@@ -2,7 +2,7 @@ import { expect, it } from 'vitest'
 import { scriptAppendixProfile } from '../../fixtures/script-appendix/profile.js'
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import type { VfsStore } from '../../src/contract/store.js'
-import { EventLog } from '../../src/session/event-log.js'
+import { EventLog } from '../../src/session/records/event-log.js'
 import { createSessionHost, SEGMENT_EVENTS, storedBytes, type AgentProfile, type SessionEvent } from '../../src/session/index.js'
 import { completions, expectContiguous, gatedAppendix, until, uploadSeason } from './harness.js'
 

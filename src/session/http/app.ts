@@ -1,10 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { SessionHost } from '../host.js'
-import type { ForkPoint } from '../fork.js'
+import type { SessionHost } from '../host-api.js'
+import type { ForkPoint } from '../fork/fork.js'
 import type { SessionRecord } from '../types.js'
 import { SessionError } from '../errors.js'
-import { observeBatches } from '../observe.js'
+import { observeBatches } from '../records/observe.js'
 import { bearerAuth, type AuthEnv, type SessionAuth } from './auth.js'
+import { openSession } from './open-session.js'
+import type { OpenedSession } from '../session-ref.js'
 import { errorResponse, toErrorResponse } from './errors.js'
 import { readMultipart, serveFile, uploadDir } from './files.js'
 import { SseSink, liveSseBytes, sseBytes, sseComment } from './sse-batch.js'
@@ -86,44 +88,29 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
   app.use('/sessions/*', bodyLimits(limits))
   addUsageRoutes(app, host, auth)
 
-  /** The session, if the caller owns it: another owner's session is "not found", like a missing one. */
-  const owned = async (c: { get(k: 'owner'): string }, id: string) => host.get(id, c.get('owner'))
-  /** The route's session id, once the caller is known to own it (another owner's session is not found). */
-  const ownedId = async (c: { get(k: 'owner'): string; req: { valid(t: 'param'): { id: string } } }) => {
-    const { id } = c.req.valid('param')
-    await owned(c, id)
-    return id
-  }
+  // Each request opens its session once (on first use, after the route's validation), the caller's
+  // own: another owner's session is "not found", like a missing one. The host's methods take it.
+  app.use('/sessions/:id/*', openSession(host))
+  const session = (c: { get(k: 'session'): (() => Promise<OpenedSession>) | undefined }) => c.get('session')!()
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- hono's typed context per route is checked by the route table's schemas
-  const h = app as unknown as { openapi(route: unknown, handler: (c: any) => unknown): void }
-  h.openapi(R.createSession, async c => {
+  app.openapi(R.createSession, async c => {
     const { profile, title } = c.req.valid('json')
     return c.json(await host.create({ owner: c.get('owner'), profile, ...(title !== undefined ? { title } : {}) }), 201)
   })
-  h.openapi(R.listSessions, async c => {
+  app.openapi(R.listSessions, async c => {
     const q = c.req.valid('query')
     return c.json(await host.list(c.get('owner'), q), 200)
   })
-  h.openapi(R.getSession, async c => c.json(await owned(c, c.req.valid('param').id), 200))
-  h.openapi(R.closeSession, async c => {
-    const id = await ownedId(c)
-    return c.json(await host.close(id), 200)
+  app.openapi(R.getSession, async c => c.json((await session(c)).record, 200))
+  app.openapi(R.closeSession, async c => c.json(await host.close(await session(c)), 200))
+  app.openapi(R.reopenSession, async c => c.json(await host.reopen(await session(c)), 200))
+  app.openapi(R.deleteSession, async c => {
+    await host.delete(await session(c))
+    return c.json({ ok: true as const }, 200)
   })
-  h.openapi(R.reopenSession, async c => {
-    const id = await ownedId(c)
-    return c.json(await host.reopen(id), 200)
-  })
-  h.openapi(R.deleteSession, async c => {
-    const id = await ownedId(c)
-    await host.delete(id)
-    return c.json({ ok: true }, 200)
-  })
-  h.openapi(R.listFiles, async c => {
-    const { id } = c.req.valid('param')
+  app.openapi(R.listFiles, async c => {
     const { prefix } = c.req.valid('query')
-    await owned(c, id)
-    const ws = await host.workspace(id)
+    const ws = await host.workspace(await session(c))
     const paths = await ws.glob('/**')
     const out = []
     for (const path of paths) {
@@ -133,76 +120,63 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     }
     return c.json(out, 200)
   })
-  h.openapi(R.uploadFiles, async c => {
-    const id = await ownedId(c)
+  app.openapi(R.uploadFiles, async c => {
+    const opened = await session(c)
     const files = await readMultipart(c, uploadDir(c.req.valid('query').dir), maxFiles)
-    return c.json({ paths: await host.writeFiles(id, files) }, 201)
+    return c.json({ paths: await host.writeFiles(opened, files) }, 201)
   })
-  h.openapi(R.putFile, async c => {
-    const id = await ownedId(c)
+  app.openapi(R.putFile, async c => {
+    const opened = await session(c)
     const data = new Uint8Array(await c.req.arrayBuffer())
-    return c.json({ paths: await host.writeFiles(id, [{ path: c.req.valid('query').path, data }]) }, 201)
+    return c.json({ paths: await host.writeFiles(opened, [{ path: c.req.valid('query').path, data }]) }, 201)
   })
-  h.openapi(R.getFile, async c => {
-    const id = await ownedId(c)
-    const ws = await host.workspace(id)
+  app.openapi(R.getFile, async c => {
+    const ws = await host.workspace(await session(c))
     return serveFile(c, ws, c.req.valid('query').path)
   })
-  h.openapi(R.deleteFile, async c => {
-    const id = await ownedId(c)
-    await host.deleteFile(id, c.req.valid('query').path)
-    return c.json({ ok: true }, 200)
+  app.openapi(R.deleteFile, async c => {
+    await host.deleteFile(await session(c), c.req.valid('query').path)
+    return c.json({ ok: true as const }, 200)
   })
-  h.openapi(R.sendMessage, async c => {
-    const id = await ownedId(c)
+  app.openapi(R.sendMessage, async c => {
+    const opened = await session(c)
     const { text, steer } = c.req.valid('json')
-    return c.json(await host.send(id, { text, ...(steer ? { steer } : {}) }), 202)
+    return c.json(await host.send(opened, { text, ...(steer ? { steer } : {}) }), 202)
   })
-  h.openapi(R.listMessages, async c => {
-    const id = await ownedId(c)
-    return c.json(await host.messages(id), 200)
+  app.openapi(R.listMessages, async c => c.json(await host.messages(await session(c)), 200))
+  app.openapi(R.abort, async c => {
+    await host.abort(await session(c))
+    return c.json({ ok: true as const }, 202)
   })
-  h.openapi(R.abort, async c => {
-    const id = await ownedId(c)
-    await host.abort(id)
-    return c.json({ ok: true }, 202)
+  app.openapi(R.resume, async c => {
+    await host.resume(await session(c))
+    return c.json({ ok: true as const }, 202)
   })
-  h.openapi(R.resume, async c => {
-    const id = await ownedId(c)
-    await host.resume(id)
-    return c.json({ ok: true }, 202)
-  })
-  h.openapi(R.listPending, async c => {
-    const id = await ownedId(c)
-    return c.json(await host.pending(id), 200)
-  })
-  h.openapi(R.answerPending, async c => {
-    const { id, pendingId } = c.req.valid('param')
-    await owned(c, id)
-    const outcome = await host.answer(id, pendingId, c.req.valid('json'))
-    if (!outcome) return c.json({ ok: true }, 202)
+  app.openapi(R.listPending, async c => c.json(await host.pending(await session(c)), 200))
+  app.openapi(R.answerPending, async c => {
+    const { pendingId } = c.req.valid('param')
+    const outcome = await host.answer(await session(c), pendingId, c.req.valid('json'))
+    if (!outcome) return c.json({ ok: true as const }, 202)
     if (outcome.status !== 'conflicts') return c.json(outcome, 200)
     const paths = outcome.conflicts.map(x => x.path).slice(0, 3)
     const message = `nothing was written: the workspace changed since the proposal was made (${paths.join(', ')}${outcome.conflicts.length > 3 ? ', …' : ''})`
     return c.json({ error: { code: 'conflict' as const, message }, conflicts: outcome.conflicts }, 409)
   })
-  h.openapi(R.listExecutions, async c => {
-    const id = await ownedId(c)
-    return c.json(await host.executions(id), 200)
+  app.openapi(R.listExecutions, async c => c.json(await host.executions(await session(c)), 200))
+  app.openapi(R.getExecution, async c => {
+    const { executionId } = c.req.valid('param')
+    return c.json(await host.execution(await session(c), executionId), 200)
   })
-  h.openapi(R.getExecution, async c => {
-    const { id, executionId } = c.req.valid('param')
-    await owned(c, id)
-    return c.json(await host.execution(id, executionId), 200)
-  })
-  h.openapi(R.listEvents, async c => {
-    const id = await ownedId(c)
+  app.openapi(R.listEvents, async c => {
     // The stored lines pass through as they are: a page costs no parse and no serialisation per event.
-    const lines = await host.eventLines(id, c.req.valid('query'))
-    return c.body(`{"events":[${lines.map(l => l.json).join(',')}]}`, 200, { 'content-type': 'application/json' })
+    const lines = await host.eventLines(await session(c), c.req.valid('query'))
+    const page = c.body(`{"events":[${lines.map(l => l.json).join(',')}]}`, 200, { 'content-type': 'application/json' })
+    // The one answer hono cannot type: JSON written as the stored text it is (the route's schema describes it).
+    return page as never
   })
-  h.openapi(R.streamEvents, async c => {
-    const id = await ownedId(c)
+  app.openapi(R.streamEvents, async c => {
+    const opened = await session(c)
+    const { id } = opened
     const header = c.req.header('last-event-id')
     let after = c.req.valid('query').after ?? 0
     if (header !== undefined) {
@@ -212,9 +186,11 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     const release = host.openStream(c.get('owner'))
     if (!release) return tooManyStreams(c)
     const stop = new AbortController()
+    let first = true
     const sink = new SseSink({ onCancel: () => (stop.abort(), release()) })
     const source = {
-      read: (from: number, limit: number) => host.eventLines(id, { after: from, limit }),
+      // The first page reads with what the request opened (spent there); the next ones check the session as they read.
+      read: (from: number, limit: number) => host.eventLines(first ? ((first = false), opened) : id, { after: from, limit }),
       subscribe: host.tail.bind(host, id),
     }
     void (async () => {
@@ -248,8 +224,8 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     })()
     return c.body(sink.body, 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
   })
-  h.openapi(R.streamWebSocket, async c => {
-    const id = await ownedId(c)
+  app.openapi(R.streamWebSocket, async c => {
+    const { id } = await session(c)
     if (!options.webSocket)
       return errorResponse(c, 501, 'not-implemented', 'this host serves no WebSockets; use GET /sessions/{id}/stream (SSE)')
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket')
@@ -260,7 +236,9 @@ export function createSessionApp(host: SessionHost, options: SessionAppOptions):
     release()
     return options.webSocket(c.req.raw, { id, owner: c.get('owner'), after: c.req.valid('query').after ?? 0 })
   })
-  serveChanges(h, host, ownedId as never, { forks: options.forks ?? true })
+  serveChanges(app, host, async c => (await session(c)).id, {
+    forks: options.forks ?? true,
+  })
   return app
 }
 

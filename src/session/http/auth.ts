@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { sign, verify } from 'hono/jwt'
 import { errorResponse } from './errors.js'
+import type { OpenedSession } from '../session-ref.js'
 
 /** How requests are authenticated: bearer JWTs signed with HS256; `sub` is the owner. */
 export interface SessionAuth {
@@ -8,7 +9,11 @@ export interface SessionAuth {
   secret: string
 }
 
-export type AuthEnv = { Variables: { owner: string } }
+/**
+ * What a request of the session app carries: the caller (`owner`, set by {@link bearerAuth}) and, on
+ * `/sessions/:id/*`, its session opened once, on first use ({@link openSession}).
+ */
+export type AuthEnv = { Variables: { owner: string; session?: () => Promise<OpenedSession> } }
 
 /** Checks `Authorization: Bearer <jwt>`: signature, `exp` and `nbf`, and a string `sub`. Anything else is 401. */
 export function bearerAuth(auth: SessionAuth): MiddlewareHandler<AuthEnv> {

@@ -1,21 +1,20 @@
 import type { LandResult } from 'agent-vfs'
+import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { parsePoint } from '../change-points.js'
-import type { SessionHost } from '../host.js'
-import type { ForkPoint } from '../fork.js'
+import type { AuthEnv } from './auth.js'
+import { parsePoint } from '../run/change-points.js'
+import type { SessionHost } from '../host-api.js'
+import type { ForkPoint } from '../fork/fork.js'
 import type { SessionRecord } from '../types.js'
 import { changeRoutes as R } from './change-routes.js'
 import { errorResponse } from './errors.js'
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- hono's typed context per route is checked by the route table's schemas
-type Mount = { openapi(route: unknown, handler: (c: any) => unknown): void }
-
 /** A landed revert or branch commit (200), or its conflicts with nothing written (409). */
-function landedResponse(c: Context, result: LandResult): Response {
+function landedResponse(c: Context, result: LandResult) {
   if (result.ok) return c.json({ version: result.version, changes: result.changes }, 200)
   const paths = result.conflicts.map(x => x.path)
   const message = `nothing was written: ${paths.length} file(s) changed since (${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''})`
-  return c.json({ error: { code: 'conflict', message }, conflicts: result.conflicts }, 409)
+  return c.json({ error: { code: 'conflict' as const, message }, conflicts: result.conflicts }, 409)
 }
 
 /**
@@ -23,18 +22,17 @@ function landedResponse(c: Context, result: LandResult): Response {
  * `ownedId` checks the caller owns the route's session (another owner's is not found).
  */
 export function serveChanges(
-  app: object,
+  app: OpenAPIHono<AuthEnv>,
   host: SessionHost,
-  ownedId: (c: never) => Promise<string>,
+  ownedId: (c: { get(key: 'session'): AuthEnv['Variables']['session'] }) => Promise<string>,
   options: { forks: boolean | ((sessionId: string, at: ForkPoint, options: { title?: string }) => Promise<SessionRecord>) },
 ): void {
-  const h = app as Mount
-  const owned = ownedId as (c: unknown) => Promise<string>
-  h.openapi(R.history, async c => {
+  const owned = ownedId
+  app.openapi(R.history, async c => {
     const id = await owned(c)
     return c.json({ entries: await host.changes.history(id, c.req.valid('query')) }, 200)
   })
-  h.openapi(R.diff, async c => {
+  app.openapi(R.diff, async c => {
     const id = await owned(c)
     const q = c.req.valid('query')
     const from = q.execution ? `${q.execution}:start` : q.from
@@ -47,11 +45,11 @@ export function serveChanges(
     })
     return c.json(diff, 200)
   })
-  h.openapi(R.revertExecution, async c => {
+  app.openapi(R.revertExecution, async c => {
     const id = await owned(c)
     return landedResponse(c, await host.changes.revertExecution(id, c.req.valid('param').executionId))
   })
-  h.openapi(R.fork, async c => {
+  app.openapi(R.fork, async c => {
     const id = await owned(c)
     if (!options.forks)
       return errorResponse(c, 501, 'not-implemented', 'this host cannot fork sessions (each session is its own store): fork on a Node host')
@@ -59,21 +57,21 @@ export function serveChanges(
     const fork = typeof options.forks === 'function' ? options.forks : host.fork
     return c.json(await fork(id, at, title !== undefined ? { title } : {}), 201)
   })
-  h.openapi(R.listBranches, async c => {
+  app.openapi(R.listBranches, async c => {
     const id = await owned(c)
     return c.json(await host.changes.branches(id), 200)
   })
-  h.openapi(R.diffBranch, async c => {
+  app.openapi(R.diffBranch, async c => {
     const id = await owned(c)
     return c.json(await host.changes.diffBranch(id, c.req.valid('param').name), 200)
   })
-  h.openapi(R.commitBranch, async c => {
+  app.openapi(R.commitBranch, async c => {
     const id = await owned(c)
     return landedResponse(c, await host.changes.commitBranch(id, c.req.valid('param').name))
   })
-  h.openapi(R.discardBranch, async c => {
+  app.openapi(R.discardBranch, async c => {
     const id = await owned(c)
     await host.changes.discardBranch(id, c.req.valid('param').name)
-    return c.json({ ok: true }, 200)
+    return c.json({ ok: true as const }, 200)
   })
 }

@@ -48,6 +48,7 @@ export const changeRoutes = {
       201: json(S.Session, "A new session of the same owner: its workspace is the original's at that point, its events those up to it"),
       413: json(S.ErrorBody, "Over the owner's quota (sessions, or bytes: the fork's files count): nothing is created"),
       ...errors,
+      501: json(S.ErrorBody, 'This host cannot fork sessions'),
     },
   }),
   listBranches: createRoute({

@@ -28,7 +28,7 @@ const vfsStatus: Partial<Record<VfsError['code'], ContentfulStatusCode>> = {
 }
 
 /** The one error shape of the API: `{ error: { code, message } }`. */
-export function errorResponse(c: Context, status: ContentfulStatusCode, code: string, message: string): Response {
+export function errorResponse<S extends ContentfulStatusCode>(c: Context, status: S, code: string, message: string) {
   return c.json({ error: { code, message } }, status)
 }
 

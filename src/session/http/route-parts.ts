@@ -4,10 +4,10 @@ import * as S from './schemas.js'
 /** The pieces every route table of the session API is written with (routes.ts, change-routes.ts, usage-routes.ts). */
 
 /** A JSON response (or request body) of `schema`. */
-export const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description })
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description })
 
 /** A required JSON request body of `schema`. */
-export const body = (schema: z.ZodType) => ({ body: { content: { 'application/json': { schema } }, required: true } })
+export const body = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } })
 
 /** Every route takes the bearer token. */
 export const security = [{ bearer: [] as string[] }]

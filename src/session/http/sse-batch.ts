@@ -1,6 +1,6 @@
-import type { TailEvent } from '../log-tail.js'
-import type { LiveDelta } from '../live-text.js'
-import { storedJson } from '../observe.js'
+import type { TailEvent } from '../records/log-tail.js'
+import type { LiveDelta } from '../records/live-text.js'
+import { storedJson } from '../records/observe.js'
 import type { Heartbeat, SessionEvent } from '../types.js'
 import { concat } from './limits.js'
 

@@ -56,19 +56,17 @@ export const usageRoutes = {
  * Adds the usage routes to a session app: `GET /sessions/{id}/usage` (the caller must own the
  * session) and `GET /usage` (the caller's own). `auth` guards `/usage`, which is outside `/sessions`.
  */
-export function addUsageRoutes<E extends Env>(
+export function addUsageRoutes<E extends Env & { Variables: { owner: string } }>(
   // Any app whose context has the caller's `owner` (set by `auth`).
   app: OpenAPIHono<E>,
   host: Pick<SessionHost, 'get' | 'usage' | 'ownerUsage'>,
   auth: MiddlewareHandler,
 ): void {
   app.use('/usage', auth)
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- hono's typed context per route is checked by the route table's schemas
-  const h = app as unknown as { openapi(route: unknown, handler: (c: any) => unknown): void }
-  h.openapi(usageRoutes.sessionUsage, async c => {
+  app.openapi(usageRoutes.sessionUsage, async c => {
     const { id } = c.req.valid('param')
     await host.get(id, c.get('owner'))
     return c.json(await host.usage(id), 200)
   })
-  h.openapi(usageRoutes.ownerUsage, async c => c.json(await host.ownerUsage(c.get('owner')), 200))
+  app.openapi(usageRoutes.ownerUsage, async c => c.json(await host.ownerUsage(c.get('owner')), 200))
 }
