@@ -296,7 +296,7 @@ export interface SessionApiRoutes {
       /** A new session of the same owner: its workspace is the original's at that point, its events those up to it */
       201: SessionApiSchemas['Session']
     }
-    errors: 400 | 401 | 404 | 413
+    errors: 400 | 401 | 404 | 413 | 501
   }
   /** The workspace's branches (proposed changes waiting for review): `GET /sessions/{id}/branches` */
   listBranches: {
