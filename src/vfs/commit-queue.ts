@@ -57,6 +57,11 @@ export class CommitQueue {
     if (!this.baseline.has(path)) this.baseline.set(path, this.treeOf().get(path) ?? null)
   }
 
+  /** The last durable node of `path` this instance knows (undefined: absent), pending writes left out. */
+  durableNode(path: string): Node | undefined {
+    return this.baseline.has(path) ? (this.baseline.get(path) ?? undefined) : this.treeOf().get(path)
+  }
+
   /** Paths with changes that are not durable yet. */
   pendingPaths(): IterableIterator<string> {
     return this.baseline.keys()
@@ -136,7 +141,6 @@ export class CommitQueue {
       const record = await buildCommitRecord(
         ops,
         p => this.baseline.get(p) ?? null,
-        p => nodes.get(p) ?? null,
         p => actors.get(p),
         this.store.history !== undefined,
       )

@@ -7,6 +7,7 @@ import { BranchStore } from './branch-store.js'
 import { diffStates } from './diff.js'
 import { actorJson, toHistoryEntries } from './file-change.js'
 import { frozenVfs } from './frozen.js'
+import { fillHashAfter } from './hash-after.js'
 import { collectGarbage } from './gc.js'
 import type {
   BranchInfo,
@@ -41,15 +42,12 @@ export class VersionedStoreVfs extends StoreVfs implements VersionedVfs {
     if (!store.history) return []
     const exact = query.path !== undefined && !query.path.endsWith('/') ? normalizePath(query.path) : undefined
     const under = query.path !== undefined && query.path.endsWith('/') ? normalizePath(query.path) : undefined
-    const stored = await store.history.changes(this.namespace, this.scope, { after: query.after, upTo: query.upTo, path: exact })
+    let stored = await store.history.changes(this.namespace, this.scope, { after: query.after, upTo: query.upTo, path: exact })
+    if (under !== undefined) stored = stored.filter(c => isWithin(c.path, under))
+    await fillHashAfter(stored, store.history, this, this.durableNode)
     let entries = toHistoryEntries(stored)
-    if (under !== undefined || query.actor) {
-      entries = entries
-        .map(e => ({
-          ...e,
-          changes: e.changes.filter(c => (under === undefined || isWithin(c.path, under)) && (!query.actor || query.actor(c.actor))),
-        }))
-        .filter(e => e.changes.length > 0)
+    if (query.actor) {
+      entries = entries.map(e => ({ ...e, changes: e.changes.filter(c => query.actor!(c.actor)) })).filter(e => e.changes.length > 0)
     }
     return query.limit === undefined ? entries : entries.slice(0, query.limit)
   }

@@ -56,7 +56,8 @@ export class StoreVfs implements Vfs, ReadsTextNow {
         this.ownVersions.add(version)
         this.historyMeter.recorded(record)
         if (this.ownVersions.size > 256) this.ownVersions.delete(this.ownVersions.values().next().value!)
-        this.emit({ type: 'commit', version, paths, changes: fileChanges(record, version) })
+        // The notice's changes are built only for someone listening (most workspaces have no listener).
+        if (this.listeners.size > 0) this.emit({ type: 'commit', version, paths, changes: fileChanges(record, version) })
       },
     )
   }
@@ -363,14 +364,12 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     return this.enqueueChanges(changes, deps) as Promise<unknown> as Promise<void>
   }
 
-  /** Internal to src/vfs: the tree as this instance sees it (pending writes included) and the commit queue's idle wait. */
-  treeNow(): Tree {
-    return this.tree
-  }
+  /** Internal to src/vfs: what `path` durably holds as far as this instance knows (pending writes left out). */
+  durableNode = (path: string): Node | undefined => this.commits.durableNode(path)
 
-  idle(): Promise<void> {
-    return this.commits.idle()
-  }
+  /** Internal to src/vfs: the tree as this instance sees it (pending writes included) and the commit queue's idle wait. */
+  treeNow = (): Tree => this.tree
+  idle = (): Promise<void> => this.commits.idle()
 
   /** The store this workspace commits to; internal to src/vfs. */
   get storeBelow(): VfsStore {
