@@ -83,11 +83,12 @@ export class HistoryMeter {
     return history
   }
 
-  /** Counts `estimate` as history until the write's promise settles (its commit's record then counts). */
-  hold(estimate: number, settled: Promise<unknown>): void {
-    if (estimate === 0) return
+  /** Counts `estimate` as history until {@link release} (when the write settles: its commit's record then counts). */
+  hold(estimate: number): void {
     this.pending += estimate
-    const release = () => void (this.pending -= estimate)
-    settled.then(release, release)
+  }
+
+  release(estimate: number): void {
+    this.pending -= estimate
   }
 }
