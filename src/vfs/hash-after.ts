@@ -11,6 +11,7 @@ const LOOKUPS_AT_ONCE = 8
  * for free. What a put wrote is what the next change of its path replaced, so it is that change's
  * `hashBefore`; a put with no later change in `changes` is looked up: the path's durable node when
  * it still holds the put's version (`present`), else the path's next change in the store.
+ * `only`: fill these (the changes a query returns); the rest of `changes` only tells what came next.
  * Mutates `changes` and returns it.
  */
 export async function fillHashAfter(
@@ -18,12 +19,13 @@ export async function fillHashAfter(
   history: Pick<StoreHistory, 'changes'>,
   scope: { namespace: string; scope: string },
   present: (path: string) => Node | undefined,
+  only?: ReadonlySet<StoredChange>,
 ): Promise<StoredChange[]> {
   const next = new Map<string, StoredChange>()
   const last: StoredChange[] = []
   for (let i = changes.length - 1; i >= 0; i--) {
     const c = changes[i]
-    if (c.op === 'put' && c.kind === 'file' && c.hashAfter === undefined) {
+    if (c.op === 'put' && c.kind === 'file' && c.hashAfter === undefined && (!only || only.has(c))) {
       const following = next.get(c.path)
       if (!following) last.push(c)
       else if (following.versionBefore === c.version && following.hashBefore !== undefined) c.hashAfter = following.hashBefore
