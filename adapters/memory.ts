@@ -80,8 +80,6 @@ export function memoryStore(options: MemoryStoreOptions = {}): VfsStore {
         return n
       })
       if (keepHistory) recordHeldDirectories(record, path => s.entries.get(path))
-      // The bytes are kept as handed over (see StoreOp: the caller does not change them); what
-      // load() and blobs() hand out are copies, so no reader can change what the store holds.
       // Read every op before changing anything, so an exception half-way (a bad op) leaves the
       // scope untouched; the cost is the batch's, not the scope's.
       const version = s.version + 1
@@ -90,7 +88,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): VfsStore {
           ? []
           : op.op === 'delete'
             ? [[op.path, null]]
-            : [[op.path, { path: op.path, kind: op.kind, data: op.data, version, mtime: op.mtime, ctime: op.ctime }]],
+            : [[op.path, { path: op.path, kind: op.kind, data: op.data.slice(), version, mtime: op.mtime, ctime: op.ctime }]],
       )
       for (const [path, entry] of staged) {
         if (entry) s.entries.set(path, entry)
@@ -98,7 +96,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): VfsStore {
       }
       if (record && keepHistory && record.changes.length > 0) {
         s.commits.push({ version, time: record.time, changes: record.changes })
-        for (const b of record.blobs) if (!s.blobs.has(b.hash)) s.blobs.set(b.hash, b.data)
+        for (const b of record.blobs) if (!s.blobs.has(b.hash)) s.blobs.set(b.hash, b.data.slice())
       }
       s.version = version
       s.deleted = false

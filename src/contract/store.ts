@@ -48,10 +48,6 @@ export type Expectation = number | 'dir' | null
  * A `check` op writes nothing: it only makes the batch depend on the path (the workspace checks
  * the directory a new entry goes into, and the files a copy reads).
  *
- * A put's `data` (and a record's blob bytes) are handed over: a store may keep them without a copy,
- * so a caller must not change them once `commit` is called (the workspace never does: its nodes
- * are immutable, and what it hands out are copies).
- *
  * `expectedBelow`, when set, is the number of entries the writer believes lie strictly below the
  * path before the batch; another number fails the batch with ECONFLICT. With it a batch that
  * removes, moves or replaces a directory (or copies one) depends on the directory's whole subtree,

@@ -80,7 +80,7 @@ export class CommitQueue {
    * write, settled by the commit itself: no chain of callbacks per write.
    */
   enqueue(paths: string[], deps: Dependencies = {}, actor?: string, weight = 0): Promise<number> {
-    const intent = { paths, deps, actor, weight } as Intent
+    const intent: Intent = { paths, deps, actor, weight, done: undefined!, resolve: ignore, reject: ignore }
     intent.done = new Promise<number>((resolve, reject) => {
       intent.resolve = resolve
       intent.reject = reject
@@ -146,14 +146,19 @@ export class CommitQueue {
       const op = this.opFor(path, node)
       if (op) ops.push(op)
     }
-    this.addDependencies(ops, intents, new Set(paths))
-    const actors = new Map<string, string | undefined>()
-    for (const intent of intents) for (const p of intent.paths) actors.set(p, intent.actor)
+    this.addDependencies(ops, intents, nodes)
+    // Most writes carry no actor tag: then no map of them.
+    let actors: Map<string, string | undefined> | undefined
+    for (const intent of intents) {
+      if (intent.actor === undefined && !actors) continue
+      actors ??= new Map()
+      for (const p of intent.paths) actors.set(p, intent.actor)
+    }
     try {
       const record = await buildCommitRecord(
         ops,
         p => this.baseline.get(p) ?? null,
-        p => actors.get(p),
+        p => actors?.get(p),
         this.store.history !== undefined,
       )
       const version = ops.length > 0 ? await this.store.commit(this.namespace, this.scope, ops, record) : 0
@@ -217,7 +222,7 @@ export class CommitQueue {
    * the number of ops below it that expect an existing entry: a write that relies on a subtree
    * names every entry of it.
    */
-  private addDependencies(ops: StoreOp[], intents: Intent[], writes: Set<string>): void {
+  private addDependencies(ops: StoreOp[], intents: Intent[], writes: ReadonlyMap<string, unknown>): void {
     const checked = new Map<string, StoreOp>()
     for (const intent of intents) {
       for (const [path, node] of intent.deps.reads ?? []) {
