@@ -2,7 +2,7 @@ import type { StoredChange, StoreHistory } from '../contract/history.js'
 import { nodeHash } from './hash.js'
 import type { Node } from './tree.js'
 
-/** Paths looked up in the store at once when their put is the last change a history read returned. */
+/** Up to this many paths are looked up in the store one query each; more, with one read of the range after them. */
 const LOOKUPS_AT_ONCE = 8
 
 /**
@@ -32,12 +32,32 @@ export async function fillHashAfter(
     }
     next.set(c.path, c)
   }
-  const lookUp = async (c: StoredChange) => {
+  const inStore: StoredChange[] = []
+  for (const c of last) {
     const node = present(c.path)
-    if (node?.kind === 'file' && !node.pending && node.version === c.version) return void (c.hashAfter = await nodeHash(node))
-    const [following] = await history.changes(scope.namespace, scope.scope, { path: c.path, after: c.version, limit: 1 })
+    if (node?.kind === 'file' && !node.pending && node.version === c.version) c.hashAfter = await nodeHash(node)
+    else inStore.push(c)
+  }
+  const settle = (c: StoredChange, following: StoredChange | undefined) => {
     if (following?.versionBefore === c.version && following.hashBefore !== undefined) c.hashAfter = following.hashBefore
   }
-  for (let i = 0; i < last.length; i += LOOKUPS_AT_ONCE) await Promise.all(last.slice(i, i + LOOKUPS_AT_ONCE).map(lookUp))
+  if (inStore.length > LOOKUPS_AT_ONCE) {
+    // Many paths (a query bounded by `upTo` over a big commit): one read of what came after the
+    // oldest of them, no more than `history({ after })` reads, instead of a round trip per path.
+    const after = inStore.reduce((min, c) => Math.min(min, c.version), Infinity)
+    // The change that follows a put on its path is the one that replaced the put's version.
+    const replaced = new Map<string, StoredChange>()
+    for (const f of await history.changes(scope.namespace, scope.scope, { after })) {
+      const key = `${f.versionBefore} ${f.path}`
+      if (!replaced.has(key)) replaced.set(key, f)
+    }
+    for (const c of inStore) settle(c, replaced.get(`${c.version} ${c.path}`))
+  } else {
+    await Promise.all(
+      inStore.map(async c =>
+        settle(c, (await history.changes(scope.namespace, scope.scope, { path: c.path, after: c.version, limit: 1 }))[0]),
+      ),
+    )
+  }
   return changes
 }

@@ -273,6 +273,13 @@ export function describeHistory(name: string, setup: () => Promise<StoreHarness>
       const branch = await vfs.branch()
       await branch.writeFile('/d/c.txt', 'sea')
       await expectHashes(branch, await branch.history())
+      // Many puts whose next change lies past the bound: looked up with one read, not one per path.
+      await Promise.all(Array.from({ length: 12 }, (_, i) => vfs.writeFile(`/m/${i}.txt`, `first ${i}`)))
+      const many = vfs.version
+      await Promise.all(Array.from({ length: 12 }, (_, i) => vfs.writeFile(`/m/${i}.txt`, `second ${i}`)))
+      const bounded = await vfs.history({ after: many - 1, upTo: many })
+      expect(bounded[0].changes.filter(c => c.kind === 'file')).toHaveLength(12)
+      await expectHashes(vfs, bounded)
     })
 
     it('stores identical before-images once', async () => {
