@@ -93,7 +93,30 @@ export function postgresHistory(table: string, read: Run, transact: Run) {
       `CREATE TABLE IF NOT EXISTS ${blobs} (namespace text NOT NULL, scope text NOT NULL, hash text NOT NULL, data bytea NOT NULL, ` +
         `PRIMARY KEY (namespace, scope, hash))`,
     ],
-    /** Inside the commit's transaction: the record's rows and the blobs the scope lacks. */
+    /**
+     * The record's INSERTs as parts of the commit's one statement (see postgres.ts): each uses $1
+     * namespace, $2 scope, $3 version and pushes its own parameters. Undefined when the record
+     * needs more rows than one statement takes: then {@link write} runs them in chunks.
+     */
+    inserts(record: CommitRecord, params: unknown[]): string[] | undefined {
+      if (record.changes.length > ROWS || record.blobs.length > ROWS) return undefined
+      const out: string[] = []
+      if (record.changes.length > 0) {
+        const rows = changeRows(record)
+        const first = params.length + 1
+        for (let c = 0; c < CHANGE_TYPES.length; c++) params.push(rows.map(row => row[c]))
+        out.push(
+          `INSERT INTO ${changes} (namespace, scope, version, path, op, kind, version_before, hash_before, hash_after, size_before, size, actor, time) ` +
+            `SELECT $1, $2, $3, * FROM unnest(${CHANGE_TYPES.map((t, c) => `$${first + c}::${t}[]`).join(', ')})`,
+        )
+      }
+      if (record.blobs.length > 0) {
+        const values = record.blobs.map(b => `($1, $2, $${params.push(b.hash)}, $${params.push(b.data)})`)
+        out.push(`INSERT INTO ${blobs} (namespace, scope, hash, data) VALUES ${values.join(', ')} ON CONFLICT DO NOTHING`)
+      }
+      return out
+    },
+    /** Inside the commit's transaction: the record's rows and the blobs the scope lacks, in chunks (a record too big for {@link inserts}). */
     async write(q: Query, namespace: string, scope: string, version: number, record: CommitRecord) {
       const rows = changeRows(record)
       // One array per column, unnested: ~30 % cheaper than a VALUES list of ten parameters a row.

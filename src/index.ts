@@ -79,7 +79,7 @@ export {
 } from './contract/layout.js'
 
 // The stores.
-export { memoryStore } from '../adapters/memory.js'
+export { memoryStore, type MemoryStoreOptions } from '../adapters/memory.js'
 export { durableObjectStore, type DurableObjectSqlStorageLike } from '../adapters/durable-object.js'
 export { d1Store, type D1Store, type D1StoreOptions, type D1DatabaseLike, type D1StatementLike } from '../adapters/d1.js'
 export { indexedDbStore, type IndexedDbStoreOptions, type IndexedDbCommitMessage } from '../adapters/indexeddb.js'

@@ -21,7 +21,12 @@ export interface ChangeRecord {
   versionBefore: number
   /** SHA-256 (hex) of the file content before; absent when the path held no file. */
   hashBefore?: string
-  /** SHA-256 (hex) of the file content put; absent for deletes and directories. */
+  /**
+   * SHA-256 (hex) of the file content put; absent for deletes and directories. The workspace does
+   * not compute it on the write path (records it writes leave it out): it is the next change's
+   * `hashBefore`, or the hash of what the path holds now, and the workspace fills it in when
+   * history is read. Rows written before that, or by other writers, may hold it; stores keep it as given.
+   */
   hashAfter?: string
   /** Bytes before (0 when nothing or a directory) and after (0 for deletes and directories). */
   sizeBefore: number

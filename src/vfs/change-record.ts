@@ -5,16 +5,18 @@ import type { Node } from './tree.js'
 
 /**
  * Builds the history record of a batch: for every path the batch writes, what it held before (the
- * durable node the batch expects, so the store held exactly that) and what it holds after, with
- * content hashes and the before-images, each distinct content once. `withHashes` false (a store
- * without history) skips hashing: the record then only feeds the change notices.
+ * durable node the batch expects, so the store held exactly that), with the before-images keyed by
+ * their content hash, each distinct content once. Only what cannot be known later is computed here:
+ * a before-image is hashed (its key), the content a put writes is not — its hash (`hashAfter`) is
+ * the next change's `hashBefore`, or the hash of what the path holds now, found when history is read
+ * (hash-after.ts). A create hashes nothing. `withHistory` false (a store without history) skips
+ * hashing and before-images: the record then only feeds the change notices.
  */
 export async function buildCommitRecord(
   ops: readonly StoreOp[],
   before: (path: string) => Node | null,
-  after: (path: string) => Node | null,
   actorOf: (path: string) => string | undefined,
-  withHashes: boolean,
+  withHistory: boolean,
 ): Promise<CommitRecord> {
   const changes: ChangeRecord[] = []
   const blobs = new Map<string, HistoryBlob>()
@@ -31,13 +33,10 @@ export async function buildCommitRecord(
     }
     const actor = actorOf(op.path)
     if (actor !== undefined) change.actor = actor
-    if (withHashes) {
-      if (old?.kind === 'file') {
-        change.hashBefore = await nodeHash(old)
-        if (!blobs.has(change.hashBefore)) blobs.set(change.hashBefore, { hash: change.hashBefore, data: old.data })
-      }
-      const now = after(op.path)
-      if (op.op === 'put' && now?.kind === 'file') change.hashAfter = await nodeHash(now)
+    if (withHistory && old?.kind === 'file') {
+      const hash = old.hash ?? (await nodeHash(old))
+      change.hashBefore = hash
+      if (!blobs.has(hash)) blobs.set(hash, { hash, data: old.data })
     }
     changes.push(change)
   }

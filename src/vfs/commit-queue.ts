@@ -22,9 +22,14 @@ interface Intent {
   deps: Dependencies
   /** The writer's actor tag as JSON (see withActor), recorded with the paths it changed. */
   actor: string | undefined
+  /** What the owner counts for the write until it settles (see onSettled). */
+  weight: number
+  done: Promise<number>
   resolve: (version: number) => void
   reject: (error: unknown) => void
 }
+
+const ignore = () => undefined
 
 /**
  * The commit queue: write-through with group commit. A write changes the tree first, then joins the
@@ -39,8 +44,8 @@ export class CommitQueue {
   private queuedPaths = new Set<string>()
   private running: Promise<void> | null = null
   private scheduled = false
-  /** The promise of the last write to each path that is not settled yet (see whenDurable). */
-  private readonly lastWrite = new Map<string, Promise<unknown>>()
+  /** The last write to each path that is not settled yet (see whenDurable). */
+  private readonly lastWrite = new Map<string, Intent>()
   /** Errors of failed batches not yet reported by flush(). */
   private unreported: unknown[] = []
 
@@ -50,6 +55,8 @@ export class CommitQueue {
     private readonly namespace: string,
     private readonly scope: string,
     private readonly onCommitted: (version: number, paths: string[], record: CommitRecord) => void,
+    /** Called with the summed weights of writes that just settled (committed or failed). */
+    private readonly onSettled: (weight: number) => void = ignore,
   ) {}
 
   /** Records the durable state of `path` before its first unacknowledged change. Call before changing it. */
@@ -57,24 +64,34 @@ export class CommitQueue {
     if (!this.baseline.has(path)) this.baseline.set(path, this.treeOf().get(path) ?? null)
   }
 
+  /** The last durable node of `path` this instance knows (undefined: absent), pending writes left out. */
+  durableNode(path: string): Node | undefined {
+    return this.baseline.has(path) ? (this.baseline.get(path) ?? undefined) : this.treeOf().get(path)
+  }
+
   /** Paths with changes that are not durable yet. */
   pendingPaths(): IterableIterator<string> {
     return this.baseline.keys()
   }
 
-  /** Queues the paths a write changed; the promise settles when they are durable. */
-  enqueue(paths: string[], deps: Dependencies = {}, actor?: string): Promise<number> {
-    const done = new Promise<number>((resolve, reject) => {
-      this.queue.push({ paths, deps, actor, resolve, reject })
-      for (const p of paths) this.queuedPaths.add(p)
-      this.schedule()
+  /**
+   * Queues the paths a write changed; the promise settles when they are durable. `weight` is what
+   * the caller counts for the write until then (handed back through onSettled). One promise per
+   * write, settled by the commit itself: no chain of callbacks per write.
+   */
+  enqueue(paths: string[], deps: Dependencies = {}, actor?: string, weight = 0): Promise<number> {
+    const intent: Intent = { paths, deps, actor, weight, done: undefined!, resolve: ignore, reject: ignore }
+    intent.done = new Promise<number>((resolve, reject) => {
+      intent.resolve = resolve
+      intent.reject = reject
     })
-    const settled = done.catch(() => undefined)
-    for (const p of paths) this.lastWrite.set(p, done)
-    void settled.then(() => {
-      for (const p of paths) if (this.lastWrite.get(p) === done) this.lastWrite.delete(p)
-    })
-    return done
+    this.queue.push(intent)
+    for (const p of paths) {
+      this.queuedPaths.add(p)
+      this.lastWrite.set(p, intent)
+    }
+    this.schedule()
+    return intent.done
   }
 
   /** Settles when everything queued so far is durable; rejects with the first failure since the last flush. */
@@ -95,7 +112,7 @@ export class CommitQueue {
 
   /** Settles when the last writes to these paths are durable; rejects with their failure, if any. */
   async whenDurable(paths: string[]): Promise<void> {
-    await Promise.all(paths.map(p => this.lastWrite.get(p)))
+    await Promise.all(paths.map(p => this.lastWrite.get(p)?.done))
   }
 
   private schedule(): void {
@@ -129,20 +146,24 @@ export class CommitQueue {
       const op = this.opFor(path, node)
       if (op) ops.push(op)
     }
-    this.addDependencies(ops, intents, new Set(paths))
-    const actors = new Map<string, string | undefined>()
-    for (const intent of intents) for (const p of intent.paths) actors.set(p, intent.actor)
+    this.addDependencies(ops, intents, nodes)
+    // Most writes carry no actor tag: then no map of them.
+    let actors: Map<string, string | undefined> | undefined
+    for (const intent of intents) {
+      if (intent.actor === undefined && !actors) continue
+      actors ??= new Map()
+      for (const p of intent.paths) actors.set(p, intent.actor)
+    }
     try {
       const record = await buildCommitRecord(
         ops,
         p => this.baseline.get(p) ?? null,
-        p => nodes.get(p) ?? null,
-        p => actors.get(p),
+        p => actors?.get(p),
         this.store.history !== undefined,
       )
       const version = ops.length > 0 ? await this.store.commit(this.namespace, this.scope, ops, record) : 0
       this.succeeded(version, nodes)
-      for (const intent of intents) intent.resolve(version)
+      this.settle(intents, intent => intent.resolve(version))
       if (ops.length > 0) this.onCommitted(version, paths, record)
     } catch (cause) {
       const error =
@@ -154,9 +175,24 @@ export class CommitQueue {
               `the ${this.store.kind} store failed to commit ${ops.length} operation(s): ${String((cause as Error)?.message ?? cause)}`,
               { cause },
             )
-      for (const intent of this.failed(paths, intents)) intent.reject(error)
+      // A writer that ignores its promise must not crash the process: a handler is attached
+      // before the rejection (not to every write up front: most never fail).
+      this.settle(this.failed(paths, intents), intent => {
+        intent.done.catch(ignore)
+        intent.reject(error)
+      })
       this.unreported.push(error)
     }
+  }
+
+  private settle(intents: Intent[], how: (intent: Intent) => void): void {
+    let weight = 0
+    for (const intent of intents) {
+      for (const p of intent.paths) if (this.lastWrite.get(p) === intent) this.lastWrite.delete(p)
+      weight += intent.weight
+      how(intent)
+    }
+    if (weight !== 0) this.onSettled(weight)
   }
 
   /** Every write op expects the durable state it replaces (see expectationOf). */
@@ -186,7 +222,7 @@ export class CommitQueue {
    * the number of ops below it that expect an existing entry: a write that relies on a subtree
    * names every entry of it.
    */
-  private addDependencies(ops: StoreOp[], intents: Intent[], writes: Set<string>): void {
+  private addDependencies(ops: StoreOp[], intents: Intent[], writes: ReadonlyMap<string, unknown>): void {
     const checked = new Map<string, StoreOp>()
     for (const intent of intents) {
       for (const [path, node] of intent.deps.reads ?? []) {

@@ -39,6 +39,7 @@ export class HistoryMeter {
 
   /** A commit of this instance landed with `record`. */
   recorded(record: CommitRecord): void {
+    if (!this.store.history) return // a store without history ignores the record
     let bytes = 0
     for (const c of record.changes) bytes += changeRowBytes(c)
     for (const b of record.blobs) bytes += b.data.length + BLOB_OVERHEAD
@@ -59,8 +60,9 @@ export class HistoryMeter {
       const oldSize = old?.kind === 'file' ? old.data.length : 0
       live += (node?.kind === 'file' ? node.data.length : 0) - oldSize
       if (old?.kind === 'file') images += oldSize + BLOB_OVERHEAD
-      // A change row as changeRowBytes counts it: hashes of file content before and after, and room for an actor tag.
-      history += 48 + p.length + (old?.kind === 'file' ? 64 : 0) + (node?.kind === 'file' ? 64 : 0) + ACTOR_ALLOWANCE
+      // A change row as changeRowBytes counts it: the hash of the content before (the one after is
+      // not stored: see ChangeRecord.hashAfter), and room for an actor tag.
+      history += 48 + p.length + (old?.kind === 'file' ? 64 : 0) + ACTOR_ALLOWANCE
     }
     history += images
     const path = changes[0]?.[0]
@@ -81,11 +83,12 @@ export class HistoryMeter {
     return history
   }
 
-  /** Counts `estimate` as history until the write's promise settles (its commit's record then counts). */
-  hold(estimate: number, settled: Promise<unknown>): void {
-    if (estimate === 0) return
+  /** Counts `estimate` as history until {@link release} (when the write settles: its commit's record then counts). */
+  hold(estimate: number): void {
     this.pending += estimate
-    const release = () => void (this.pending -= estimate)
-    settled.then(release, release)
+  }
+
+  release(estimate: number): void {
+    this.pending -= estimate
   }
 }

@@ -1,6 +1,8 @@
 import { VfsError } from '../contract/errors.js'
 import { isWithin, MAX_PATH_LENGTH } from '../contract/paths.js'
 import type { Node, Tree } from './tree.js'
+import type { Dependencies } from './commit-queue.js'
+import { parentRead } from './write-checks.js'
 
 // What a move (rename) or copy of the store workspace may do, and the entries it creates.
 
@@ -67,4 +69,24 @@ export function dedupeLast(changes: Array<[string, Node | null]>): Array<[string
   const last = new Map<string, Node | null>()
   for (const [p, n] of changes) last.set(p, n)
   return [...last]
+}
+
+/**
+ * What a transfer relies on: a move, on the whole source subtree (every entry of it moves) and on
+ * the target's subtree when it replaces an empty directory; a copy, on every entry it reads. Both
+ * rely on the target's parent.
+ */
+export function transferDependencies(
+  tree: Tree,
+  source: string,
+  target: string,
+  entries: Array<[string, Node]>,
+  verb: 'move' | 'copy',
+): Dependencies {
+  const subtrees: string[] = []
+  if (entries[0][1].kind === 'dir') subtrees.push(source)
+  if (tree.get(target)?.kind === 'dir' && verb === 'move') subtrees.push(target)
+  const reads = parentRead(tree, target)
+  if (verb === 'copy') for (const [p, node] of entries) reads.push([p, node])
+  return { reads, subtrees }
 }

@@ -7,9 +7,12 @@ import { BranchStore } from './branch-store.js'
 import { diffStates } from './diff.js'
 import { actorJson, toHistoryEntries } from './file-change.js'
 import { frozenVfs } from './frozen.js'
+import { fillHashAfter } from './hash-after.js'
 import { collectGarbage } from './gc.js'
+import type { StoredChange } from '../contract/history.js'
 import type {
   BranchInfo,
+  FileChange,
   BranchOptions,
   DiffOptions,
   GcResult,
@@ -41,17 +44,22 @@ export class VersionedStoreVfs extends StoreVfs implements VersionedVfs {
     if (!store.history) return []
     const exact = query.path !== undefined && !query.path.endsWith('/') ? normalizePath(query.path) : undefined
     const under = query.path !== undefined && query.path.endsWith('/') ? normalizePath(query.path) : undefined
-    const stored = await store.history.changes(this.namespace, this.scope, { after: query.after, upTo: query.upTo, path: exact })
+    let stored = await store.history.changes(this.namespace, this.scope, { after: query.after, upTo: query.upTo, path: exact })
+    if (under !== undefined) stored = stored.filter(c => isWithin(c.path, under))
     let entries = toHistoryEntries(stored)
-    if (under !== undefined || query.actor) {
-      entries = entries
-        .map(e => ({
-          ...e,
-          changes: e.changes.filter(c => (under === undefined || isWithin(c.path, under)) && (!query.actor || query.actor(c.actor))),
-        }))
-        .filter(e => e.changes.length > 0)
+    const origin = new Map<FileChange, StoredChange>()
+    let i = 0
+    for (const e of entries) for (const c of e.changes) origin.set(c, stored[i++])
+    if (query.actor) {
+      entries = entries.map(e => ({ ...e, changes: e.changes.filter(c => query.actor!(c.actor)) })).filter(e => e.changes.length > 0)
     }
-    return query.limit === undefined ? entries : entries.slice(0, query.limit)
+    if (query.limit !== undefined) entries = entries.slice(0, query.limit)
+    // Hashes of what puts wrote, for the changes returned only (a `limit: 1` lookup hashes one).
+    const shown = new Set(entries.flatMap(e => e.changes.map(c => origin.get(c)!)))
+    await fillHashAfter(stored, store.history, this, this.durableNode, shown)
+    for (const e of entries)
+      for (const c of e.changes) if (c.hashAfter === undefined && origin.get(c)!.hashAfter) c.hashAfter = origin.get(c)!.hashAfter
+    return entries
   }
 
   readAt(path: string, version: number): Promise<Uint8Array>

@@ -3,10 +3,10 @@ import { VfsError } from '../contract/errors.js'
 import { grepTree, walkEntries } from './search.js'
 import { loadRegexEngine } from './regex-engine.js'
 import { CommitQueue, type Dependencies } from './commit-queue.js'
-import { checkTransfer, dedupeLast, movedNode } from './transfer.js'
+import { checkTransfer, dedupeLast, movedNode, transferDependencies } from './transfer.js'
 import { mimeTypeOf } from './mime.js'
 import { readTextNow, type ReadsTextNow } from './read-now.js'
-import { normalizePath } from '../contract/paths.js'
+import { normalizePath, parentOf } from '../contract/paths.js'
 import type { ScopeSnapshot, VfsStore } from '../contract/store.js'
 import { dirNode, nodeText, Tree, type Node } from './tree.js'
 import { fileChanges } from './file-change.js'
@@ -56,8 +56,10 @@ export class StoreVfs implements Vfs, ReadsTextNow {
         this.ownVersions.add(version)
         this.historyMeter.recorded(record)
         if (this.ownVersions.size > 256) this.ownVersions.delete(this.ownVersions.values().next().value!)
-        this.emit({ type: 'commit', version, paths, changes: fileChanges(record, version) })
+        // The notice's changes are built only for someone listening (most workspaces have no listener).
+        if (this.listeners.size > 0) this.emit({ type: 'commit', version, paths, changes: fileChanges(record, version) })
       },
+      estimate => this.historyMeter.release(estimate),
     )
   }
 
@@ -170,13 +172,18 @@ export class StoreVfs implements Vfs, ReadsTextNow {
 
   // ---- writes --------------------------------------------------------------------------------
 
-  async writeFile(path: string, data: FileData, options: WriteOptions = {}): Promise<void> {
-    const p = this.check(path)
-    const bytes = toBytes(data, path)
-    const existing = this.tree.get(p)
-    if (p === '/' || existing?.kind === 'dir') throw new VfsError('EISDIR', path, 'cannot write file content to a directory')
-    if (options.expectedVersion !== undefined) checkVersion(path, existing, options.expectedVersion)
-    return this.putFile(p, path, bytes, existing)
+  // Not `async`: an async wrapper adds a promise and two microtask hops to every write. A refused write still rejects.
+  writeFile(path: string, data: FileData, options: WriteOptions = {}): Promise<void> {
+    try {
+      const p = this.check(path)
+      const bytes = toBytes(data, path)
+      const existing = this.tree.get(p)
+      if (p === '/' || existing?.kind === 'dir') throw new VfsError('EISDIR', path, 'cannot write file content to a directory')
+      if (options.expectedVersion !== undefined) checkVersion(path, existing, options.expectedVersion)
+      return this.putFile(p, path, bytes, existing)
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 
   async appendFile(path: string, data: FileData): Promise<void> {
@@ -224,7 +231,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
       changes.push([newPath, movedNode(this.tree, node, newPath, now)])
     }
     // Deletions of old paths come first in `changes`; a moved entry reusing a path wins.
-    return this.commit(dedupeLast(changes), this.transferDependencies(source, target, entries, 'move'))
+    return this.commit(dedupeLast(changes), transferDependencies(this.tree, source, target, entries, 'move'))
   }
 
   async copy(from: string, to: string): Promise<void> {
@@ -235,7 +242,7 @@ export class StoreVfs implements Vfs, ReadsTextNow {
       const newPath = target + oldPath.slice(source.length)
       changes.push([newPath, { ...movedNode(this.tree, node, newPath, now), ctime: now }])
     }
-    return this.commit(changes, this.transferDependencies(source, target, entries, 'copy'))
+    return this.commit(changes, transferDependencies(this.tree, source, target, entries, 'copy'))
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------
@@ -307,28 +314,18 @@ export class StoreVfs implements Vfs, ReadsTextNow {
   }
 
   private putFile(p: string, path: string, bytes: Uint8Array, existing: Node | undefined): Promise<void> {
-    const changes = missingParents(this.tree, p, path)
+    // The common case first: the parent is a directory this instance holds, so every ancestor is.
+    const parent = existing ? undefined : parentOf(p)
+    const parentNode = parent === undefined ? undefined : this.tree.get(parent)
+    const changes: Array<[string, Node | null]> = existing || parentNode?.kind === 'dir' ? [] : missingParents(this.tree, p, path)
     checkQuota(this.tree, this.quota, path, bytes.length - (existing?.data.length ?? 0), existing ? 0 : 1)
     const now = Date.now()
     changes.push([
       p,
       { kind: 'file', data: bytes, version: existing?.version ?? 0, pending: true, mtime: now, ctime: existing?.ctime ?? now },
     ])
-    return this.commit(changes, existing ? {} : { reads: parentRead(this.tree, p) })
-  }
-
-  /**
-   * A move relies on the whole source subtree (every entry of it moves) and on the target's
-   * subtree when it replaces an empty directory; a copy relies on every entry it reads. Both rely
-   * on the target's parent.
-   */
-  private transferDependencies(source: string, target: string, entries: Array<[string, Node]>, verb: 'move' | 'copy'): Dependencies {
-    const subtrees: string[] = []
-    if (entries[0][1].kind === 'dir') subtrees.push(source)
-    if (this.tree.get(target)?.kind === 'dir' && verb === 'move') subtrees.push(target)
-    const reads = parentRead(this.tree, target)
-    if (verb === 'copy') for (const [p, node] of entries) reads.push([p, node])
-    return { reads, subtrees }
+    if (existing) return this.commit(changes)
+    return this.commit(changes, { reads: parentNode && parent !== '/' ? [[parent!, parentNode]] : parentRead(this.tree, p) })
   }
 
   private planTransfer(from: string, to: string, verb: 'move' | 'copy') {
@@ -353,9 +350,8 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     for (const [p] of changes) this.commits.touch(p)
     for (const [p, node] of changes) this.tree.set(p, node)
     const paths = changes.map(([p]) => p)
-    const settled = this.commits.enqueue(paths, deps, this.writingAs)
-    this.historyMeter.hold(history, settled)
-    return settled
+    this.historyMeter.hold(history)
+    return this.commits.enqueue(paths, deps, this.writingAs, history)
   }
 
   /** A write's promise: it settles when durable (its value, the version, is not part of the API). */
@@ -363,14 +359,12 @@ export class StoreVfs implements Vfs, ReadsTextNow {
     return this.enqueueChanges(changes, deps) as Promise<unknown> as Promise<void>
   }
 
-  /** Internal to src/vfs: the tree as this instance sees it (pending writes included) and the commit queue's idle wait. */
-  treeNow(): Tree {
-    return this.tree
-  }
+  /** Internal to src/vfs: what `path` durably holds as far as this instance knows (pending writes left out). */
+  durableNode = (path: string): Node | undefined => this.commits.durableNode(path)
 
-  idle(): Promise<void> {
-    return this.commits.idle()
-  }
+  /** Internal to src/vfs: the tree as this instance sees it (pending writes included) and the commit queue's idle wait. */
+  treeNow = (): Tree => this.tree
+  idle = (): Promise<void> => this.commits.idle()
 
   /** The store this workspace commits to; internal to src/vfs. */
   get storeBelow(): VfsStore {

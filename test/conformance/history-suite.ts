@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openVfs, withActor, type VfsChange, type VfsStore } from '../../src/index.js'
+import { openVfs, withActor, type HistoryEntry, type VersionedVfs, type VfsChange, type VfsStore } from '../../src/index.js'
 import type { StoreHarness } from './store-suite.js'
 import { textTree } from './samples.js'
 
@@ -249,6 +249,39 @@ export function describeHistory(name: string, setup: () => Promise<StoreHarness>
       expect(r.removedChanges + r2.removedChanges).toBeGreaterThan(0)
     })
 
+    it('reports each put’s content hash when history is read, though the write path stores none', async () => {
+      const vfs = await open(h.store, fresh())
+      await vfs.writeFile('/a.txt', 'one')
+      await vfs.writeFile('/b.txt', 'bee')
+      await vfs.writeFile('/a.txt', 'two')
+      await vfs.rename('/b.txt', '/d/c.txt')
+      // Nothing on the write path hashes what it writes: the rows hold no hashAfter.
+      const rows = await h.store.history!.changes(ns, vfs.scope)
+      expect(rows.filter(c => c.hashAfter !== undefined)).toEqual([])
+      const pending = vfs.writeFile('/a.txt', 'three') // in flight while history is read
+      const expectHashes = async (v: VersionedVfs, entries: HistoryEntry[]) => {
+        const puts = entries.flatMap(e => e.changes.filter(c => c.op === 'put' && c.kind === 'file'))
+        expect(puts.length).toBeGreaterThan(0)
+        for (const c of puts) expect(c.hashAfter, `${c.path}@${c.versionAfter}`).toBe(await sha256(await v.readAt(c.path, c.versionAfter)))
+      }
+      const all = await vfs.history()
+      await expectHashes(vfs, all)
+      await expectHashes(vfs, await vfs.history({ upTo: all[0].version })) // the next change lies past the bound
+      await expectHashes(vfs, await vfs.history({ path: '/d/' }))
+      await pending
+      await expectHashes(vfs, await vfs.history({ after: all[1].version }))
+      const branch = await vfs.branch()
+      await branch.writeFile('/d/c.txt', 'sea')
+      await expectHashes(branch, await branch.history())
+      // Many puts whose next change lies past the bound: looked up with one read, not one per path.
+      await Promise.all(Array.from({ length: 12 }, (_, i) => vfs.writeFile(`/m/${i}.txt`, `first ${i}`)))
+      const many = vfs.version
+      await Promise.all(Array.from({ length: 12 }, (_, i) => vfs.writeFile(`/m/${i}.txt`, `second ${i}`)))
+      const bounded = await vfs.history({ after: many - 1, upTo: many })
+      expect(bounded[0].changes.filter(c => c.kind === 'file')).toHaveLength(12)
+      await expectHashes(vfs, bounded)
+    })
+
     it('stores identical before-images once', async () => {
       const vfs = await open(h.store, fresh())
       const same = 'x'.repeat(10_000)
@@ -259,4 +292,10 @@ export function describeHistory(name: string, setup: () => Promise<StoreHarness>
       expect(usage.bytes).toBeLessThan(2 * same.length)
     })
   })
+}
+
+/** SHA-256 (hex) by Web Crypto, the same in every runtime the suite runs in. */
+async function sha256(data: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>))
+  return [...digest].map(b => b.toString(16).padStart(2, '0')).join('')
 }
