@@ -3,40 +3,14 @@ import { exports } from 'cloudflare:workers'
 import { beforeAll, expect, it } from 'vitest'
 import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { createSessionClient, type ObservedEvent, type SessionClient } from '../../src/client/index.js'
-import type { AgentProfile, SessionEvent } from '../../src/session/index.js'
+import type { SessionEvent } from '../../src/session/index.js'
 import { completions, expectContiguous, season } from '../session/harness.js'
-import { appendixProfile, configureEdge, token } from './edge-harness.js'
+import { configureEdge, token } from './edge-harness.js'
+import { hangingOnce } from './hanging-profile.js'
 
 // agent-vfs/client in workerd against the Worker, while every Durable Object is reset mid-execution
 // (abortAllDurableObjects: memory, timers and the run's promises gone, storage kept): the client's
 // observe reconnects by itself and gets every event once, in order, to the end of the run.
-
-/** The appendix whose first run hangs at model call `at` (a slow model), as the object dies; later runs go through. */
-function hangingOnce(at: number) {
-  const base = appendixProfile()
-  const state = { runs: 0, reached: false }
-  const profile: AgentProfile = {
-    async setup(e) {
-      const s = await base.setup(e)
-      if (++state.runs > 1) return s
-      let n = 0
-      return {
-        ...s,
-        model: {
-          ...s.model,
-          doGenerate: async o => {
-            if (++n === at) {
-              state.reached = true
-              await new Promise(() => undefined)
-            }
-            return s.model.doGenerate(o)
-          },
-        },
-      }
-    },
-  }
-  return { profile, state }
-}
 
 const hang = hangingOnce(5)
 let client: SessionClient

@@ -5,37 +5,12 @@ import { APPENDIX_INSTRUCTIONS } from '../../fixtures/script-appendix/task.js'
 import { durableObjectStore } from '../../src/index.js'
 import type { AgentProfile, SessionRecord } from '../../src/session/index.js'
 import { completions, expectContiguous } from '../session/harness.js'
+import { hangingOnce } from './hanging-profile.js'
 import { appendixProfile, call, configureEdge, createSession, events, expectJson, token, uploadSeason, waitStatus } from './edge-harness.js'
 
 // Eviction for real: every object is reset (abortAllDurableObjects: in-memory state, timers and the
-// run's promises gone, storage kept) while the first run's model hangs at its fifth call, as a
-// slow model would. The hang is a promise of the object's own (one from the test would tie the
-// test to the dead instance); the test sees it through a plain flag. Later runs go through.
-function hangingOnce(at: number) {
-  const base = appendixProfile()
-  const state = { runs: 0, reached: false }
-  const profile: AgentProfile = {
-    async setup(e) {
-      const s = await base.setup(e)
-      if (++state.runs > 1) return s
-      let n = 0
-      return {
-        ...s,
-        model: {
-          ...s.model,
-          doGenerate: async o => {
-            if (++n === at) {
-              state.reached = true
-              await new Promise(() => undefined)
-            }
-            return s.model.doGenerate(o)
-          },
-        },
-      }
-    },
-  }
-  return { profile, state }
-}
+// run's promises gone, storage kept) while the first run's model hangs at its fifth call
+// (hangingOnce, hanging-profile.ts). Later runs go through.
 
 /**
  * `base` whose setups number `at` (1 = the first) never resolve: the object dies after it stored
