@@ -19,8 +19,9 @@ async function grepBench() {
   const next = () => ((x = (x * 1103515245 + 12345) % 2147483648), x)
   for (let f = 0; f < size(60, 3); f++) {
     let s = ''
-    while (s.length < size(50_000, 2_000))
-      s += Array.from({ length: 8 }, () => words[next() % 10]).join(' ') + (next() % 97 === 0 ? ' WORD' : '') + '\n'
+    // WORD on one line in 97 from the tenth, counted rather than drawn: smoke mode's short files hold one each
+    for (let line = 1; s.length < size(50_000, 2_000); line++)
+      s += Array.from({ length: 8 }, () => words[next() % 10]).join(' ') + (line % 97 === 10 ? ' WORD' : '') + '\n'
     await vfs.writeFile(`/context/ep${f}.md`, s)
   }
   const bash = createBash({ vfs })
