@@ -44,6 +44,9 @@ async function filesIn(dataDir: string): Promise<number> {
   }
 }
 
+// A child starts tsx and PGlite and makes 300 writes: 10 s on a quiet machine, over a minute at load 18.
+const KILL_TEST_MS = 300_000
+
 describe('bash killed with SIGKILL mid-command (PGlite)', () => {
   it('a command line left to end lands its 300 files', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bash-kill-'))
@@ -51,7 +54,7 @@ describe('bash killed with SIGKILL mid-command (PGlite)', () => {
     const out = await run(dir, 0, undefined)
     expect(out).toMatch(/^done 0/m)
     expect(await filesIn(dir)).toBe(300)
-  })
+  }, KILL_TEST_MS)
 
   it('killed after its 300 writes were made, none of them is in the store', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bash-kill-'))
@@ -60,5 +63,5 @@ describe('bash killed with SIGKILL mid-command (PGlite)', () => {
     expect(out).toMatch(/^staged$/m)
     expect(out).not.toMatch(/^done/m)
     expect(await filesIn(dir)).toBe(0)
-  })
+  }, KILL_TEST_MS)
 })

@@ -109,7 +109,9 @@ export function describeRunJs(name: string, setup: () => Promise<RunJsHarness>):
         if (typeof h.typescript === 'function') await h.typescript()
         const r = await runner(await open()).run(`const a = 1\nconst b = ;`)
         expect(r.error).toMatchObject({ name: 'SyntaxError', line: 2 })
-      })
+        // The loader brings the TypeScript compiler (~9 MB): in Chromium at load 18 its first import
+        // outlasted the default 60 s.
+      }, 240_000)
 
       it('no state is shared between runs', async () => {
         const run = runner(await open())
