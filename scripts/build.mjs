@@ -58,6 +58,8 @@ const entries = [
   { in: 'src/client/index.ts', out: 'client' },
   // agent-vfs/react: hooks over the client (react, an optional peer, stays external).
   { in: 'src/react/index.ts', out: 'react' },
+  // agent-vfs/ai-sdk-ui: a session as the AI SDK's ChatTransport (imports only the client; `ai` is a types-only peer).
+  { in: 'src/ai-sdk-ui/index.ts', out: 'ai-sdk-ui' },
   // agent-vfs/worker: sessions on Cloudflare Workers (Durable Objects, D1); imports cloudflare:workers.
   { in: 'src/worker/index.ts', out: 'worker' },
 ]
