@@ -1,4 +1,4 @@
-import { SessionApiError, type ObservedEvent, type SessionClient } from 'agent-vfs/client'
+import { eventPages, SessionApiError, type SessionClient, type SessionEvent } from 'agent-vfs/client'
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai'
 import { unsentAnswers } from './answers.js'
 import { replyStream, type ReplyBounds } from './reply-stream.js'
@@ -12,9 +12,6 @@ export interface SessionChatTransportOptions {
   /** Stream the reply's text as the model writes it (`live` deltas). Default true. */
   live?: boolean
 }
-
-/** A page of the log read to find where a reply starts (the API's largest). */
-const PAGE = 1000
 
 /**
  * The AI SDK's `ChatTransport` (AI SDK 5 and later; `useChat({ transport })`) over a session: a
@@ -74,21 +71,17 @@ export class SessionChatTransport<UI_MESSAGE extends UIMessage = UIMessage> impl
     return this.stream(sessionId, signal, { after: message.seq - 1, startsAt: () => true, endsFrom: lastStatus })
   }
 
-  /** The last person's message and the last status event in the log (read in pages). */
+  /** The last person's message and the last status event in the log. */
   private async findReply(sessionId: string, signal: AbortSignal | undefined) {
-    let message: ObservedEvent | undefined
+    let message: SessionEvent | undefined
     let lastStatus = 0
-    let after = 0
-    while (!signal?.aborted) {
-      const page = await this.options.client.api.listEvents({ params: { id: sessionId }, query: { after, limit: PAGE } })
-      for (const event of page.events) {
-        if (event.type === 'message') message = event as ObservedEvent
+    for await (const page of eventPages(this.options.client, sessionId, signal ? { signal } : {})) {
+      for (const event of page) {
+        if (event.type === 'message') message = event
         if (event.type === 'status') lastStatus = event.seq
-        after = event.seq
       }
-      if (page.events.length < PAGE) break
     }
-    return { message: message as (ObservedEvent & { seq: number }) | undefined, lastStatus }
+    return { message, lastStatus }
   }
 
   private stream(sessionId: string, signal: AbortSignal | undefined, bounds: ReplyBounds) {

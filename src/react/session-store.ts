@@ -1,6 +1,7 @@
 import {
   applySessionEvent,
   emptySessionView,
+  eventPages,
   SessionApiError,
   type ObservedEvent,
   type SessionClient,
@@ -29,8 +30,6 @@ export interface SessionStoreOptions {
 /** The empty snapshot a server render and a hydration render see (never the client's own). */
 export const SERVER_SNAPSHOT: SessionSnapshot = Object.freeze({ view: emptySessionView(), events: [], ready: false })
 
-/** A page of the catch-up read (the API's largest). */
-const PAGE = 1000
 /** A store nobody subscribes to any more stops after this long (React's strict mode unsubscribes and subscribes again at once). */
 const LINGER_MS = 1000
 
@@ -101,15 +100,13 @@ export class SessionStore {
   private async catchUp(signal: AbortSignal) {
     let view = this.snapshot.view
     const events: ObservedEvent[] = []
-    for (;;) {
-      const page = await this.client.api.listEvents({ params: { id: this.sessionId }, query: { after: view.lastSeq, limit: PAGE } })
-      if (signal.aborted) return
-      for (const event of page.events as ObservedEvent[]) {
-        view = applySessionEvent(view, event)
-        events.push(event)
-      }
-      if (page.events.length < PAGE) break
+    for await (const page of eventPages(this.client, this.sessionId, { after: view.lastSeq, signal })) {
+      for (const event of page) view = applySessionEvent(view, event)
+      // Only the latest `maxEvents` are kept: a long log costs no more than that.
+      events.push(...page.slice(-this.maxEvents))
+      if (events.length > this.maxEvents) events.splice(0, events.length - this.maxEvents)
     }
+    if (signal.aborted) return
     this.publish({ view, events: this.keep(this.snapshot.events, events), ready: true })
   }
 
@@ -131,10 +128,13 @@ export class SessionStore {
     this.publish({ ...this.snapshot, ready: true, error: failure })
   }
 
+  private get maxEvents() {
+    return this.options.maxEvents ?? 500
+  }
+
   private keep(events: readonly ObservedEvent[], added: ObservedEvent[]): readonly ObservedEvent[] {
-    const max = this.options.maxEvents ?? 500
-    const all = events.length + added.length > max ? [...events, ...added].slice(-max) : [...events, ...added]
-    return all
+    const all = [...events, ...added]
+    return all.length > this.maxEvents ? all.slice(-this.maxEvents) : all
   }
 
   private publish(next: SessionSnapshot) {
