@@ -82,6 +82,8 @@ export class SessionStore {
   private stop() {
     if (this.listeners.size > 0) return
     this.controller?.abort()
+    // A later subscriber to this same object starts again, from the view's `lastSeq`.
+    this.controller = undefined
     this.onStop()
   }
 
