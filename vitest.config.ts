@@ -25,7 +25,18 @@ export default defineConfig({
         // Keep PGlite out of Vite's pre-bundling, or Vite reloads the page mid-run.
         optimizeDeps: {
           exclude: ['@electric-sql/pglite'],
-          include: ['ts-blank-space', '@hono/zod-openapi', 'hono/jwt', 'hono/streaming', 'hono/body-limit', 'hono/http-exception'],
+          include: [
+            'ts-blank-space',
+            '@hono/zod-openapi',
+            'hono/jwt',
+            'hono/streaming',
+            'hono/body-limit',
+            'hono/http-exception',
+            // Pre-bundled together before the first test: React found mid-run would come twice (hooks then fail).
+            'react',
+            'react-dom/client',
+            '@ai-sdk/react',
+          ],
         },
         test: {
           name: 'browser',

@@ -56,6 +56,10 @@ const entries = [
   { in: 'src/bash/index.ts', out: 'bash' },
   // agent-vfs/client: a client of the session API (browsers, Node, Workers); imports nothing at run time.
   { in: 'src/client/index.ts', out: 'client' },
+  // agent-vfs/react: hooks over the client (react, an optional peer, stays external).
+  { in: 'src/react/index.ts', out: 'react' },
+  // agent-vfs/ai-sdk-ui: a session as the AI SDK's ChatTransport (imports only the client; `ai` is a types-only peer).
+  { in: 'src/ai-sdk-ui/index.ts', out: 'ai-sdk-ui' },
   // agent-vfs/worker: sessions on Cloudflare Workers (Durable Objects, D1); imports cloudflare:workers.
   { in: 'src/worker/index.ts', out: 'worker' },
 ]

@@ -12,6 +12,7 @@ export const OPTIONAL_PEERS = {
   session: ['hono', '@hono/zod-openapi'],
   mastra: ['@mastra/core'],
   bash: ['just-bash'],
+  react: ['react'],
 }
 
 /** `dist/<out>-node.js`, the checked file of one entry: `names` are the entry's run-time exports. */

@@ -21,6 +21,8 @@ const LABELS = {
   'session.js': '`session.js` (`agent-vfs/session`)',
   'worker.js': '`worker.js` (`agent-vfs/worker`)',
   'client.js': '`client.js` (`agent-vfs/client`)',
+  'react.js': '`react.js` (`agent-vfs/react`)',
+  'ai-sdk-ui.js': '`ai-sdk-ui.js` (`agent-vfs/ai-sdk-ui`)',
   'mcp.js': '`mcp.js` (`agent-vfs/mcp`)',
   'mastra.js': '`mastra.js` (`agent-vfs/mastra`)',
   'internal.js': '`internal.js` (`agent-vfs/internal`)',

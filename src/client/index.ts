@@ -8,6 +8,7 @@ export type { SessionApi, SessionRouteName, RouteAnswer, RouteInput, RouteArgs }
 export { SESSION_API_ROUTES, type SessionApiSchemas } from './api-schemas.gen.js'
 export type { SessionApiRoutes } from './api-routes.gen.js'
 export type { ObserveOptions } from './observe.js'
+export { eventPages } from './event-pages.js'
 export type { Backoff } from './backoff.js'
 export type { ObservedEvent, EventOf, LiveDelta, SessionEvent } from './events.js'
 export type { Download, UploadFile, UploadOptions, UploadProgress } from './files.js'

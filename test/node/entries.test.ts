@@ -79,7 +79,13 @@ describe('one core, many entries (dist/)', () => {
       expect(target, subpath).toEqual(expected)
       expect(Object.keys(target), subpath).toEqual(Object.keys(expected))
     }
-    expect(exported.filter(([, t]) => 'node' in t).map(([subpath]) => subpath)).toEqual(['./mastra', './session', './mcp', './bash'])
+    expect(exported.filter(([, t]) => 'node' in t).map(([subpath]) => subpath)).toEqual([
+      './mastra',
+      './session',
+      './mcp',
+      './bash',
+      './react',
+    ])
     // Every built entry is exported, except a script for its own isolate (started by path).
     const sources = new Set(exported.map(([, t]) => t[SOURCE_CONDITION]))
     for (const entry of list) expect(sources.has(`./${entry.in}`) !== entry.flags.includes('isolate'), entry.in).toBe(true)
@@ -156,6 +162,7 @@ describe('one core, many entries (dist/)', () => {
     for (const [name, file] of secondary) {
       if (name === './run-js/typescript') continue // ts-blank-space + typescript only; checked below
       if (name === './client') continue // imports nothing at all; checked below
+      if (name === './react' || name === './ai-sdk-ui') continue // the client only (and React); checked below
       const source = read(file)
       // The core by name: `agent-vfs`, or `agent-vfs/internal` (the core's own bindings) for what is not user API.
       expect(
@@ -175,6 +182,14 @@ describe('one core, many entries (dist/)', () => {
     expect(read(files['./run-js/typescript'])).not.toMatch(/from\s*["']agent-vfs/)
     // The session client runs in any app (a browser page, a Worker) without the core: it imports nothing.
     expect(bundleImports(read(files['./client']))).toEqual([])
+    // The hooks and the useChat transport need no core either: the client, and React for the hooks.
+    expect([...new Set(bundleImports(read(files['./react'])))].sort()).toEqual(['agent-vfs/client', 'react'])
+    expect(bundleImports(read(files['./ai-sdk-ui']))).toEqual(['agent-vfs/client'])
+    for (const name of ['./react', './ai-sdk-ui'])
+      expect(
+        [...modulesIn(read(files[name]))].filter(m => !m.startsWith(`src/${name.slice(2)}/`)),
+        name,
+      ).toEqual([])
   })
 
   it('exactly one file carries its own core: the worker-thread script, which runs in its own isolate', () => {

@@ -104,6 +104,17 @@ describe('the packed package', () => {
     expect(JSON.parse(out)).toMatchObject({ success: true, result: 42 })
   }, 60_000)
 
+  it('agent-vfs/ai-sdk-ui loads with nothing but what it installed (no ai, no React: it imports only the client)', async () => {
+    const out = await node(
+      installed,
+      `import { SessionChatTransport } from 'agent-vfs/ai-sdk-ui'
+      import { createSessionClient } from 'agent-vfs/client'
+      const transport = new SessionChatTransport({ client: createSessionClient({ baseUrl: 'http://127.0.0.1:1', token: 't' }) })
+      console.log(JSON.stringify([transport.resumeStreamIsReplay, transport.sendAutomaticallyWhen({ messages: [] })]))`,
+    )
+    expect(JSON.parse(out)).toEqual([true, false])
+  }, 60_000)
+
   it('agent-vfs/client loads with nothing but what it installed (no hono: it imports nothing)', async () => {
     const out = await node(
       installed,
@@ -163,7 +174,7 @@ describe('the packed package', () => {
       await node(
         installed,
         `const out = {}
-        for (const entry of ['mcp', 'session', 'mastra', 'bash'])
+        for (const entry of ['mcp', 'session', 'mastra', 'bash', 'react'])
           out[entry] = await import('agent-vfs/' + entry).then(() => 'loaded', e => e.code + ': ' + e.message)
         console.log(JSON.stringify(out))`,
       ),
@@ -174,6 +185,7 @@ describe('the packed package', () => {
       session: `ERR_MODULE_NOT_FOUND: agent-vfs/session needs hono and @hono/zod-openapi: npm install hono@${v.hono} @hono/zod-openapi@${v['@hono/zod-openapi']}`,
       mastra: `ERR_MODULE_NOT_FOUND: agent-vfs/mastra needs @mastra/core: npm install @mastra/core@${v['@mastra/core']}`,
       bash: `ERR_MODULE_NOT_FOUND: agent-vfs/bash needs just-bash: npm install just-bash@${v['just-bash']}`,
+      react: `ERR_MODULE_NOT_FOUND: agent-vfs/react needs react: npm install react@${v.react}`,
     })
     expect(readFileSync(`${root}docs/bash.md`, 'utf8').replace(/\s+/g, ' ')).toContain(messages.bash.slice('ERR_MODULE_NOT_FOUND: '.length))
     // The documented message, word for word.
