@@ -1,10 +1,10 @@
-import { restrict, RUN_ROOTS, type RunVfs } from 'agent-vfs'
-import { createWorkspaceTools, ReadLedger, type RunJsRunner, type ToolLimits, type ToolSet } from 'agent-vfs/agent'
+import type { RunVfs } from 'agent-vfs'
+import { ReadLedger, type BashRunner, type RunJsRunner, type ToolLimits } from 'agent-vfs/agent'
 import type { SessionHost } from 'agent-vfs/session'
 import type { Hono } from 'hono'
 import { workspaceMcpServer } from './workspace-server.js'
 import { serveStatelessMcp } from './stateless-http.js'
-import { wrapTools } from '../wrap-tools.js'
+import { sessionTools } from './session-tools.js'
 import { allowedOriginSet, originRefusal } from './origins.js'
 
 /** Options of {@link mountSessionMcp}. */
@@ -14,6 +14,13 @@ export interface SessionMcpOptions {
    * `(view, { owner }) => createRunJs({ vfs: view, tenant: owner })`. Without it there is no run_js.
    */
   runJs?: (vfs: RunVfs, session: { id: string; owner: string }) => RunJsRunner
+  /**
+   * Adds `bash`: makes the shell from the workspace view it must use (/state read-only), e.g.
+   * `(view) => createBash({ vfs: view })` of `agent-vfs/bash` (just-bash is an optional peer: a host
+   * without it passes none). Without it there is no bash tool. A command line's writes land as one
+   * commit tagged `{ kind: 'mcp', tool: 'bash' }`; one that fails, times out or is aborted writes nothing.
+   */
+  bash?: (vfs: RunVfs, session: { id: string; owner: string }) => BashRunner
   limits?: Partial<ToolLimits>
   /** Sessions whose read ledgers (which file versions a client has read, for edit_file) this host keeps. Default 1,000. */
   ledgers?: number
@@ -55,18 +62,7 @@ export function mountSessionMcp(app: Hono<{ Variables: { owner: string } }>, hos
     const owner = c.get('owner')
     // Not found, for a missing session and for another owner's alike.
     const record = await host.get(id, owner)
-    const base = await host.workspace(id)
-    const vfs = record.status === 'closed' ? (restrict(base, { readOnly: RUN_ROOTS.map(r => `/${r}`) }) as RunVfs) : base
-    const runJs = options.runJs
-    const tools = countWrites(
-      createWorkspaceTools({
-        vfs,
-        reads: ledgers.of(id),
-        ...(options.limits ? { limits: options.limits } : {}),
-        ...(runJs ? { runJs: (view: RunVfs) => runJs(view, { id, owner }) } : {}),
-      }),
-      () => host.recordUsage(id),
-    )
+    const { tools, vfs } = await sessionTools(host, record, ledgers.of(id), options)
     return serveStatelessMcp(c.req.raw, () =>
       workspaceMcpServer({ tools, vfs, name: `agent-vfs session ${id}`, instructions: INSTRUCTIONS }),
     )
@@ -88,17 +84,6 @@ export function sessionMcp(options: SessionMcpOptions = {}): SessionMcpMount {
       ...options,
       allowedOrigins: [...(options.allowedOrigins ?? []), ...(settings?.allowedOrigins ?? [])],
     })
-}
-
-/** The tools, each call that may write followed by `after` (the owner's bytes), whether it succeeded or not. */
-function countWrites(tools: ToolSet, after: () => Promise<void>): ToolSet {
-  return wrapTools(tools, async (tool, input, call) => {
-    try {
-      return await call()
-    } finally {
-      if (tool.access(input).access !== 'read') await after().catch(() => undefined)
-    }
-  })
 }
 
 /** The read ledger of each session, so edit_file works across stateless requests; the oldest go first. */
