@@ -2,8 +2,11 @@ import type { RunVfs } from 'agent-vfs'
 import { ReadLedger, type BashRunner, type RunJsRunner, type ToolLimits } from 'agent-vfs/agent'
 import type { SessionHost } from 'agent-vfs/session'
 import type { Hono } from 'hono'
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { workspaceMcpServer } from './workspace-server.js'
 import { serveStatelessMcp } from './stateless-http.js'
+import { LiveClients, type LiveMcpLimits } from './live-clients.js'
+import { serveLiveMcp } from './live-http.js'
 import { sessionTools } from './session-tools.js'
 import { allowedOriginSet, originRefusal } from './origins.js'
 
@@ -30,6 +33,13 @@ export interface SessionMcpOptions {
    * against DNS rebinding; clients that are not browsers send no `Origin` and pass.
    */
   allowedOrigins?: readonly string[]
+  /**
+   * Live clients (docs/mcp.md "Live"): `resources/subscribe`, and a GET stream of
+   * `notifications/resources/updated` / `list_changed` from the session's file-change events,
+   * resumable with `Last-Event-ID`. Bounds as given (defaults `DEFAULT_LIVE_LIMITS`); `false`: a
+   * stateless endpoint (GET and DELETE 405, no subscriptions).
+   */
+  live?: LiveMcpLimits | false
 }
 
 /** What a host adds to a mount's options from its environment (the Worker: `AGENT_VFS_MCP_ORIGINS`). */
@@ -45,8 +55,9 @@ const INSTRUCTIONS =
 
 /**
  * Serves `/sessions/:id/mcp` on a session app (`createSessionApp`, whose bearer auth and body
- * limits run first): the session's workspace as a streamable-HTTP MCP server, stateless (see
- * `serveStatelessMcp`), for Claude Code, Cursor or another agent. Another owner's session is 404,
+ * limits run first): the session's workspace as a streamable-HTTP MCP server for Claude Code,
+ * Cursor or another agent; every POST answered by a fresh server (see `serveLiveMcp`), with live
+ * clients' subscriptions and notification streams unless `live: false`. Another owner's session is 404,
  * like a missing one. The tools are the agent's own (`createWorkspaceTools`) over the workspace the
  * agent sees: every run root, `/context` and `/skills` read-only, `/state` read-only, nothing
  * outside them; a closed session is read-only as a whole. Writes land in the host's open workspace
@@ -55,6 +66,7 @@ const INSTRUCTIONS =
 export function mountSessionMcp(app: Hono<{ Variables: { owner: string } }>, host: SessionHost, options: SessionMcpOptions = {}): void {
   const ledgers = new LedgerCache(options.ledgers ?? 1000)
   const origins = allowedOriginSet(options.allowedOrigins)
+  const clients = options.live === false ? undefined : new LiveClients(options.live)
   app.all('/sessions/:id/mcp', async c => {
     const refused = originRefusal(c.req.raw, origins)
     if (refused) return refused
@@ -63,9 +75,27 @@ export function mountSessionMcp(app: Hono<{ Variables: { owner: string } }>, hos
     // Not found, for a missing session and for another owner's alike.
     const record = await host.get(id, owner)
     const { tools, vfs } = await sessionTools(host, record, ledgers.of(id), options)
-    return serveStatelessMcp(c.req.raw, () =>
-      workspaceMcpServer({ tools, vfs, name: `agent-vfs session ${id}`, instructions: INSTRUCTIONS }),
-    )
+    const base = { tools, vfs, name: `agent-vfs session ${id}`, instructions: INSTRUCTIONS }
+    if (!clients) return serveStatelessMcp(c.req.raw, () => workspaceMcpServer(base))
+    return serveLiveMcp({
+      request: c.req.raw,
+      host,
+      clients,
+      sessionId: id,
+      owner,
+      makeServer: client =>
+        workspaceMcpServer({
+          ...base,
+          subscriptions: {
+            subscribe: uri => {
+              if (!client)
+                throw new McpError(ErrorCode.InvalidRequest, 'subscribing needs the Mcp-Session-Id the answer to initialize gave')
+              clients.subscribe(client, uri)
+            },
+            unsubscribe: uri => client && clients.unsubscribe(client, uri),
+          },
+        }),
+    })
   })
 }
 
