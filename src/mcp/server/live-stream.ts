@@ -25,7 +25,9 @@ export async function serveLiveStream(
   const header = request.headers.get('last-event-id')
   const resume = header === null ? undefined : resumePoint(header)
   if (header !== null && !resume) return jsonRpcError(400, 'Last-Event-ID is not an event id of this server: reconnect without it')
-  const point: ResumePoint = resume ?? { after: await head(host, client.sessionId), skip: 0 }
+  const now = await head(host, client.sessionId)
+  // An id past the log's end (another session's, or made up) resumes from now, not from a future that never comes.
+  const point: ResumePoint = resume && resume.after <= now ? resume : { after: now, skip: 0 }
   const release = host.openStream(client.owner)
   if (!release)
     return jsonRpcError(429, 'this owner has as many event streams open as its quota allows: close one (or wait for one to end) and retry')
@@ -43,7 +45,7 @@ export async function serveLiveStream(
     if ((sink.desiredSize ?? 0) <= 0) stop.abort()
   }
   // The priming event: the client knows where it is before any notification comes.
-  send(`id: ${header?.trim() ?? point.after}\nretry: ${RETRY_MS}\ndata: \n\n`)
+  send(`id: ${point === resume ? header!.trim() : point.after}\nretry: ${RETRY_MS}\ndata: \n\n`)
   void pump(host, client, point, limits, stop.signal, send).finally(() => {
     release()
     if (client.stream === stop) client.stream = undefined
