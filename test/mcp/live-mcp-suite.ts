@@ -189,8 +189,29 @@ export function liveMcpSuite(target: McpTarget): void {
     const bob = await target.token('bob')
     const headers = { authorization: `Bearer ${bob}`, accept: 'text/event-stream', 'mcp-session-id': mcpId }
     expect((await fetch(`${target.url()}/sessions/${id}/mcp`, { headers })).status).toBe(404)
+    // On his own session, ana's client id is refused (one host keeps both) or is a client of bob's
+    // session only (each session's object keeps its own clients): either way he hears nothing of ana's.
     const bobs = await newSession('bob')
-    expect((await fetch(`${target.url()}/sessions/${bobs}/mcp`, { headers })).status).toBe(404)
+    const own = await fetch(`${target.url()}/sessions/${bobs}/mcp`, { headers })
+    expect([200, 404]).toContain(own.status)
+    if (own.status === 200) {
+      const reader = own.body!.getReader()
+      let heard = ''
+      const reading = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) return
+          heard += new TextDecoder().decode(value)
+        }
+      })().catch(() => undefined)
+      await put(id, '/work/secret.md', 'ana only')
+      await until(() => live.count('vfs:///work/secret.md') === 1, "ana's own notification")
+      await new Promise(r => setTimeout(r, 300))
+      await reader.cancel()
+      await reading
+      expect(heard).not.toContain('secret.md')
+      expect(heard).not.toContain('list_changed')
+    }
     const subscribe = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'vfs:///work/secret.md' } })
     const post = await fetch(`${target.url()}/sessions/${id}/mcp`, {
       method: 'POST',
