@@ -35,7 +35,11 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const h of [withBash, without]) {
     await h.host.stop()
-    await new Promise<void>(r => h.server.close(() => r()))
+    // Live clients' GET streams hold connections open: end them with the server.
+    await new Promise<void>(r => {
+      h.server.close(() => r())
+      ;(h.server as unknown as { closeAllConnections(): void }).closeAllConnections()
+    })
   }
 })
 
@@ -99,6 +103,7 @@ describe('bash over MCP', () => {
     const r = await bash(client, 'for i in $(seq 1 5000); do echo 0123456789012345678901234567890123456789; done')
     expect(r.isError).toBe(true)
     expect(r.text.length).toBeLessThan(16 * 1024)
+    await client.close()
   })
 
   it('hostile: /context stays read-only, and ".." does not escape', async () => {
