@@ -11,6 +11,8 @@ export interface LiveRequest {
   clients: LiveClients
   sessionId: string
   owner: string
+  /** How often a stream's tail looks at the store without a signal (default: the host's). */
+  pollMs?: number
   /** A server for this request; given the client, it serves `resources/subscribe` for it. */
   makeServer(client: LiveClient | undefined): Server | Promise<Server>
 }
@@ -46,7 +48,7 @@ export async function serveLiveMcp(live: LiveRequest): Promise<Response> {
     if (!(request.headers.get('accept') ?? '').includes('text/event-stream'))
       return jsonRpcError(406, 'the GET stream is text/event-stream: send Accept: text/event-stream')
     if (!client) return jsonRpcError(400, 'send the Mcp-Session-Id the answer to initialize gave')
-    return serveLiveStream(request, live.host, client, clients.limits)
+    return serveLiveStream(request, live.host, client, clients.limits, live.pollMs)
   }
   if (request.method === 'DELETE') {
     if (!client) return jsonRpcError(400, 'send the Mcp-Session-Id to end')

@@ -21,6 +21,7 @@ export async function serveLiveStream(
   host: SessionHost,
   client: LiveClient,
   limits: Required<LiveMcpLimits>,
+  pollMs?: number,
 ): Promise<Response> {
   const header = request.headers.get('last-event-id')
   const resume = header === null ? undefined : resumePoint(header)
@@ -46,7 +47,7 @@ export async function serveLiveStream(
   }
   // The priming event: the client knows where it is before any notification comes.
   send(`id: ${point === resume ? header!.trim() : point.after}\nretry: ${RETRY_MS}\ndata: \n\n`)
-  void pump(host, client, point, limits, stop.signal, send).finally(() => {
+  void pump(host, client, point, { ...limits, pollMs }, stop.signal, send).finally(() => {
     release()
     if (client.stream === stop) client.stream = undefined
     try {
@@ -66,11 +67,17 @@ async function pump(
   host: SessionHost,
   client: LiveClient,
   point: ResumePoint,
-  limits: Required<LiveMcpLimits>,
+  limits: Required<LiveMcpLimits> & { pollMs?: number | undefined },
   signal: AbortSignal,
   send: (text: string) => void,
 ): Promise<void> {
-  const watch = { after: point.after, heartbeatMs: limits.heartbeatMs, idleTimeoutMs: limits.idleMs, signal }
+  const watch = {
+    after: point.after,
+    heartbeatMs: limits.heartbeatMs,
+    idleTimeoutMs: limits.idleMs,
+    signal,
+    ...(limits.pollMs !== undefined ? { pollMs: limits.pollMs } : {}),
+  }
   try {
     for await (const e of host.observe(client.sessionId, watch)) {
       if (signal.aborted) return
@@ -89,7 +96,8 @@ async function pump(
 
 /** The last sequence of the session's log now. */
 async function head(host: SessionHost, sessionId: string): Promise<number> {
-  const { head, off } = await host.tail(sessionId, () => undefined)
+  // Joined and left at once: no poll is asked for.
+  const { head, off } = await host.tail(sessionId, () => undefined, Infinity)
   off()
   return head
 }

@@ -40,12 +40,19 @@ export interface SessionMcpOptions {
    * stateless endpoint (GET and DELETE 405, no subscriptions).
    */
   live?: LiveMcpLimits | false
+  /**
+   * How often a live stream's tail looks at the store without a signal (default: the host's
+   * `pollMs`). A Durable Object passes `Infinity`: its own commits, the only writes, wake the tail.
+   */
+  pollMs?: number
 }
 
 /** What a host adds to a mount's options from its environment (the Worker: `AGENT_VFS_MCP_ORIGINS`). */
 export interface SessionMcpSettings {
   /** Allowed as well as the options' own `allowedOrigins`. */
   allowedOrigins?: readonly string[]
+  /** The options' `pollMs`, unless they give one. */
+  pollMs?: number
 }
 
 /** What a client is told when it connects. */
@@ -83,6 +90,7 @@ export function mountSessionMcp(app: Hono<{ Variables: { owner: string } }>, hos
       clients,
       sessionId: id,
       owner,
+      ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
       makeServer: client =>
         workspaceMcpServer({
           ...base,
@@ -113,6 +121,7 @@ export function sessionMcp(options: SessionMcpOptions = {}): SessionMcpMount {
     mountSessionMcp(app, host, {
       ...options,
       allowedOrigins: [...(options.allowedOrigins ?? []), ...(settings?.allowedOrigins ?? [])],
+      ...(options.pollMs === undefined && settings?.pollMs !== undefined ? { pollMs: settings.pollMs } : {}),
     })
 }
 
