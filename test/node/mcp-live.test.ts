@@ -153,6 +153,14 @@ describe('live MCP on the Node host', () => {
     expect(read.text).not.toContain('notifications/resources/updated')
   })
 
+  it('hostile: a subscription URI is bounded (4,096 characters) and must name a workspace path', async () => {
+    const id = await newSession(running.url)
+    const live = await liveClient(running.url, id, await token('ana'))
+    await expect(live.client.subscribeResource({ uri: 'vfs:///work/' + 'x'.repeat(5000) })).rejects.toThrow(/4096/)
+    await expect(live.client.subscribeResource({ uri: 'https://example.com/a' })).rejects.toThrow(/vfs:\/\/\//)
+    await live.close()
+  })
+
   it('an idle stream ends; the SDK client reconnects by itself and resumes', async () => {
     const quick = await startHost(memoryStore(), { live: { idleMs: 200, heartbeatMs: 100 } })
     try {
