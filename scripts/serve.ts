@@ -128,6 +128,8 @@ const ownerBudget = budgetSetting('owner-budget', 'AGENT_VFS_OWNER_BUDGET')
 const maxJsonBytes = count('max-json-bytes', 'AGENT_VFS_MAX_JSON_BYTES', undefined) || undefined
 const maxUploadBytes = count('max-upload-bytes', 'AGENT_VFS_MAX_UPLOAD_BYTES', undefined) || undefined
 const threadCount = count('run-js-threads', 'AGENT_VFS_RUN_JS_THREADS', undefined)
+// just-bash is an optional peer: the bash profile and MCP's bash tool are offered when it is installed.
+const bashEntry = await import('agent-vfs/bash').catch(() => undefined)
 const mcp = (() => {
   const origins = (setting('mcp-origins', 'AGENT_VFS_MCP_ORIGINS') ?? '')
     .split(',')
@@ -137,6 +139,7 @@ const mcp = (() => {
     // Checked now, before anything is opened: a malformed origin stops the server with the fix.
     return sessionMcp({
       runJs: (vfs, session) => createRunJs({ vfs, ...(threads ? { executor: threads } : {}), tenant: session.owner }),
+      ...(bashEntry ? { bash: (vfs: RunVfs) => bashEntry.createBash({ vfs }) } : {}),
       allowedOrigins: origins,
     })
   } catch (error) {
@@ -233,8 +236,6 @@ if (!env.DATABASE_URL) {
   }
 }
 const opened = await openStore()
-// just-bash is an optional peer: the bash profile is offered when it is installed.
-const bashEntry = await import('agent-vfs/bash').catch(() => undefined)
 const host = createSessionHost({
   store: opened.store,
   agents: {

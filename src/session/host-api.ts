@@ -22,6 +22,7 @@ import type {
   SessionEvent,
   SessionMessage,
   SentMessage,
+  SessionActor,
   SessionRecord,
 } from './types.js'
 
@@ -164,8 +165,11 @@ export interface SessionHost {
   tail(sessionId: string, listener: TailListener, pollMs?: number): Promise<{ head: number; off: () => void }>
   /** Counts an event stream of `owner` against `quota.maxStreams`: its release (call it when the stream ends), or undefined at the limit. */
   openStream(owner: string): (() => void) | undefined
-  /** The session's workspace, fresh from the store. Write through {@link SessionHost.writeFiles}. */
-  workspace(session: SessionRef): Promise<RunVfs>
+  /**
+   * The session's workspace, fresh from the store. Write through {@link SessionHost.writeFiles}; a
+   * host that writes through it for a client (the MCP endpoint) tags its writes with `actor`.
+   */
+  workspace(session: SessionRef, options?: { actor?: SessionActor }): Promise<RunVfs>
   /** Writes files into the workspace in one commit, within the owner's quota. */
   writeFiles(session: SessionRef, files: UploadFile[]): Promise<string[]>
   deleteFile(session: SessionRef, path: string): Promise<void>

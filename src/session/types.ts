@@ -62,9 +62,10 @@ export interface SentMessage extends SessionMessage {
 
 /**
  * Who made a workspace change: an execution of the session (the agent's file tools and run_js), a
- * person through the API (`PUT …/file`, uploads, deletes, a revert), or the host itself (seeding).
+ * person through the API (`PUT …/file`, uploads, deletes, a revert), the host itself (seeding), or an MCP
+ * client through the session's MCP server (`tool`: which tool, e.g. `bash`).
  */
-export type SessionActor = { kind: 'execution'; executionId: string } | { kind: 'api' } | { kind: 'host' }
+export type SessionActor = { kind: 'execution'; executionId: string } | { kind: 'api' } | { kind: 'host' } | { kind: 'mcp'; tool?: string }
 
 /** One file a commit added, changed or deleted (directories are implied by their files). */
 export interface ChangedFile {

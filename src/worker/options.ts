@@ -56,7 +56,7 @@ export interface EdgeOptions {
    * Serves `/sessions/{id}/mcp`, every session's workspace as an MCP server (docs/mcp.md):
    * `sessionMcp({ runJs })` from `agent-vfs/mcp`. Default: none, and nothing of the MCP SDK in the Worker.
    */
-  mcp?: (app: Hono<{ Variables: { owner: string } }>, host: SessionHost, settings: { allowedOrigins: string[] }) => void
+  mcp?: (app: Hono<{ Variables: { owner: string } }>, host: SessionHost, settings: { allowedOrigins: string[]; pollMs?: number }) => void
 }
 
 let configured: EdgeOptions | undefined

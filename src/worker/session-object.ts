@@ -102,7 +102,8 @@ export class SessionObject extends DurableObject<EdgeEnv> {
       ...(options.maxJsonBytes !== undefined ? { maxJsonBytes: options.maxJsonBytes } : {}),
     })
     // After the app's auth and body limits, like every session route.
-    options.mcp?.(app, this.#hostOf(), { allowedOrigins: mcpOrigins(this.env) })
+    // Live MCP streams need no poll: the object's own commits are the only writes to its log and wake the tail.
+    options.mcp?.(app, this.#hostOf(), { allowedOrigins: mcpOrigins(this.env), pollMs: Infinity })
     return app
   }
 

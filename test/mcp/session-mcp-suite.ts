@@ -218,7 +218,7 @@ export function sessionMcpSuite(target: McpTarget): void {
     await client.close()
   })
 
-  it('is stateless: GET is 405, and a new client (a reconnect) finds what an earlier one wrote', async () => {
+  it('a GET stream needs the Mcp-Session-Id of an initialize (400 without); a new client (a reconnect) finds what an earlier one wrote', async () => {
     const id = await newSession()
     const first = await connect(id)
     await first.callTool({ name: 'write_file', arguments: { path: '/outputs/r.md', content: 'result' } })
@@ -226,7 +226,7 @@ export function sessionMcpSuite(target: McpTarget): void {
     const get = await fetch(`${target.url()}/sessions/${id}/mcp`, {
       headers: { authorization: `Bearer ${await target.token('ana')}`, accept: 'text/event-stream' },
     })
-    expect(get.status).toBe(405)
+    expect(get.status).toBe(400)
     const again = await connect(id)
     expect(textOf(await again.callTool({ name: 'read_file', arguments: { path: '/outputs/r.md' } })).text).toContain('result')
     await again.close()

@@ -6,6 +6,7 @@ import { createRunJs, memoryStore, type VfsStore } from '../../src/index.js'
 import { mountSessionMcp } from '../../src/mcp/index.js'
 import { createSessionApp, createSessionHost, mintToken, type SessionHost } from '../../src/session/index.js'
 import { mcpClient, sessionMcpSuite, textOf } from '../mcp/session-mcp-suite.js'
+import { liveMcpSuite } from '../mcp/live-mcp-suite.js'
 
 const secret = 'test-secret-test-secret-test-secret-mcp0'
 
@@ -57,6 +58,7 @@ describe('MCP out on the Node host', () => {
     runJs: true,
     allowedOrigin: 'https://allowed.example',
   })
+  liveMcpSuite({ url: () => running.url, token: owner => mintToken(secret, owner), runJs: true, allowedOrigin: 'https://allowed.example' })
 
   it('bounds the body at the door like every JSON route (413)', async () => {
     const { id, token } = await anaSession()

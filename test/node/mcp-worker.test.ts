@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from 'vitest'
 import { sessionMcpSuite } from '../mcp/session-mcp-suite.js'
+import { liveMcpSuite } from '../mcp/live-mcp-suite.js'
 import { startWorker, type WranglerDev } from '../wrangler-dev/harness.js'
 
 // The edge Worker under a real `wrangler dev` on loopback: /sessions/{id}/mcp is served by the
@@ -12,4 +13,5 @@ afterAll(() => dev?.stop())
 
 describe('MCP out on the Worker (wrangler dev)', () => {
   sessionMcpSuite({ url: () => dev.url, token: owner => dev.token(owner), runJs: true, allowedOrigin: 'https://allowed.example' })
+  liveMcpSuite({ url: () => dev.url, token: owner => dev.token(owner), runJs: true, allowedOrigin: 'https://allowed.example' })
 })

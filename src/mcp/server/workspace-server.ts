@@ -7,9 +7,11 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import { callListedTool, listedTools } from './tool-calls.js'
-import { listResources, readResource, RESOURCE_PREFIX } from './resources.js'
+import { listResources, readResource, RESOURCE_PREFIX, resourcePath, resourceUri } from './resources.js'
 import { schemaValidator } from '../schema-validator.js'
 
 /** Options of {@link workspaceMcpServer}. */
@@ -22,6 +24,11 @@ export interface WorkspaceMcpServerOptions {
   name?: string
   /** What a client reads about the server when it connects. */
   instructions?: string
+  /**
+   * Serves `resources/subscribe` and `resources/unsubscribe` (and says so in the capabilities, with
+   * `listChanged`): the transport that sends the notifications keeps them (see `mountSessionMcp`).
+   */
+  subscriptions?: { subscribe(uri: string): void; unsubscribe(uri: string): void }
 }
 
 /**
@@ -31,11 +38,11 @@ export interface WorkspaceMcpServerOptions {
  * stateless streamable-HTTP one per request (see `mountSessionMcp`).
  */
 export function workspaceMcpServer(options: WorkspaceMcpServerOptions): Server {
-  const { tools, vfs } = options
+  const { tools, vfs, subscriptions } = options
   const server = new Server(
     { name: options.name ?? 'agent-vfs', version: '1' },
     {
-      capabilities: { tools: {}, resources: {} },
+      capabilities: { tools: {}, resources: subscriptions ? { subscribe: true, listChanged: true } : {} },
       // The tools parse their own input; the SDK's validator is the workerd-safe one (ajv generates code, which Workers forbid).
       jsonSchemaValidator: schemaValidator,
       ...(options.instructions ? { instructions: options.instructions } : {}),
@@ -52,5 +59,14 @@ export function workspaceMcpServer(options: WorkspaceMcpServerOptions): Server {
     ],
   }))
   server.setRequestHandler(ReadResourceRequestSchema, request => readResource(vfs, request.params.uri))
+  if (subscriptions) {
+    server.setRequestHandler(SubscribeRequestSchema, request => (subscriptions.subscribe(subscribedUri(request.params.uri)), {}))
+    server.setRequestHandler(UnsubscribeRequestSchema, request => (subscriptions.unsubscribe(subscribedUri(request.params.uri)), {}))
+  }
   return server
+}
+
+/** The URI as notifications name it (each segment percent-encoded once); a URI that names no workspace path is refused. */
+function subscribedUri(uri: string): string {
+  return resourceUri(resourcePath(uri))
 }

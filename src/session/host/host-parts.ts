@@ -51,11 +51,12 @@ export class HostParts {
     return this.ctx.workspaces.viewAs(sessionId, actor, left)
   }
 
-  /** The session's record and workspace, fresh from the store (not found: throws). */
-  async open(ref: SessionRef): Promise<{ record: SessionRecord; ws: RunVfs }> {
+  /** The session's record and workspace (its writes tagged `actor` if given), fresh from the store (not found: throws). */
+  async open(ref: SessionRef, actor?: SessionActor): Promise<{ record: SessionRecord; ws: RunVfs }> {
     const meta = await this.load(ref)
     const sessionId = idOf(ref)
-    const ws = await this.workspace(sessionId, meta.record.owner)
+    const owner = meta.record.owner
+    const ws = actor ? await this.workspaceAs(sessionId, owner, actor) : await this.workspace(sessionId, owner)
     // Another process may have written since this instance loaded.
     if (!this.driver.active.has(sessionId)) await ws.refresh()
     return { record: meta.record, ws }

@@ -67,8 +67,8 @@ export function readingMethods(
 
     openStream: owner => streams.open(owner),
 
-    async workspace(session) {
-      return (await parts.open(session)).ws
+    async workspace(session, options) {
+      return (await parts.open(session, options?.actor)).ws
     },
   }
 }

@@ -9,8 +9,9 @@ export const executionActor = (executionId: string): SessionActor => ({ kind: 'e
 /** The session actor a history change carries, if it is one (anything else: undefined). */
 export function sessionActorOf(actor: unknown): SessionActor | undefined {
   if (typeof actor !== 'object' || actor === null) return undefined
-  const a = actor as { kind?: unknown; executionId?: unknown }
+  const a = actor as { kind?: unknown; executionId?: unknown; tool?: unknown }
   if (a.kind === 'execution' && typeof a.executionId === 'string') return { kind: 'execution', executionId: a.executionId }
+  if (a.kind === 'mcp') return typeof a.tool === 'string' ? { kind: 'mcp', tool: a.tool } : { kind: 'mcp' }
   if (a.kind === 'api' || a.kind === 'host') return { kind: a.kind }
   return undefined
 }

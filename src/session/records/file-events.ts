@@ -61,7 +61,7 @@ export function eventsOf(version: number, changes: readonly FileChange[]): Sessi
   for (const c of changes) {
     if (c.kind !== 'file') continue
     const by = sessionActorOf(c.actor) ?? { kind: 'host' as const }
-    const key = by.kind === 'execution' ? `e:${by.executionId}` : by.kind
+    const key = by.kind === 'execution' ? `e:${by.executionId}` : by.kind === 'mcp' ? `m:${by.tool ?? ''}` : by.kind
     let group = groups.get(key)
     if (!group) groups.set(key, (group = { by, changes: [] }))
     group.changes.push({
