@@ -7,7 +7,8 @@ import { childPath, Staging } from './staging.js'
 
 const EMPTY = new Uint8Array(0)
 const encoder = new TextEncoder()
-const decoder = new TextDecoder()
+const NOT_ASCII = /[^\x00-\x7f]/
+const PLAIN_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/
 
 /** Bounds on what one command line may stage (the workspace's quotas bound what lands). */
 export interface StagingLimits {
@@ -30,16 +31,18 @@ export class WorkspaceFs implements IFileSystem {
   /** Paths the view has already allowed a change at. */
   private writable = new Set<string>()
 
+  /** `reader`: the view without its history tag, for reads (see Staging). */
   constructor(
     readonly view: Vfs,
     private readonly limits: StagingLimits,
+    private readonly reader: Vfs = view,
   ) {
-    this.staging = new Staging(view)
+    this.staging = new Staging(view, reader)
   }
 
   /** Starts a command line: nothing staged, and the view asked afresh. */
   begin(): Staging {
-    this.staging = new Staging(this.view)
+    this.staging = new Staging(this.view, this.reader)
     this.writable = new Set()
     return this.staging
   }
@@ -47,12 +50,17 @@ export class WorkspaceFs implements IFileSystem {
   // ---- reads ---------------------------------------------------------------------------------
 
   async readFile(path: string, options?: { encoding?: BufferEncoding | null } | BufferEncoding): Promise<string> {
-    const bytes = await this.readFileBuffer(path)
     const encoding = typeof options === 'string' ? options : (options?.encoding ?? 'utf8')
-    return encoding === 'binary' || encoding === 'latin1' ? latin1(bytes) : decoder.decode(bytes)
+    if (encoding === 'binary' || encoding === 'latin1') return this.readFileBytes(path)
+    return posix('open', path, () => this.staging.readText(lexical(path)))
   }
 
+  /** The file's bytes as a string of char codes 0–255 (just-bash's ByteString). */
   async readFileBytes(path: string): Promise<never> {
+    const p = lexical(path)
+    // ASCII text reads the same either way, and the workspace keeps it decoded: no byte is copied.
+    const text = await posix('open', path, () => this.staging.readText(p))
+    if (!NOT_ASCII.test(text)) return text as never
     return latin1(await this.readFileBuffer(path)) as never
   }
 
@@ -95,11 +103,13 @@ export class WorkspaceFs implements IFileSystem {
   async readdirWithFileTypes(path: string): Promise<DirentEntry[]> {
     const dir = lexical(path)
     const names = await this.readdir(path)
+    // Asked together: one turn for the whole listing rather than one per entry.
+    const seen = await posix('scandir', path, () => Promise.all(names.map(name => this.staging.lookup(childPath(dir, name)))))
     const out: DirentEntry[] = []
-    for (const name of names) {
-      const seen = await this.staging.lookup(childPath(dir, name))
-      if (seen) out.push({ name, isFile: seen.kind === 'file', isDirectory: seen.kind === 'dir', isSymbolicLink: false })
-    }
+    names.forEach((name, i) => {
+      const s = seen[i]
+      if (s) out.push({ name, isFile: s.kind === 'file', isDirectory: s.kind === 'dir', isSymbolicLink: false })
+    })
     return out
   }
 
@@ -254,6 +264,8 @@ export class WorkspaceFs implements IFileSystem {
 
 /** A path with `.` and `..` resolved against `/` (never above it), in the workspace's normal form. */
 export function lexical(path: string): string {
+  // Commands resolve every path they touch: one already absolute, without `.`, `..` or empty names, is kept.
+  if (PLAIN_ABSOLUTE.test(path)) return normalizePath(path)
   const names: string[] = []
   for (const name of path.split('/')) {
     if (name === '' || name === '.') continue
