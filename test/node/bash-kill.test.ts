@@ -44,7 +44,9 @@ async function filesIn(dataDir: string): Promise<number> {
   }
 }
 
-describe('bash killed with SIGKILL mid-command (PGlite)', () => {
+// Each test starts PGlite twice (the child's, then the count's): on a busy shared machine making a
+// fresh PGlite data directory alone took 32 s, so vitest's default 60 s per test is too short.
+describe('bash killed with SIGKILL mid-command (PGlite)', { timeout: 240_000 }, () => {
   it('a command line left to end lands its 300 files', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bash-kill-'))
     dirs.push(dir)
