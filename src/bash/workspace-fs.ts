@@ -8,6 +8,12 @@ import { childPath, Staging } from './staging.js'
 const EMPTY = new Uint8Array(0)
 const encoder = new TextEncoder()
 const NOT_ASCII = /[^\x00-\x7f]/
+/**
+ * The one device: scripts send output there (`2>/dev/null`) all the time, and it is no file of
+ * the workspace (a run may not write /dev, so each such line would fail). It reads empty and
+ * swallows writes; it cannot be removed or replaced.
+ */
+const DEV_NULL = '/dev/null'
 const PLAIN_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/
 
 /** Bounds on what one command line may stage (the workspace's quotas bound what lands). */
@@ -52,12 +58,14 @@ export class WorkspaceFs implements IFileSystem {
   async readFile(path: string, options?: { encoding?: BufferEncoding | null } | BufferEncoding): Promise<string> {
     const encoding = typeof options === 'string' ? options : (options?.encoding ?? 'utf8')
     if (encoding === 'binary' || encoding === 'latin1') return this.readFileBytes(path)
+    if (lexical(path) === DEV_NULL) return ''
     return posix('open', path, () => this.staging.readText(lexical(path)))
   }
 
   /** The file's bytes as a string of char codes 0–255 (just-bash's ByteString). */
   async readFileBytes(path: string): Promise<never> {
     const p = lexical(path)
+    if (p === DEV_NULL) return '' as never
     // ASCII text reads the same either way, and the workspace keeps it decoded: no byte is copied.
     const text = await posix('open', path, () => this.staging.readText(p))
     if (!NOT_ASCII.test(text)) return text as never
@@ -66,10 +74,12 @@ export class WorkspaceFs implements IFileSystem {
 
   readFileBuffer(path: string): Promise<Uint8Array> {
     const p = lexical(path)
+    if (p === DEV_NULL) return Promise.resolve(new Uint8Array(0))
     return posix('open', path, () => this.staging.read(p))
   }
 
   async exists(path: string): Promise<boolean> {
+    if (lexical(path) === DEV_NULL) return true
     try {
       return (await this.staging.lookup(lexical(path))) !== null
     } catch (error) {
@@ -79,10 +89,16 @@ export class WorkspaceFs implements IFileSystem {
   }
 
   async stat(path: string): Promise<FsStat> {
-    const seen = await posix('stat', path, () => this.staging.lookup(lexical(path)))
+    const p = lexical(path)
+    if (p === DEV_NULL)
+      return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o666, size: 0, mtime: new Date(0), identity: p }
+    const seen = await posix('stat', path, () => this.staging.lookup(p))
     if (!seen) throw new FsError('ENOENT', 'stat', path)
     const dir = seen.kind === 'dir'
     return {
+      // The workspace has no links: a normal path is the file. Commands that refuse to copy a file
+      // onto itself (cp, mv, split) need this to tell two paths apart.
+      identity: p,
       isFile: !dir,
       isDirectory: dir,
       isSymbolicLink: false,
@@ -132,6 +148,7 @@ export class WorkspaceFs implements IFileSystem {
 
   async writeFile(path: string, content: FileContent, options?: { encoding?: BufferEncoding } | BufferEncoding): Promise<void> {
     const p = lexical(path)
+    if (p === DEV_NULL) return
     const data = toBytes(content, options)
     await this.prepareFile(p, 'open', path)
     this.room(data.length, 'open', path)
@@ -140,6 +157,7 @@ export class WorkspaceFs implements IFileSystem {
 
   async appendFile(path: string, content: FileContent, options?: { encoding?: BufferEncoding } | BufferEncoding): Promise<void> {
     const p = lexical(path)
+    if (p === DEV_NULL) return
     const data = toBytes(content, options)
     const seen = await this.prepareFile(p, 'open', path)
     this.room(data.length, 'open', path)
@@ -171,6 +189,7 @@ export class WorkspaceFs implements IFileSystem {
 
   async rm(path: string, options?: RmOptions): Promise<void> {
     const p = lexical(path)
+    if (p === DEV_NULL) throw new FsError('EPERM', 'rm', path, 'a device')
     const seen = await posix('rm', path, () => this.staging.lookup(p))
     if (!seen) {
       if (options?.force) return
