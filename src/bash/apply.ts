@@ -8,7 +8,9 @@ type Op = { op: 'remove'; path: string; dir: boolean } | { op: 'mkdir'; path: st
 /** What a path held before the command's changes landed, to put it back (null: nothing). */
 type Prior = { path: string; data: Uint8Array | null; dir: boolean }
 
-const decoder = new TextDecoder()
+// As the workspace decodes (its reader keeps a leading U+FEFF): otherwise a file that starts with a
+// byte-order mark would read back different from what was written, and count as refused.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true })
 
 /**
  * Lands a command line's staged changes as ONE group commit, or nothing. The workspace commits

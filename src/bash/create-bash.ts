@@ -67,7 +67,7 @@ export interface WorkspaceBash {
 export function createBash(options: CreateBashOptions): WorkspaceBash {
   const limits = resolveBashLimits(options.limits)
   const view = tagged(options.vfs, options.actor ?? 'bash')
-  const fs = new WorkspaceFs(view, limits)
+  const fs = new WorkspaceFs(view, limits, options.vfs)
   let signal: AbortSignal = new AbortController().signal
   const makeBash = (wallMs: number) =>
     new Bash({

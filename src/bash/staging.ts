@@ -18,7 +18,10 @@ export interface Seen {
   staged?: Staged & { kind: 'file' | 'dir' }
 }
 
-/** The staged changes over a workspace view; reads fall through to the view. */
+/**
+ * The staged changes over a workspace view; reads fall through to `reader`: the same view without
+ * the history tag (the tag only marks writes, and reading through it costs a layer per call).
+ */
 export class Staging {
   readonly changes = new Map<string, Staged>()
   /** Staged names below each directory (created, written or removed), for listings. */
@@ -26,7 +29,10 @@ export class Staging {
   /** Bytes held by staged files: what `maxStagedBytes` bounds. */
   stagedBytes = 0
 
-  constructor(readonly base: Vfs) {}
+  constructor(
+    readonly base: Vfs,
+    readonly reader: Vfs = base,
+  ) {}
 
   /** The entry at `path` as the command sees it, or null. */
   async lookup(path: string): Promise<Seen | null> {
@@ -35,7 +41,7 @@ export class Staging {
     if (own) return own.kind === 'gone' ? null : seenOf(own)
     if (this.hiddenByAncestor(p)) return null
     try {
-      const st = await this.base.stat(p)
+      const st = await this.reader.stat(p)
       return { kind: st.type === 'directory' ? 'dir' : 'file', size: st.size, mtime: st.mtime }
     } catch (error) {
       if (isVfsError(error, 'ENOENT') || isVfsError(error, 'ENOTDIR')) return null
@@ -60,7 +66,16 @@ export class Staging {
     if (!seen) throw new VfsError('ENOENT', path, 'no such file')
     if (seen.kind === 'dir') throw new VfsError('EISDIR', path, 'this is a directory, not a file')
     if (seen.staged?.kind === 'file') return joined(seen.staged)
-    return this.base.readFile(p)
+    return this.reader.readFile(p)
+  }
+
+  /** The text of the file at `path`: the workspace keeps a file's decoded text, so an unchanged file is not decoded again. */
+  async readText(path: string): Promise<string> {
+    const p = normalizePath(path)
+    const own = this.changes.get(p)
+    if (own?.kind === 'file') return decoder.decode(joined(own))
+    if (own || this.hiddenByAncestor(p)) return decoder.decode(await this.read(p))
+    return this.reader.readFile(p, 'utf8')
   }
 
   /** The names in the directory at `path`, sorted. */
@@ -69,7 +84,7 @@ export class Staging {
     const seen = await this.lookup(p)
     if (!seen) throw new VfsError('ENOENT', path, 'no such directory')
     if (seen.kind !== 'dir') throw new VfsError('ENOTDIR', path, 'this is a file, not a directory')
-    const names = new Set<string>(seen.staged ? [] : await this.base.readdir(p))
+    const names = new Set<string>(seen.staged ? [] : await this.reader.readdir(p))
     for (const name of this.children.get(p) ?? []) {
       const s = this.changes.get(childPath(p, name))
       if (!s || s.kind === 'gone') names.delete(name)
@@ -127,6 +142,9 @@ export class Staging {
     this.children.delete(path)
   }
 }
+
+// As the workspace decodes: a leading U+FEFF stays in the text (so ASCII text means ASCII bytes).
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true })
 
 export const childPath = (dir: string, name: string) => (dir === '/' ? `/${name}` : `${dir}/${name}`)
 

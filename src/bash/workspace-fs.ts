@@ -7,7 +7,14 @@ import { childPath, Staging } from './staging.js'
 
 const EMPTY = new Uint8Array(0)
 const encoder = new TextEncoder()
-const decoder = new TextDecoder()
+const NOT_ASCII = /[^\x00-\x7f]/
+/**
+ * The one device: scripts send output there (`2>/dev/null`) all the time, and it is no file of
+ * the workspace (a run may not write /dev, so each such line would fail). It reads empty and
+ * swallows writes; it cannot be removed or replaced.
+ */
+const DEV_NULL = '/dev/null'
+const PLAIN_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/
 
 /** Bounds on what one command line may stage (the workspace's quotas bound what lands). */
 export interface StagingLimits {
@@ -30,16 +37,18 @@ export class WorkspaceFs implements IFileSystem {
   /** Paths the view has already allowed a change at. */
   private writable = new Set<string>()
 
+  /** `reader`: the view without its history tag, for reads (see Staging). */
   constructor(
     readonly view: Vfs,
     private readonly limits: StagingLimits,
+    private readonly reader: Vfs = view,
   ) {
-    this.staging = new Staging(view)
+    this.staging = new Staging(view, reader)
   }
 
   /** Starts a command line: nothing staged, and the view asked afresh. */
   begin(): Staging {
-    this.staging = new Staging(this.view)
+    this.staging = new Staging(this.view, this.reader)
     this.writable = new Set()
     return this.staging
   }
@@ -47,21 +56,30 @@ export class WorkspaceFs implements IFileSystem {
   // ---- reads ---------------------------------------------------------------------------------
 
   async readFile(path: string, options?: { encoding?: BufferEncoding | null } | BufferEncoding): Promise<string> {
-    const bytes = await this.readFileBuffer(path)
     const encoding = typeof options === 'string' ? options : (options?.encoding ?? 'utf8')
-    return encoding === 'binary' || encoding === 'latin1' ? latin1(bytes) : decoder.decode(bytes)
+    if (encoding === 'binary' || encoding === 'latin1') return this.readFileBytes(path)
+    if (lexical(path) === DEV_NULL) return ''
+    return posix('open', path, () => this.staging.readText(lexical(path)))
   }
 
+  /** The file's bytes as a string of char codes 0–255 (just-bash's ByteString). */
   async readFileBytes(path: string): Promise<never> {
+    const p = lexical(path)
+    if (p === DEV_NULL) return '' as never
+    // ASCII text reads the same either way, and the workspace keeps it decoded: no byte is copied.
+    const text = await posix('open', path, () => this.staging.readText(p))
+    if (!NOT_ASCII.test(text)) return text as never
     return latin1(await this.readFileBuffer(path)) as never
   }
 
   readFileBuffer(path: string): Promise<Uint8Array> {
     const p = lexical(path)
+    if (p === DEV_NULL) return Promise.resolve(new Uint8Array(0))
     return posix('open', path, () => this.staging.read(p))
   }
 
   async exists(path: string): Promise<boolean> {
+    if (lexical(path) === DEV_NULL) return true
     try {
       return (await this.staging.lookup(lexical(path))) !== null
     } catch (error) {
@@ -71,10 +89,16 @@ export class WorkspaceFs implements IFileSystem {
   }
 
   async stat(path: string): Promise<FsStat> {
-    const seen = await posix('stat', path, () => this.staging.lookup(lexical(path)))
+    const p = lexical(path)
+    if (p === DEV_NULL)
+      return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o666, size: 0, mtime: new Date(0), identity: p }
+    const seen = await posix('stat', path, () => this.staging.lookup(p))
     if (!seen) throw new FsError('ENOENT', 'stat', path)
     const dir = seen.kind === 'dir'
     return {
+      // The workspace has no links: a normal path is the file. Commands that refuse to copy a file
+      // onto itself (cp, mv, split) need this to tell two paths apart.
+      identity: p,
       isFile: !dir,
       isDirectory: dir,
       isSymbolicLink: false,
@@ -95,11 +119,13 @@ export class WorkspaceFs implements IFileSystem {
   async readdirWithFileTypes(path: string): Promise<DirentEntry[]> {
     const dir = lexical(path)
     const names = await this.readdir(path)
+    // Asked together: one turn for the whole listing rather than one per entry.
+    const seen = await posix('scandir', path, () => Promise.all(names.map(name => this.staging.lookup(childPath(dir, name)))))
     const out: DirentEntry[] = []
-    for (const name of names) {
-      const seen = await this.staging.lookup(childPath(dir, name))
-      if (seen) out.push({ name, isFile: seen.kind === 'file', isDirectory: seen.kind === 'dir', isSymbolicLink: false })
-    }
+    names.forEach((name, i) => {
+      const s = seen[i]
+      if (s) out.push({ name, isFile: s.kind === 'file', isDirectory: s.kind === 'dir', isSymbolicLink: false })
+    })
     return out
   }
 
@@ -122,6 +148,7 @@ export class WorkspaceFs implements IFileSystem {
 
   async writeFile(path: string, content: FileContent, options?: { encoding?: BufferEncoding } | BufferEncoding): Promise<void> {
     const p = lexical(path)
+    if (p === DEV_NULL) return
     const data = toBytes(content, options)
     await this.prepareFile(p, 'open', path)
     this.room(data.length, 'open', path)
@@ -130,6 +157,7 @@ export class WorkspaceFs implements IFileSystem {
 
   async appendFile(path: string, content: FileContent, options?: { encoding?: BufferEncoding } | BufferEncoding): Promise<void> {
     const p = lexical(path)
+    if (p === DEV_NULL) return
     const data = toBytes(content, options)
     const seen = await this.prepareFile(p, 'open', path)
     this.room(data.length, 'open', path)
@@ -161,6 +189,7 @@ export class WorkspaceFs implements IFileSystem {
 
   async rm(path: string, options?: RmOptions): Promise<void> {
     const p = lexical(path)
+    if (p === DEV_NULL) throw new FsError('EPERM', 'rm', path, 'a device')
     const seen = await posix('rm', path, () => this.staging.lookup(p))
     if (!seen) {
       if (options?.force) return
@@ -254,6 +283,8 @@ export class WorkspaceFs implements IFileSystem {
 
 /** A path with `.` and `..` resolved against `/` (never above it), in the workspace's normal form. */
 export function lexical(path: string): string {
+  // Commands resolve every path they touch: one already absolute, without `.`, `..` or empty names, is kept.
+  if (PLAIN_ABSOLUTE.test(path)) return normalizePath(path)
   const names: string[] = []
   for (const name of path.split('/')) {
     if (name === '' || name === '.') continue
