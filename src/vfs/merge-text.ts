@@ -1,3 +1,4 @@
+import type { ChangeObject } from 'diff'
 import type { MergeConflict, MergeHunk } from './history-types.js'
 
 type DiffArrays = typeof import('diff').diffArrays
@@ -60,35 +61,42 @@ export function mergeText(libs: MergeLibs, base: string, ours: string, theirs: s
   if ('reason' in sideA) return { ok: false, conflict: sideA }
   const sideB = sideOf(libs, mo, mb, bounds)
   if ('reason' in sideB) return { ok: false, conflict: sideB }
-  const out: string[] = o.slice(0, head)
+  const out: string[] = []
+  append(out, o, 0, head)
   const hunks: MergeHunk[] = []
+  // Untouched stretches are copied lazily (from `copied` on); a changed region goes to node-diff3.
+  let copied = 0
   let start = 0
+  let dirty = false
   for (let p = 1; p <= mo.length; p++) {
+    dirty ||= touched(sideA, p - 1) || touched(sideB, p - 1)
     if (p < mo.length && !(cuttable(sideA, p) && cuttable(sideB, p))) continue
-    const seg = (side: Side, x: string[]) => x.slice(side.at(start), side.at(p))
-    const [so, sa, sb] = [mo.slice(start, p), seg(sideA, ma), seg(sideB, mb)]
-    const origin = { o: head + start, a: head + sideA.at(start), b: head + sideB.at(start) }
+    if (p === mo.length) dirty ||= sideA.insertedAt[p] === 1 || sideB.insertedAt[p] === 1
+    if (dirty) {
+      append(out, mo, copied, start)
+      const [so, sa, sb] = [mo.slice(start, p), ma.slice(sideA.at(start), sideA.at(p)), mb.slice(sideB.at(start), sideB.at(p))]
+      if (so.length + sa.length + sb.length > MAX_REGION_LINES) return { ok: false, conflict: tooDense() }
+      const origin = { o: head + start, a: head + sideA.at(start), b: head + sideB.at(start) }
+      for (const region of libs.diff3Merge(sa, so, sb, { excludeFalseConflicts: true })) {
+        if (region.ok) append(out, region.ok, 0, region.ok.length)
+        else if (region.conflict) hunks.push(hunkOf(region.conflict, origin))
+      }
+      copied = p
+    }
     start = p
-    if (same(so, sa) && same(so, sb)) {
-      out.push(...so)
-      continue
-    }
-    if (so.length + sa.length + sb.length > MAX_REGION_LINES) return { ok: false, conflict: tooDense() }
-    for (const region of libs.diff3Merge(sa, so, sb, { excludeFalseConflicts: true })) {
-      if (region.ok) out.push(...region.ok)
-      else if (region.conflict) hunks.push(hunkOf(region.conflict, origin))
-    }
+    dirty = false
   }
+  append(out, mo, copied, mo.length)
   if (mo.length === 0 && (ma.length > 0 || mb.length > 0)) {
     // Both sides inserted at the same point (nothing of the base between): one region.
     if (ma.length + mb.length > MAX_REGION_LINES) return { ok: false, conflict: tooDense() }
     for (const region of libs.diff3Merge(ma, [], mb, { excludeFalseConflicts: true })) {
-      if (region.ok) out.push(...region.ok)
+      if (region.ok) append(out, region.ok, 0, region.ok.length)
       else if (region.conflict) hunks.push(hunkOf(region.conflict, { o: head, a: head, b: head }))
     }
   }
   if (hunks.length > 0) return { ok: false, conflict: overlap(hunks) }
-  out.push(...o.slice(o.length - tail))
+  append(out, o, o.length - tail, o.length)
   return { ok: true, text: out.join('') }
 }
 
@@ -103,15 +111,41 @@ interface Side {
 }
 
 function sideOf(libs: MergeLibs, base: string[], side: string[], bounds: TextMergeBounds): Side | MergeConflict {
-  if (base.length === 0) return { kept: new Uint8Array(0), insertedAt: new Uint8Array(1), at: () => side.length }
-  const started = Date.now()
-  const changes = libs.diffArrays(base, side, { maxEditLength: bounds.maxEditLength, timeout: bounds.timeoutMs })
-  if (!changes) return Date.now() - started >= bounds.timeoutMs ? outOfTime() : tooManyEdits()
   const kept = new Uint8Array(base.length)
   const insertedAt = new Uint8Array(base.length + 1)
   const position = new Int32Array(base.length + 1)
-  let i = 0
-  let j = 0
+  // Lines this side shares with the base at the start and the end are kept as they are: besides
+  // sparing the diff, it keeps an edit where it was made (among repeated lines, a shortest diff
+  // may put it anywhere: an edit of the first blank line could come out as one of the last).
+  let head = 0
+  while (head < base.length && head < side.length && base[head] === side[head]) head++
+  let tail = 0
+  while (tail < base.length - head && tail < side.length - head && base[base.length - 1 - tail] === side[side.length - 1 - tail]) tail++
+  for (let i = 0; i < head; i++) {
+    kept[i] = 1
+    position[i] = i
+  }
+  for (let k = 1; k <= tail; k++) {
+    kept[base.length - k] = 1
+    position[base.length - k] = side.length - k
+  }
+  position[base.length] = side.length
+  const middle = { base: base.slice(head, base.length - tail), side: side.slice(head, side.length - tail) }
+  const at = (n: number) => (n === 0 ? 0 : position[n])
+  if (middle.base.length === 0) {
+    if (middle.side.length > 0) insertedAt[head] = 1
+    return { kept, insertedAt, at }
+  }
+  // All of the base's middle removed needs no diff; otherwise a bounded one.
+  let changes: ChangeObject<string[]>[] = [{ value: middle.base, count: middle.base.length, added: false, removed: true }]
+  if (middle.side.length > 0) {
+    const started = Date.now()
+    const diffed = libs.diffArrays(middle.base, middle.side, { maxEditLength: bounds.maxEditLength, timeout: bounds.timeoutMs })
+    if (!diffed) return Date.now() - started >= bounds.timeoutMs ? outOfTime() : tooManyEdits()
+    changes = diffed
+  }
+  let i = head
+  let j = head
   for (const change of changes) {
     if (change.added) {
       insertedAt[i] = 1
@@ -123,8 +157,7 @@ function sideOf(libs: MergeLibs, base: string[], side: string[], bounds: TextMer
         position[i++] = j++
       }
   }
-  position[base.length] = side.length
-  return { kept, insertedAt, at: n => (n === 0 ? 0 : position[n]) }
+  return { kept, insertedAt, at }
 }
 
 /**
@@ -133,10 +166,12 @@ function sideOf(libs: MergeLibs, base: string[], side: string[], bounds: TextMer
  */
 const cuttable = (side: Side, p: number) => side.kept[p - 1] === 1 && side.kept[p] === 1 && side.insertedAt[p] === 0
 
-function same(x: string[], y: string[]): boolean {
-  if (x.length !== y.length) return false
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false
-  return true
+/** Base line i is changed on this side, or the side inserted lines just before it. */
+const touched = (side: Side, i: number) => side.kept[i] === 0 || side.insertedAt[i] === 1
+
+/** Pushes x[from..to) one by one: a spread of a whole file's lines would overflow the stack. */
+function append(out: string[], x: readonly string[], from: number, to: number): void {
+  for (let i = from; i < to; i++) out.push(x[i])
 }
 
 /** Lines with their line endings, so that joining them gives the text back exactly. */
