@@ -152,17 +152,28 @@ export class BranchVfs extends VfsLayer implements VfsBranch {
   async commit(options: CommitOptions = {}): Promise<LandResult> {
     const { inner, store, base } = await this.settled()
     const target = await this.landingTarget()
-    await target.idle()
-    const { landings, conflicts } = await branchLandings({
-      own: store.ownPaths(),
-      base,
-      branch: inner.treeNow(),
-      target: target.treeNow(),
-      merge: options.merge !== false,
-      limits: options.limits,
-    })
+    const merge = options.merge !== false
     const actor = options.actor !== undefined ? actorJson(options.actor) : undefined
-    const result = await land(target, landings, actor, conflicts)
+    const attempt = async () => {
+      await target.idle()
+      const planned = await branchLandings({
+        own: store.ownPaths(),
+        base,
+        branch: inner.treeNow(),
+        target: target.treeNow(),
+        merge,
+        limits: options.limits,
+      })
+      return land(target, planned.landings, actor, planned.conflicts)
+    }
+    let result = await attempt()
+    if (!result.ok && merge) {
+      // The store refused what this instance expected: another instance wrote since. Catch up once
+      // and merge against what it wrote (a conflict again is final).
+      const seen = target.version
+      await target.refresh()
+      if (target.version !== seen) result = await attempt()
+    }
     if (result.ok) await this.discard()
     return result
   }

@@ -104,6 +104,22 @@ describe('branch commit: three-way merge', () => {
     expect(await moved.vfs.exists('/work/c.txt')).toBe(false)
   })
 
+  it('merges against what another instance of the workspace wrote since (it catches up once), in one commit', async () => {
+    const store = memoryStore()
+    const opts = { store, namespace: 'merge', scope: 'two-instances', autoRefresh: false }
+    const a = await openVfs(opts)
+    const base = lines(12)
+    await a.writeFile('/work/a.txt', base)
+    const b = await openVfs(opts)
+    const branch = await a.branch()
+    await branch.writeFile('/work/a.txt', base.replace('line 10\n', 'ten\n'))
+    await b.writeFile('/work/a.txt', base.replace('line 1\n', 'one\n'))
+    const result = await branch.commit()
+    expect(result.ok).toBe(true)
+    await b.refresh()
+    expect(await b.readFile('/work/a.txt', 'utf8')).toBe(base.replace('line 1\n', 'one\n').replace('line 10\n', 'ten\n'))
+  })
+
   it('keeps line endings and a byte-order mark byte for byte', async () => {
     const base = '\ufeffa\r\nb\r\nc\r\nd\r\ne\r\nno newline at the end'
     const { vfs, branch } = await bothSides(base, base.replace('a\r\n', 'A\r\n'), base.replace('end', 'END'))
