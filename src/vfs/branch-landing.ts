@@ -52,7 +52,23 @@ export async function branchLandings(c: BranchChanges): Promise<{ landings: Land
     if (!m.ok) conflicts.push(mergeConflict(path, both[i].was, version, m.conflict))
     else landings.push({ path, expected: { kind: 'file', version }, node: { ...mergedNode(node, m.data), version: 0, pending: true } })
   })
-  return { landings, conflicts }
+  return { landings, conflicts: withinHunkBytes(conflicts) }
+}
+
+/** Bytes of hunk text all conflicts of one commit carry together (a proposal stores its conflicts). */
+export const MAX_CONFLICT_HUNK_BYTES = 256 * 1024
+
+/** Conflicts past MAX_CONFLICT_HUNK_BYTES of hunks keep their reason but not their hunks. */
+function withinHunkBytes(conflicts: VfsConflict[]): VfsConflict[] {
+  let bytes = 0
+  return conflicts.map(c => {
+    const hunks = c.merge?.hunks
+    if (!c.merge || !hunks) return c
+    bytes += hunks.reduce((n, h) => n + h.base.text.length + h.ours.text.length + h.theirs.text.length, 0)
+    if (bytes <= MAX_CONFLICT_HUNK_BYTES) return c
+    const message = `${c.merge.message} (hunks left out: one commit's conflicts carry at most 256 KiB of them)`
+    return { ...c, merge: { reason: c.merge.reason, message } }
+  })
 }
 
 /** The branch's node with merged content (no cached text or hash of the branch's content). */

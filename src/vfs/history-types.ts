@@ -162,7 +162,7 @@ export interface MergeConflict {
    */
   reason: 'overlap' | 'binary' | 'delete' | 'size' | 'edits' | 'time' | 'budget'
   message: string
-  /** For `overlap`: the overlapping hunks (at most 50, their texts at most 64 KiB per conflict). */
+  /** For `overlap`: the overlapping hunks (at most 50, their texts at most 64 KiB per conflict and 256 KiB over one commit's conflicts). */
   hunks?: MergeHunk[]
 }
 

@@ -80,6 +80,21 @@ describe('three-way merge: the worst inputs for its cost are bounded', () => {
     expect(order[0]).toBe('timer')
   }, 60_000)
 
+  it('many overlapping conflicts carry their hunks up to 256 KiB in all, then only their reason', async () => {
+    const line = (tag: string) => `${tag}${'x'.repeat(1000)}\n`
+    const c: MergeCase = { base: line('base') + 'end\n', ours: line('ours') + 'end\n', theirs: line('theirs') + 'end\n' }
+    const { result } = await commitCases(Array.from({ length: 200 }, () => c))
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    expect(result.conflicts).toHaveLength(200)
+    expect(result.conflicts.every(x => x.merge?.reason === 'overlap')).toBe(true)
+    const carried = result.conflicts.filter(x => x.merge?.hunks)
+    expect(carried.length).toBeGreaterThan(50)
+    expect(carried.length).toBeLessThan(200)
+    expect(JSON.stringify(result).length).toBeLessThan(400 * 1024)
+    expect(result.conflicts.at(-1)?.merge?.message).toMatch(/hunks left out/)
+  }, 30_000)
+
   it('a merge pays the owner’s quota like any write: over maxHistoryBytes it is refused (EQUOTA), nothing written', async () => {
     const c = manySmallHunks(200)
     const vfs = await open({ quota: { maxHistoryBytes: c.base.length + c.ours.length + 100 } })
