@@ -1,12 +1,13 @@
 /**
  * History and branches (docs/history.md): `vfs.branch.create` (a branch of a 10,000-file
  * workspace vs one of an empty workspace), `vfs.branch.commit` (landing a 1,000-file branch vs a
- * plain group commit of the same writes), `vfs.history.read` (the history of a 1,000-change run on
+ * plain group commit of the same writes), `vfs.branch.merge` (a commit merging 1,000 files changed on
+ * both sides, one line each, vs a plain group commit of the merged writes), `vfs.history.read` (the history of a 1,000-change run on
  * PGlite vs a bare SELECT of those rows) and `vfs.history.overhead` (bytes history keeps vs the
  * workspace's own bytes after the appendix job: 60 episodes, the appendix and its follow-up).
  */
 import { PGlite } from '@electric-sql/pglite'
-import { memoryStore, openVfs, postgresStore, withActor, type VersionedVfs } from '../src/index.js'
+import { memoryStore, openVfs, postgresStore, withActor, type VersionedVfs, type VfsStore } from '../src/index.js'
 import { createRunJs, scopeRun } from '../src/index.js'
 import { generateEpisodes } from '../fixtures/script-appendix/generator.js'
 import { runAppendixStages } from '../fixtures/script-appendix/stages.js'
@@ -137,7 +138,74 @@ async function historyOverhead() {
   })
 }
 
+/** A file of unique lines, with line `edit` changed by `who` when given. */
+const linesText = (i: number, edits: Array<[number, string]> = []): string =>
+  Array.from({ length: 34 }, (_, k) => edits.find(([at]) => at === k)?.[1] ?? `${i}.${k}: line of a file in a workspace\n`).join('')
+
+/**
+ * A commit merging `files` files changed on both sides (one line each, far apart) vs a plain group
+ * commit of the merged writes, on the memory store (where a commit costs least, so the merge's
+ * share shows most) and on PGlite.
+ */
+async function branchMerge(name: string, store: () => Promise<VfsStore>, label: string) {
+  if (!wanted(name)) return
+  const files = size(1000, 50)
+  const path = (i: number) => `/work/${i % 100}/${i}.md`
+  const merged = (i: number) =>
+    linesText(i, [
+      [3, `ours ${i}\n`],
+      [30, `theirs ${i}\n`],
+    ])
+  let landing!: () => Promise<unknown>
+  let plain!: () => Promise<unknown>
+  let round = 0
+  const { ours, baseline } = await compareMedian(
+    () => landing(),
+    () => plain(),
+    {
+      rounds: 9,
+      warmup: 2,
+      setup: async () => {
+        const base = await openVfs({ store: await store(), namespace: 'bench', scope: `merge-${++round}` })
+        await Promise.all(Array.from({ length: files }, (_, i) => base.writeFile(path(i), linesText(i))))
+        const branch = await base.branch()
+        await Promise.all(Array.from({ length: files }, (_, i) => branch.writeFile(path(i), linesText(i, [[30, `theirs ${i}\n`]]))))
+        await branch.flush()
+        await Promise.all(Array.from({ length: files }, (_, i) => base.writeFile(path(i), linesText(i, [[3, `ours ${i}\n`]]))))
+        landing = async () => {
+          const r = await branch.commit()
+          if (!r.ok || r.changes.length !== files) throw new Error('the merge conflicted')
+          if ((await base.readFile(path(7), 'utf8')) !== merged(7)) throw new Error('the merge is wrong')
+        }
+        const direct = await openVfs({ store: await store(), namespace: 'bench', scope: `plain-${round}` })
+        await Promise.all(Array.from({ length: files }, (_, i) => direct.writeFile(path(i), linesText(i, [[3, `ours ${i}\n`]]))))
+        const texts = Array.from({ length: files }, (_, i) => merged(i))
+        plain = () => Promise.all(texts.map((text, i) => direct.writeFile(path(i), text)))
+      },
+    },
+  )
+  results.add({
+    name,
+    unit: `ms per ${files}-file merging commit`,
+    better: 'lower',
+    ours,
+    baseline,
+    target: 'ratio <= 1.5',
+    baselineLabel: `the merged writes as one plain group commit (${label})`,
+  })
+}
+
+let pglite: Promise<VfsStore> | undefined
+const pgliteStore = () =>
+  (pglite ??= (async () => {
+    const store = postgresStore({ client: await PGlite.create() })
+    await store.migrate()
+    return store
+  })())
+
 await branchCreate()
 await branchCommit()
+await branchMerge('vfs.branch.merge', async () => memoryStore(), 'memory store')
+await branchMerge('vfs.branch.merge.pglite', pgliteStore, 'PGlite')
 await historyRead()
 await historyOverhead()

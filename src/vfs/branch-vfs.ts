@@ -7,10 +7,11 @@ import { diffStates } from './diff.js'
 import { actorJson } from './file-change.js'
 // prettier-ignore
 import type {
-  BranchInfo, BranchOptions, DiffOptions, GcResult, HistoryEntry, HistoryQuery, LandResult, Retention,
+  BranchInfo, BranchOptions, CommitOptions, DiffOptions, GcResult, HistoryEntry, HistoryQuery, LandResult, Retention,
   RevertOptions, RevertTarget, VersionedVfs, VfsBranch, VfsDiff,
 } from './history-types.js'
-import { land, type Landing } from './land.js'
+import { land } from './land.js'
+import { branchLandings } from './branch-landing.js'
 import { detachScope, importInto } from './branch-detach.js'
 import { VfsLayer } from './layer.js'
 import type { Vfs, VfsChange, VfsUsage } from './types.js'
@@ -148,20 +149,31 @@ export class BranchVfs extends VfsLayer implements VfsBranch {
     return diffStates({ from: this.baseVersion, to: inner.version, paths, before: p => base.get(p), after }, options)
   }
 
-  async commit(options: RevertOptions = {}): Promise<LandResult> {
+  async commit(options: CommitOptions = {}): Promise<LandResult> {
     const { inner, store, base } = await this.settled()
     const target = await this.landingTarget()
-    const landings: Landing[] = []
-    for (const { path, removed } of store.ownPaths()) {
-      const was = base.get(path)
-      const node = removed ? undefined : inner.treeNow().get(path)
-      if (!removed && !node) continue
-      if (was?.kind === 'dir' && node?.kind === 'dir') continue
-      const expected = was ? { kind: was.kind, version: was.version } : null
-      landings.push({ path, expected, node: node ? { ...node, version: 0, pending: true } : null })
-    }
+    const merge = options.merge !== false
     const actor = options.actor !== undefined ? actorJson(options.actor) : undefined
-    const result = await land(target, landings, actor)
+    const attempt = async () => {
+      await target.idle()
+      const planned = await branchLandings({
+        own: store.ownPaths(),
+        base,
+        branch: inner.treeNow(),
+        target: target.treeNow(),
+        merge,
+        limits: options.limits,
+      })
+      return land(target, planned.landings, actor, planned.conflicts)
+    }
+    let result = await attempt()
+    if (!result.ok && merge) {
+      // The store refused what this instance expected: another instance wrote since. Catch up once
+      // and merge against what it wrote (a conflict again is final).
+      const seen = target.version
+      await target.refresh()
+      if (target.version !== seen) result = await attempt()
+    }
     if (result.ok) await this.discard()
     return result
   }

@@ -145,6 +145,32 @@ export interface VfsConflict {
   /** Version the workspace holds now (0: nothing). */
   found: number
   message: string
+  /** Set when a branch commit tried to merge the path three ways (both sides changed it) and could not. */
+  merge?: MergeConflict
+}
+
+/**
+ * Why a path changed on both sides did not merge, and, for overlapping edits, the hunks that
+ * overlap: what the base (the branch's start), ours (the workspace now) and theirs (the branch)
+ * hold there, so a client can show them. Whole files: `readAt(path, baseVersion)` and reads.
+ */
+export interface MergeConflict {
+  /**
+   * `overlap`: edits to the same or adjacent lines; `binary`: a side is not UTF-8; `delete`: deleted
+   * (or moved away) on one side, changed on the other; `size`, `edits`, `time`, `budget`: past a
+   * bound of {@link DiffLimits} (too large, too many changed lines close together, out of time).
+   */
+  reason: 'overlap' | 'binary' | 'delete' | 'size' | 'edits' | 'time' | 'budget'
+  message: string
+  /** For `overlap`: the overlapping hunks (at most 50, their texts at most 64 KiB per conflict and 256 KiB over one commit's conflicts). */
+  hunks?: MergeHunk[]
+}
+
+/** One overlapping hunk: each side's lines there (`line` is 1-based, in that side's file). */
+export interface MergeHunk {
+  base: { line: number; text: string }
+  ours: { line: number; text: string }
+  theirs: { line: number; text: string }
 }
 
 /**
@@ -156,6 +182,17 @@ export type LandResult = { ok: true; version: number; changes: FileChange[] } | 
 export interface RevertOptions {
   /** Tag of the revert's own changes (default: the actor of the view it is called on, if any). */
   actor?: ChangeActor
+}
+
+/** How a branch commit lands (see {@link VfsBranch.commit}). */
+export interface CommitOptions extends RevertOptions {
+  /**
+   * Merge a text file changed on both sides three ways when the edits do not overlap (default true);
+   * `false`: any path changed on both sides conflicts. Bounded like a diff (`limits`).
+   */
+  merge?: boolean
+  /** Bounds of the line diffs a merge runs on (DIFF_LIMITS by default, each capped). */
+  limits?: DiffLimits
 }
 
 /**
@@ -242,10 +279,11 @@ export interface VfsBranch extends VersionedVfs {
   diffBase(options?: DiffOptions): Promise<VfsDiff>
   /**
    * Lands the branch's changes on the base as one group commit, checking that every path it
-   * changed still holds, in the base, what it held at `baseVersion`; otherwise writes nothing and
-   * returns the conflicts. After a successful commit the branch is discarded.
+   * changed still holds, in the base, what it held at `baseVersion`; a text file changed on both
+   * sides is merged three ways when the edits do not overlap (`merge: false`: it conflicts).
+   * Otherwise writes nothing and returns the conflicts. After a successful commit the branch is discarded.
    */
-  commit(options?: RevertOptions): Promise<LandResult>
+  commit(options?: CommitOptions): Promise<LandResult>
   /** Deletes the branch's scope and closes it. Costs what the branch wrote, never the base's size. */
   discard(): Promise<void>
 }

@@ -24,10 +24,16 @@ export interface Landing {
  * was added below it since would vanish with it). Otherwise nothing is written and the
  * conflicts are returned. Never last-writer-wins.
  */
-export async function land(vfs: StoreVfs, landings: readonly Landing[], actor: string | undefined): Promise<LandResult> {
+export async function land(
+  vfs: StoreVfs,
+  landings: readonly Landing[],
+  actor: string | undefined,
+  known: readonly VfsConflict[] = [],
+): Promise<LandResult> {
   await vfs.idle()
   const tree = vfs.treeNow()
-  const conflicts: VfsConflict[] = []
+  // Conflicts found before (a merge that failed): reported with the others, and nothing written.
+  const conflicts: VfsConflict[] = [...known]
   const removed = new Set(landings.filter(l => l.node === null).map(l => l.path))
   for (const l of landings) {
     const node = tree.get(l.path)

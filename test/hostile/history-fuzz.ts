@@ -1,6 +1,7 @@
 import { isVfsError, openVfs, type VersionedVfs, type Vfs, type VfsBranch, type VfsStore } from '../../src/index.js'
 import { mulberry32 } from '../../fixtures/script-appendix/generator.js'
 import { applyToModel, describe, DIR, diff, randomOps, run, sameTree, treeOf, type Model } from './fuzz.js'
+import { isLinesFile, linesFile, mergeOracle, replaceLines } from './merge-model.js'
 
 /**
  * The two-writer fuzz (fuzz.ts) with history: besides random operations on two instances of one
@@ -14,7 +15,10 @@ import { applyToModel, describe, DIR, diff, randomOps, run, sameTree, treeOf, ty
  * - a branch or fork at version V reads exactly the model's state at V, and a reopened fork its own writes;
  * - 0 silent lost updates: a branch commit or a revert that succeeds changed only paths that still
  *   held what it expected (else it must conflict), and afterwards the store equals the model;
- * - a refused revert or branch commit writes nothing.
+ * - a refused revert or branch commit writes nothing;
+ * - three-way merges: a merge round edits lines of one file in a branch and in the workspace; the
+ *   commit's result equals the model's own line-merge oracle (merge-model.ts, not node-diff3), or
+ *   conflicts with the overlapping hunks exactly when the oracle says the edits overlap.
  */
 export interface HistoryFuzzOptions {
   store: VfsStore
@@ -33,6 +37,9 @@ export interface HistoryFuzzReport {
   forks: number
   forkReopens: number
   forkCommits: number
+  /** Merge rounds whose commit merged a file both sides changed, and those that conflicted on overlapping edits. */
+  merges: number
+  mergeConflicts: number
 }
 
 /** A fork's model: the base's state at `baseVersion`, then its own tree at each of its versions. */
@@ -69,6 +76,8 @@ export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<Histo
     return tree
   }
   let latest = 0
+  /** Unique line tokens of merge rounds. */
+  let tokens = 0
   // Only a commit records a state: a write that committed nothing (a no-op) leaves the version as it was.
   const record = (version: number) => {
     if (version <= latest) return
@@ -86,6 +95,7 @@ export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<Histo
     if (r < 0.1) await branchRound(step, vfs)
     else if (r < 0.18) await revertRound(step, vfs)
     else if (r < 0.24) await forkRound(step, vfs)
+    else if (r < 0.34) await mergeRound(step, vfs)
     else {
       if (random() < 0.15) await vfs.refresh()
       const group = Array.from({ length: random() < 0.2 ? 2 : 1 }, randomOp)
@@ -141,20 +151,35 @@ export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<Histo
     if (!(await land(step, branch, start, mine))) await branch.discard()
   }
 
-  /** Commits a branch that started from `start` and now holds `mine`; resolves to whether it landed. */
-  async function land(step: number, branch: VfsBranch, start: Model, mine: Model): Promise<boolean> {
+  /**
+   * Commits a branch that started from `start` and now holds `mine`; resolves to whether it landed.
+   * `merged`: the oracle's merge of a file both sides changed (null: its edits overlap).
+   */
+  async function land(step: number, branch: VfsBranch, start: Model, mine: Model, merged?: [string, string | null]): Promise<boolean> {
     const changed = [...new Set([...start.keys(), ...mine.keys()])].filter(p => start.get(p) !== mine.get(p))
     const result = await branch.commit()
     if (!result.ok) {
       report.branchConflicts++
+      if (merged && merged[1] !== null) fail(step, `edits that do not overlap conflicted: ${JSON.stringify(result.conflicts)}`)
+      if (merged) {
+        const conflict = result.conflicts.find(c => c.path === merged[0])
+        if (conflict?.merge?.reason !== 'overlap' || !conflict.merge.hunks?.length)
+          fail(step, `overlapping edits of ${merged[0]} conflicted without their hunks: ${JSON.stringify(result.conflicts)}`)
+        report.mergeConflicts++
+      }
       await checkStore(step, 'after a refused branch commit')
       return false
     }
     report.branchCommits++
+    if (merged && merged[1] === null) fail(step, `overlapping edits of ${merged[0]} landed`)
+    const target = new Map(mine)
     for (const p of changed)
-      if (model.get(p) !== start.get(p) && model.get(p) !== mine.get(p))
-        fail(step, `branch commit overwrote ${p}, changed since the branch was made`)
-    applyChanges(changed, mine)
+      if (model.get(p) !== start.get(p) && model.get(p) !== mine.get(p)) {
+        if (merged?.[0] !== p) fail(step, `branch commit overwrote ${p}, changed since the branch was made`)
+        target.set(p, merged![1]!)
+        report.merges++
+      }
+    applyChanges(changed, target)
     record(result.version)
     await checkStore(step, 'after a branch commit')
     return true
@@ -242,6 +267,54 @@ export async function runHistoryFuzz(options: HistoryFuzzOptions): Promise<Histo
     await branch.close()
   }
 
+  /**
+   * Edits lines of one file of unique lines in a branch and, meanwhile, in the workspace (through
+   * the other writer), sometimes the same line the same way, then commits the branch: the result
+   * must be the oracle's merge, or a conflict exactly when the oracle has the edits overlap.
+   */
+  async function mergeRound(step: number, vfs: VersionedVfs): Promise<void> {
+    await vfs.refresh()
+    const path = `/m/${Math.floor(random() * 2)}.txt`
+    if (!isLinesFile(model.get(path)) || random() < 0.25) {
+      const fresh = linesFile(4 + Math.floor(random() * 16), () => ++tokens)
+      try {
+        await vfs.writeFile(path, fresh)
+      } catch (error) {
+        if (!isVfsError(error)) fail(step, `writing ${path} threw ${String(error)}`)
+        return
+      }
+      applyToModel(model, { kind: 'write', path, data: fresh })
+      report.commits++
+      record(vfs.version)
+    }
+    const start = new Map(model)
+    const base = start.get(path)!
+    const lines = base.split('\n').length - 1
+    const pickLines = () => new Set(Array.from({ length: 1 + Math.floor(random() * 3) }, () => Math.floor(random() * lines)))
+    const theirEdits = pickLines()
+    const ourEdits = pickLines()
+    const same = random() < 0.15 ? [...theirEdits][0] : -1
+    const token = new Map<number, string>([[same, `m${++tokens}`]])
+    const theirs = replaceLines(base, theirEdits, i => token.get(i) ?? `m${++tokens}.t`)
+    const ours = replaceLines(base, [...ourEdits, ...(same >= 0 ? [same] : [])], i => token.get(i) ?? `m${++tokens}.o`)
+    const branch = await vfs.branch()
+    await branch.writeFile(path, theirs)
+    const mine = new Map(start).set(path, theirs)
+    const other = writers[1 - writers.indexOf(vfs)]
+    await other.refresh()
+    try {
+      await other.writeFile(path, ours)
+      applyToModel(model, { kind: 'write', path, data: ours })
+      report.commits++
+      record(other.version)
+    } catch (error) {
+      if (!isVfsError(error)) fail(step, `writing ${path} threw ${String(error)}`)
+    }
+    const now = model.get(path)
+    const merged: [string, string | null] | undefined = isLinesFile(now) ? [path, mergeOracle(base, now, theirs)] : undefined
+    if (!(await land(step, branch, start, mine, merged))) await branch.discard()
+  }
+
   async function revertRound(step: number, vfs: VersionedVfs): Promise<void> {
     await vfs.refresh()
     const history = await vfs.history()
@@ -320,5 +393,7 @@ function emptyReport(): HistoryFuzzReport {
     forks: 0,
     forkReopens: 0,
     forkCommits: 0,
+    merges: 0,
+    mergeConflicts: 0,
   }
 }

@@ -14,10 +14,10 @@ describe('dist/index.js in Node', () => {
     expect(forbiddenUses(source)).toEqual([])
   })
 
-  it('loads at start only what every run needs: re2js, diff, idb, ipaddr.js and the non-Node QuickJS variant on first use', () => {
+  it('loads at start only what every run needs: re2js, diff, node-diff3, idb, ipaddr.js and the non-Node QuickJS variant on first use', () => {
     // A cold start that runs one program parses none of them (bench runjs.cold.js); the first search loads re2js,
     // a program's first fetch ipaddr.js.
-    const lazy = ['re2js', 'diff', 'idb', 'ipaddr.js', '@jitl/quickjs-wasmfile-release-sync']
+    const lazy = ['re2js', 'diff', 'node-diff3', 'idb', 'ipaddr.js', '@jitl/quickjs-wasmfile-release-sync']
     expect(staticImports(source).filter(s => lazy.includes(s))).toEqual([])
     expect(
       bundleImports(source)

@@ -5,10 +5,12 @@
 // -1, after the commit was acknowledged (the child prints "done <ok> <statements>" and waits).
 // Mode `gc`: ten rounds of 300 writes (the child prints "round <r> <version>" after each), then one
 // retention pass (`gc({ keepVersions: 3 })`) in the place of the commit: a collection killed anywhere.
+// Mode `merge`: 300 files changed in a branch and in the workspace without overlap: a merging commit.
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { openVfs, postgresStore, type SqlClient } from '../../src/index.js'
 import { withActor } from '../../src/index.js'
+import { MERGE_BASE, MERGE_OURS, MERGE_THEIRS } from './history-kill-merge.js'
 
 const [kind, where, scope, mode, stopArg] = process.argv.slice(2)
 const stopAt = Number(stopArg ?? -1)
@@ -74,6 +76,17 @@ if (mode === 'branch') {
   await branch.flush()
   await ready()
   ok = (await branch.commit()).ok
+} else if (mode === 'merge') {
+  // Each file changed on both sides without overlap: the commit merges all 300 three ways.
+  await Promise.all(paths.map(p => vfs.writeFile(p, MERGE_BASE)))
+  const branch = await vfs.branch({ name: 'attempt' })
+  await Promise.all(paths.map(p => branch.writeFile(p, MERGE_THEIRS)))
+  await branch.flush()
+  await Promise.all(paths.map(p => vfs.writeFile(p, MERGE_OURS)))
+  await vfs.flush()
+  await ready()
+  const result = await branch.commit()
+  ok = result.ok && result.changes.length === FILES
 } else if (mode === 'gc') {
   for (let round = 0; round < 10; round++) {
     await Promise.all(paths.map(p => vfs.writeFile(p, String(round).repeat(200))))

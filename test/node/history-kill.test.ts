@@ -6,8 +6,10 @@ import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openVfs, postgresStore, type SqlClient } from '../../src/index.js'
+import { MERGE_OURS, MERGED } from './history-kill-merge.js'
 
-// Kill -9 during a branch commit, during a revert (300 files, one commit each) and during a retention
+// Kill -9 during a branch commit, during a merging branch commit (300 files merged three ways),
+// during a revert (300 files, one commit each) and during a retention
 // pass (gc: nothing the policy keeps may be lost): afterwards the
 // workspace holds all of it or none of it, and history agrees with the entries (0 torn). The kills land
 // at known points (history-kill-child.ts): before the commit, after each of several statements inside
@@ -64,7 +66,9 @@ async function checkWhole(client: SqlClient, scope: string, mode: string, out = 
   const store = postgresStore({ client })
   const vfs = await openVfs({ store, namespace: 'kill', scope, autoRefresh: false })
   const contents = new Set<string>()
-  for (const p of await vfs.glob('/work/**')) contents.add((await vfs.readFile(p, 'utf8')).slice(0, 1))
+  for (const p of await vfs.glob('/work/**'))
+    if (mode === 'merge') contents.add(await vfs.readFile(p, 'utf8'))
+    else contents.add((await vfs.readFile(p, 'utf8')).slice(0, 1))
   const files = (await vfs.glob('/work/**')).length
   // History agrees with the entries: every file's version is the last recorded change to it.
   for (const p of await vfs.glob('/work/**')) {
@@ -76,6 +80,12 @@ async function checkWhole(client: SqlClient, scope: string, mode: string, out = 
     expect(files).toBe(300)
     expect(contents.size, `torn: ${[...contents]}`).toBe(1)
     return contents.has('B') ? 'all' : 'none'
+  }
+  if (mode === 'merge') {
+    expect(files).toBe(300)
+    expect(contents.size, 'torn: some files merged, some not').toBe(1)
+    expect([MERGED, MERGE_OURS]).toContain([...contents][0])
+    return contents.has(MERGED) ? 'all' : 'none'
   }
   expect([0, 300]).toContain(files)
   expect([...contents].every(c => c === 'R')).toBe(true)
@@ -126,8 +136,8 @@ afterAll(async () => {
   if (template) rmSync(await template, { recursive: true, force: true })
 })
 
-describe('kill -9 during a branch commit, a revert and a retention pass: all or nothing', () => {
-  it.each(['branch', 'revert', 'gc'])(
+describe('kill -9 during a branch commit, a merging commit, a revert and a retention pass: all or nothing', () => {
+  it.each(['branch', 'revert', 'gc', 'merge'])(
     'PGlite (on disk), %s',
     async mode => {
       let i = 0
@@ -150,7 +160,7 @@ describe('kill -9 during a branch commit, a revert and a retention pass: all or 
     900_000,
   )
 
-  it.skipIf(!process.env.PG_URL).each(['branch', 'revert', 'gc'])(
+  it.skipIf(!process.env.PG_URL).each(['branch', 'revert', 'gc', 'merge'])(
     'Postgres, %s',
     async mode => {
       const pool = new pg.Pool({ connectionString: process.env.PG_URL, max: 2 })
