@@ -54,14 +54,15 @@ export default defineConfig({
       },
       {
         extends: true,
-        // The demo (demo/) built once and driven by Playwright from Node in Debian's Chromium, one
-        // file at a time (one browser at a time on a shared machine); see test/demo/global-setup.ts.
+        // The demo (demo/) built once and driven by Playwright from Node in Debian's Chromium; see
+        // test/demo/global-setup.ts. Its files share the two lanes with the node files: one file at a
+        // time (fileParallelism: false) made vitest run them last, alone, 10 minutes of one busy lane
+        // at the end of CI (the flows hold at load 18 and time nothing against the clock).
         test: {
           name: 'demo',
           environment: 'node',
           include: ['test/demo/**/*.test.ts'],
           globalSetup: ['test/demo/global-setup.ts'],
-          fileParallelism: false,
           testTimeout: 300_000,
         },
       },

@@ -95,7 +95,7 @@ export function createBranchTools(source: BranchSource, options: BranchToolsOpti
     }),
     attempt_commit: defineTool({
       description:
-        'Land an attempt in the workspace as ONE commit. If a file it changed was changed in the workspace since the attempt started, nothing is written and the conflicts are returned (the attempt stays; discard it or start another).',
+        'Land an attempt in the workspace as ONE commit. A text file changed both here and in the workspace since the attempt started is merged line by line when the edits do not overlap; overlapping edits, binary files and a delete against an edit are conflicts: then nothing is written and the conflicts are returned (the attempt stays; discard it or start another).',
       inputSchema: z.object({ name }),
       // It may change anything the attempt wrote (each write was checked): rules that name no paths decide it.
       access: () => ({ access: 'write', paths: [] }),
