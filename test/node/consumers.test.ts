@@ -467,6 +467,66 @@ describe('consumers: the packed package in fresh projects', () => {
     }
   }, 180_000)
 
+  describe('a React app (Vite) on a session host: agent-vfs/react hooks and useChat with agent-vfs/ai-sdk-ui', () => {
+    // react, react-dom, ai and @ai-sdk/react are linked from this repository like the tools (no second
+    // install in CI); vite resolves them by their real path, so the app, the hooks and useChat share one React.
+    let dir: string
+    let host: ChildProcess | undefined
+    let browser: import('playwright').Browser | undefined
+    let origin: string
+    beforeAll(async () => {
+      const started = Date.now()
+      dir = project('react-app', ['vite', 'react', 'react-dom', 'ai', '@ai-sdk/react'])
+      await tool(dir, bin.vite, ['build'])
+      const p = port()
+      origin = `http://127.0.0.1:${p}`
+      host = await start(dir, 'server.js', [String(p)], /listening/)
+      const { chromium } = await import('playwright')
+      browser = await chromium.launch({
+        executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+        args: ['--no-sandbox', '--disable-gpu'],
+      })
+      sizes.reactAppSetupSeconds = (Date.now() - started) / 1000
+    }, 240_000)
+    afterAll(async () => {
+      await browser?.close()
+      stop(host)
+    })
+
+    /** The page's job: send, answer the question after a reload mid-run (the session waits for a person), approve the write. */
+    async function appendixThroughTheUi(path: string, done: RegExp): Promise<string> {
+      const page = await browser!.newPage()
+      await page.goto(`${origin}/${path}`)
+      await page.waitForFunction(() => location.hash.length > 1, undefined, { timeout: 30_000 })
+      await page.click('#send:not([disabled])', { timeout: 30_000 })
+      await page.waitForSelector('#answer', { timeout: 60_000 })
+      await page.reload()
+      await page.click('#answer', { timeout: 60_000 })
+      await page.click('#approve', { timeout: 60_000 })
+      await page
+        .waitForFunction(re => new RegExp(re).test(document.body.innerText), done.source, { timeout: 60_000 })
+        .catch(async (error: Error) => {
+          throw new Error(`${error.message}\nthe page shows:\n${await page.innerText('body')}`)
+        })
+      const text = await page.innerText('body')
+      await page.close()
+      return text
+    }
+
+    it('the hooks: a question and an approval answered in the page, a reload mid-run resumes', async () => {
+      const text = await appendixThroughTheUi('react.html', /appendix\.md[\s\S]*idle ready|idle ready[\s\S]*appendix\.md/)
+      expect(text).toContain('The appendix is in /outputs/appendix.md.')
+      expect(text).toMatch(/^appendix\.md$/m)
+    }, 180_000)
+
+    it('useChat: a question and an approval answered with the AI SDK’s calls, a reload mid-run resumes the reply', async () => {
+      const text = await appendixThroughTheUi('chat.html', /^ready\s[\s\S]*The appendix is in \/outputs\/appendix\.md\./)
+      expect(text).toMatch(/write_file: output-available/)
+      expect(text).toMatch(/ask_user: output-available/)
+      expect(text).not.toMatch(/Allow write_file/)
+    }, 180_000)
+  })
+
   it('the agent runtime runs on the app’s own zod 4 (the oldest allowed), with no second copy of zod', async () => {
     const dir = project('agent-node')
     expect(existsSync(join(dir, 'node_modules/agent-vfs/node_modules/zod'))).toBe(false)
