@@ -48,20 +48,28 @@ async function filesIn(dataDir: string): Promise<number> {
 const KILL_TEST_MS = 300_000
 
 describe('bash killed with SIGKILL mid-command (PGlite)', () => {
-  it('a command line left to end lands its 300 files', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bash-kill-'))
-    dirs.push(dir)
-    const out = await run(dir, 0, undefined)
-    expect(out).toMatch(/^done 0/m)
-    expect(await filesIn(dir)).toBe(300)
-  }, KILL_TEST_MS)
+  it(
+    'a command line left to end lands its 300 files',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'bash-kill-'))
+      dirs.push(dir)
+      const out = await run(dir, 0, undefined)
+      expect(out).toMatch(/^done 0/m)
+      expect(await filesIn(dir)).toBe(300)
+    },
+    KILL_TEST_MS,
+  )
 
-  it('killed after its 300 writes were made, none of them is in the store', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bash-kill-'))
-    dirs.push(dir)
-    const out = await run(dir, 30, /^staged$/m)
-    expect(out).toMatch(/^staged$/m)
-    expect(out).not.toMatch(/^done/m)
-    expect(await filesIn(dir)).toBe(0)
-  }, KILL_TEST_MS)
+  it(
+    'killed after its 300 writes were made, none of them is in the store',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'bash-kill-'))
+      dirs.push(dir)
+      const out = await run(dir, 30, /^staged$/m)
+      expect(out).toMatch(/^staged$/m)
+      expect(out).not.toMatch(/^done/m)
+      expect(await filesIn(dir)).toBe(0)
+    },
+    KILL_TEST_MS,
+  )
 })
